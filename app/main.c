@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * linerate [EAL options] -- [options] SCRIPT.lua [script args]
+ * linerate [EAL options] -- --role ROLE [options]
+ *
+ * main(): arguments, EAL, the Lua runner or one role from the command line,
+ * and an orderly end. Everything else lives in lib/.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "lr_common.h"
+#include "lr_engine.h"
+#include "lr_gen.h"
+#include "lr_lua.h"
+#include "lr_port.h"
+#include "lr_rx.h"
+#include "lr_stats.h"
+
+#define EXIT_USAGE 2
+#define MAX_KV 64
+
+struct kv {
+	const char *key;
+	const char *val;
+};
+
+struct opts {
+	const char *script;
+	int script_argc;
+	char **script_argv;
+	const char *role;
+	const char *port;
+	const char *json;
+	const char *lcores;
+	double duration_s;
+	bool live;
+	struct kv kv[MAX_KV];	/* port and role options, checked later */
+	unsigned int nb_kv;
+};
+
+static const struct lr_role *const builtin_roles[] = {
+	&lr_gen_role,
+	&lr_rx_role,
+};
+
+static void
+usage(FILE *f)
+{
+	const struct lr_role *r;
+	unsigned int i;
+
+	fprintf(f,
+"linerate %s - DPDK packet generator, receiver and flow probe\n"
+"\n"
+"usage: linerate [EAL options] -- [options] SCRIPT.lua [script args]\n"
+"       linerate [EAL options] -- --role ROLE --port PORT [options]\n"
+"       linerate --help | --version\n"
+"\n"
+"Always give EAL --no-pci on a machine whose NIC is not bound to DPDK.\n"
+"\n"
+"options:\n"
+"  --role ROLE       run one role on every queue of PORT (%s)\n"
+"  --port PORT       port id, ethdev name or vdev devargs (net_null0)\n"
+"  --lcores LIST     worker lcores for the queues, comma list (all workers)\n"
+"  --duration S      stop after S seconds (0: until done or Ctrl-C)\n"
+"  --json FILE       write the result document to FILE ('-': stdout)\n"
+"  --no-live         no live line once a second\n"
+"  --help, --version\n"
+"port options:\n"
+"  --queues N        rx and tx queues (1); --rxq N, --txq N apart\n"
+"  --rxd N --txd N   descriptors per queue (1024)\n"
+"  --mtu BYTES       up to 9000 for 9018 B frames (port default)\n"
+"  --mbufs N         rx mbufs in the port's pool (derived)\n"
+"  --rss FIELDS      ip,ipv4,ipv6,udp,tcp,sctp,l2,none (ip,udp,tcp)\n"
+"  --rss-key KEY     symmetric | default | hex bytes (PMD default)\n"
+"  --promisc 0|1     promiscuous rx (1)\n"
+"  --link-timeout S  wait for link up (5)\n",
+		LR_VERSION, "gen, rx");
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		fprintf(f, "%s options:\n%s", r->name, r->help);
+}
+
+static int
+bad(const char *fmt, const char *what)
+{
+	fprintf(stderr, "linerate: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, " (see --help)\n");
+	return -EXIT_USAGE;
+}
+
+/* Options after "--". @return 0, 1 (done: help/version) or -EXIT_USAGE. */
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		char *a = argv[i], *eq;
+		const char *key, *val = NULL;
+
+		if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+			if (a[0] == '-' && a[1] != '\0')
+				return bad("unknown option '%s'", a);
+			o->script = a;
+			o->script_argc = argc - i - 1;
+			o->script_argv = argv + i + 1;
+			return 0;
+		}
+		key = a + 2;
+		if (strcmp(key, "help") == 0) {
+			usage(stdout);
+			return 1;
+		}
+		if (strcmp(key, "version") == 0) {
+			printf("linerate %s\n", LR_VERSION);
+			return 1;
+		}
+		if (strcmp(key, "no-live") == 0) {
+			o->live = false;
+			continue;
+		}
+		eq = strchr(a, '=');
+		if (eq != NULL) {
+			*eq = '\0';
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			return bad("option '%s' needs a value", a);
+		}
+		if (strcmp(key, "role") == 0) {
+			if (lr_role_find(val) == NULL)
+				return bad("unknown role '%s'", val);
+			o->role = val;
+		} else if (strcmp(key, "port") == 0) {
+			o->port = val;
+		} else if (strcmp(key, "json") == 0) {
+			o->json = val;
+		} else if (strcmp(key, "lcores") == 0) {
+			o->lcores = val;
+		} else if (strcmp(key, "duration") == 0) {
+			if (lr_parse_seconds(val, &o->duration_s) != 0)
+				return bad("--duration '%s': want seconds", val);
+		} else {
+			if (o->nb_kv == MAX_KV)
+				return bad("too many options at '%s'", a);
+			o->kv[o->nb_kv].key = key;
+			o->kv[o->nb_kv].val = val;
+			o->nb_kv++;
+		}
+	}
+	return 0;
+}
+
+/* Sort port and role options into their confs. @return 0 or -EXIT_USAGE. */
+static int
+apply_kv(const struct opts *o, const struct lr_role *role,
+	 struct lr_port_conf *pc, void *rc)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_kv; i++) {
+		int ret = lr_port_conf_set(pc, o->kv[i].key, o->kv[i].val);
+
+		if (ret == -ENOENT && role != NULL)
+			ret = role->conf_set(rc, o->kv[i].key, o->kv[i].val);
+		if (ret == -ENOENT) {
+			fprintf(stderr, "linerate: unknown option '--%s'%s%s (see "
+				"--help)\n", o->kv[i].key, role ? " for role " : "",
+				role ? role->name : "");
+			return -EXIT_USAGE;
+		}
+		if (ret != 0) {
+			fprintf(stderr, "linerate: --%s: %s\n", o->kv[i].key,
+				lr_errmsg());
+			return -EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int
+parse_lcores(const char *list, unsigned int *out, unsigned int max)
+{
+	char buf[256], *tok, *save, *end;
+	unsigned int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long l = strtoul(tok, &end, 10);
+
+		if (*end != '\0' || end == tok || n == max)
+			return -EINVAL;
+		out[n++] = (unsigned int)l;
+	}
+	return n == 0 ? -EINVAL : (int)n;
+}
+
+static void
+print_summary(void)
+{
+	struct lr_stats_totals t;
+
+	lr_stats_totals(&t);
+	printf("linerate: tx %" PRIu64 " packets %" PRIu64 " bytes, rx %" PRIu64
+	       " packets %" PRIu64 " bytes, drops %" PRIu64 "\n",
+	       t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
+}
+
+/* One role on every queue of one port, until done, --duration or Ctrl-C. */
+static int
+run_role(const struct opts *o, const struct lr_role *role,
+	 const struct lr_port_conf *pc, const void *rc)
+{
+	unsigned int workers[RTE_MAX_LCORE], nw, q, nq;
+	const struct lr_port_info *pi;
+	uint16_t port;
+	int ret;
+
+	if (o->lcores != NULL) {
+		ret = parse_lcores(o->lcores, workers, RTE_DIM(workers));
+		if (ret < 0) {
+			fprintf(stderr, "linerate: --lcores '%s': want a comma "
+				"list of lcore ids\n", o->lcores);
+			return EXIT_USAGE;
+		}
+		nw = (unsigned int)ret;
+	} else {
+		nw = lr_engine_workers(workers, RTE_DIM(workers));
+		if (nw == 0) {
+			fprintf(stderr, "linerate: no worker lcore: give EAL -l "
+				"with two lcores or more\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (lr_port_find(o->port, &port) != 0 || lr_port_setup(port, pc) != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		return 1;
+	}
+	pi = lr_port_info(port);
+	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	for (q = 0; q < nq; q++) {
+		if (lr_task_create(role, workers[q % nw], port, (uint16_t)q,
+				   o->duration_s, rc) == NULL) {
+			fprintf(stderr, "linerate: %s\n", lr_errmsg());
+			return 1;
+		}
+	}
+	if (lr_engine_start() < 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		return 1;
+	}
+	ret = lr_engine_wait(0);
+	lr_engine_stop();
+	return ret == -EINTR ? 130 : 0;
+}
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	lr_engine_interrupt();
+	lr_lua_interrupt();
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .live = true };
+	struct lr_port_conf pc;
+	const struct lr_role *role = NULL;
+	void *rc = NULL;
+	int eal_argc, ret, rc_exit;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(builtin_roles); i++)
+		lr_role_register(builtin_roles[i]);
+
+	/* EAL takes what comes before "--", linerate what comes after. */
+	for (eal_argc = 1; eal_argc < argc; eal_argc++)
+		if (strcmp(argv[eal_argc], "--") == 0)
+			break;
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+			  strcmp(argv[1], "-h") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		printf("linerate %s\n", LR_VERSION);
+		return 0;
+	}
+	if (eal_argc < argc) {
+		ret = parse_opts(argc - eal_argc - 1, argv + eal_argc + 1, &o);
+		if (ret != 0)
+			return ret > 0 ? 0 : EXIT_USAGE;
+	}
+	if (o.script == NULL && o.role == NULL) {
+		fprintf(stderr, "linerate: give SCRIPT.lua or --role ROLE after "
+			"'--' (see --help)\n");
+		return EXIT_USAGE;
+	}
+	if (o.script != NULL && o.role != NULL) {
+		fprintf(stderr, "linerate: give SCRIPT.lua or --role, not both\n");
+		return EXIT_USAGE;
+	}
+	lr_port_conf_init(&pc);
+	if (o.role != NULL) {
+		role = lr_role_find(o.role);
+		if (o.port == NULL) {
+			fprintf(stderr, "linerate: --role %s needs --port\n", o.role);
+			return EXIT_USAGE;
+		}
+		rc = calloc(1, role->conf_bytes);
+		if (rc == NULL)
+			return 1;
+		role->conf_init(rc);
+	} else if (o.port != NULL || o.nb_kv != 0 || o.lcores != NULL ||
+		   o.duration_s != 0) {
+		fprintf(stderr, "linerate: port and role options go with --role; "
+			"a script sets its own\n");
+		return EXIT_USAGE;
+	}
+	if (apply_kv(&o, role, &pc, rc) != 0) {
+		free(rc);
+		return EXIT_USAGE;
+	}
+
+	ret = rte_eal_init(eal_argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		free(rc);
+		return EXIT_USAGE;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	lr_stats_init();
+	lr_stats_live(o.live, stdout);
+	lr_engine_set_tick(lr_stats_tick);
+
+	if (o.script != NULL)
+		rc_exit = lr_lua_run(o.script, o.script_argc, o.script_argv);
+	else
+		rc_exit = run_role(&o, role, &pc, rc);
+
+	/* Stop the workers first, so that the results are final. */
+	lr_engine_stop();
+	if (o.role != NULL && rc_exit != EXIT_USAGE)
+		print_summary();
+	if (o.json != NULL && lr_stats_write_json(o.json) != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
+	lr_engine_cleanup();
+	lr_port_close_all();
+	rte_eal_cleanup();
+	free(rc);
+	return rc_exit;
+}

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_spinlock.h>
+
+#include "lr_common.h"
+#include "lr_engine.h"
+#include "lr_port.h"
+
+RTE_LOG_REGISTER(lr_engine_logtype, user.lr.engine, INFO);
+#define ELOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, lr_engine_logtype, "engine: " fmt "\n", ##__VA_ARGS__)
+
+struct lcore_ctx {
+	struct lr_task *tasks[LR_LCORE_TASK_MAX];
+	unsigned int nb;
+	bool launched;		/**< launched and not yet joined */
+};
+
+static struct lcore_ctx lcores[RTE_MAX_LCORE];
+static struct lr_task *tasks[LR_TASK_MAX];
+static unsigned int nb_tasks;
+static rte_spinlock_t tasks_lock = RTE_SPINLOCK_INITIALIZER;
+static volatile sig_atomic_t interrupted;
+static const struct lr_role *roles[16];
+static unsigned int nb_roles;
+static void (*tick_fn)(void);
+
+static int
+lcore_loop(void *arg)
+{
+	struct lcore_ctx *lc = arg;
+	uint64_t deadline[LR_LCORE_TASK_MAX];
+	bool done[LR_LCORE_TASK_MAX];
+	unsigned int i, active = lc->nb;
+	uint64_t now = rte_rdtsc();
+
+	for (i = 0; i < lc->nb; i++) {
+		struct lr_task *t = lc->tasks[i];
+
+		t->st.start_tsc = now;
+		deadline[i] = t->duration_tsc ? now + t->duration_tsc : UINT64_MAX;
+		done[i] = false;
+	}
+	while (active > 0) {
+		now = rte_rdtsc();
+		for (i = 0; i < lc->nb; i++) {
+			struct lr_task *t = lc->tasks[i];
+
+			if (done[i])
+				continue;
+			if (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) == 0 &&
+			    now < deadline[i] && t->role->poll(t, now) == 0)
+				continue;
+			if (t->role->finish != NULL)
+				t->role->finish(t);
+			t->st.end_tsc = rte_rdtsc();
+			__atomic_store_n(&t->state, LR_TASK_DONE, __ATOMIC_RELEASE);
+			done[i] = true;
+			active--;
+		}
+	}
+	return 0;
+}
+
+/* Join an lcore whose loop has returned, so that it can take new tasks. */
+static void
+reap(unsigned int l)
+{
+	struct lcore_ctx *lc = &lcores[l];
+
+	if (!lc->launched || rte_eal_get_lcore_state(l) == RUNNING)
+		return;
+	rte_eal_wait_lcore(l);
+	lc->launched = false;
+	lc->nb = 0;
+}
+
+int
+lr_role_register(const struct lr_role *role)
+{
+	if (lr_role_find(role->name) != NULL)
+		return 0;
+	if (nb_roles == RTE_DIM(roles))
+		return -ENOSPC;
+	roles[nb_roles++] = role;
+	return 0;
+}
+
+const struct lr_role *
+lr_role_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_roles; i++)
+		if (strcmp(roles[i]->name, name) == 0)
+			return roles[i];
+	return NULL;
+}
+
+const struct lr_role *
+lr_role_at(unsigned int i)
+{
+	return i < nb_roles ? roles[i] : NULL;
+}
+
+static bool
+is_worker(unsigned int l)
+{
+	return l < RTE_MAX_LCORE && rte_lcore_is_enabled(l) &&
+	       l != rte_get_main_lcore();
+}
+
+unsigned int
+lr_engine_workers(unsigned int *out, unsigned int max)
+{
+	unsigned int l, n = 0;
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (n < max)
+			out[n] = l;
+		n++;
+	}
+	return n;
+}
+
+static bool
+holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
+      uint16_t queue)
+{
+	if (lr_task_state(t) == LR_TASK_DONE || t->port != port || t->queue != queue)
+		return false;
+	return (role->uses_rx && t->role->uses_rx) ||
+	       (role->uses_tx && t->role->uses_tx);
+}
+
+struct lr_task *
+lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
+	       uint16_t queue, double duration_s, const void *conf)
+{
+	const struct lr_port_info *pi = lr_port_info(port);
+	struct lcore_ctx *lc;
+	struct lr_task *t;
+	unsigned int i, n;
+	int ret;
+
+	if (!is_worker(lcore))
+		return lr_err_null(EINVAL, "%s: lcore %u is not a worker lcore "
+				   "(give EAL -l with more lcores)", role->name, lcore);
+	if (pi == NULL)
+		return lr_err_null(EINVAL, "%s: port %u is not set up", role->name, port);
+	if ((role->uses_rx && queue >= pi->nb_rxq) ||
+	    (role->uses_tx && queue >= pi->nb_txq))
+		return lr_err_null(EINVAL, "%s: port %s has no %s queue %u",
+				   role->name, pi->name, role->uses_rx ? "rx" : "tx",
+				   queue);
+	if (duration_s < 0)
+		return lr_err_null(EINVAL, "%s: negative duration", role->name);
+	reap(lcore);
+	lc = &lcores[lcore];
+	if (lc->launched)
+		return lr_err_null(EBUSY, "%s: lcore %u is running; stop its tasks "
+				   "first", role->name, lcore);
+	n = __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++)
+		if (holds(tasks[i], role, port, queue))
+			return lr_err_null(EBUSY, "%s: port %s queue %u is held by "
+					   "task %u (%s)", role->name, pi->name,
+					   queue, i, tasks[i]->role->name);
+	if (n >= LR_TASK_MAX)
+		return lr_err_null(ENOSPC, "%s: more than %u tasks", role->name,
+				   LR_TASK_MAX);
+	if (lc->nb >= LR_LCORE_TASK_MAX)
+		return lr_err_null(ENOSPC, "%s: lcore %u has %u tasks already",
+				   role->name, lcore, lc->nb);
+	if ((int)rte_lcore_to_socket_id(lcore) != pi->socket)
+		ELOG(WARNING, "%s on lcore %u (socket %u) serves port %s on "
+		     "socket %d: every packet crosses the interconnect",
+		     role->name, lcore, rte_lcore_to_socket_id(lcore), pi->name,
+		     pi->socket);
+
+	t = rte_zmalloc_socket("lr_task", sizeof(*t), RTE_CACHE_LINE_SIZE,
+			       pi->socket);
+	if (t == NULL)
+		return lr_err_null(ENOMEM, "%s: no memory for a task", role->name);
+	t->role = role;
+	t->lcore = lcore;
+	t->port = port;
+	t->queue = queue;
+	t->socket = pi->socket;
+	t->duration_tsc = (uint64_t)(duration_s * rte_get_tsc_hz());
+	t->state = LR_TASK_CREATED;
+	ret = role->init(t, conf);
+	if (ret != 0) {
+		rte_free(t);
+		rte_errno = -ret;
+		return NULL;
+	}
+	rte_spinlock_lock(&tasks_lock);
+	t->id = nb_tasks;
+	tasks[nb_tasks] = t;
+	__atomic_store_n(&nb_tasks, nb_tasks + 1, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&tasks_lock);
+	lc->tasks[lc->nb++] = t;
+	return t;
+}
+
+void
+lr_task_stop(struct lr_task *t)
+{
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELAXED);
+	/* A task that never ran is done at once. */
+	if (lr_task_state(t) == LR_TASK_CREATED) {
+		struct lcore_ctx *lc = &lcores[t->lcore];
+		unsigned int i;
+
+		for (i = 0; i < lc->nb; i++)
+			if (lc->tasks[i] == t) {
+				lc->tasks[i] = lc->tasks[--lc->nb];
+				break;
+			}
+		__atomic_store_n(&t->state, LR_TASK_DONE, __ATOMIC_RELEASE);
+	}
+}
+
+enum lr_task_state
+lr_task_state(const struct lr_task *t)
+{
+	return (enum lr_task_state)__atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+}
+
+int
+lr_engine_start(void)
+{
+	unsigned int l, i, started = 0;
+	int ret;
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		struct lcore_ctx *lc = &lcores[l];
+
+		reap(l);
+		if (lc->launched || lc->nb == 0)
+			continue;
+		for (i = 0; i < lc->nb; i++)
+			__atomic_store_n(&lc->tasks[i]->state, LR_TASK_RUNNING,
+					 __ATOMIC_RELEASE);
+		ret = rte_eal_remote_launch(lcore_loop, lc, l);
+		if (ret != 0) {
+			for (i = 0; i < lc->nb; i++)
+				__atomic_store_n(&lc->tasks[i]->state,
+						 LR_TASK_CREATED, __ATOMIC_RELEASE);
+			return lr_err(-ret, "engine: cannot launch lcore %u", l);
+		}
+		lc->launched = true;
+		started += lc->nb;
+	}
+	return (int)started;
+}
+
+void
+lr_engine_stop(void)
+{
+	unsigned int i, l, n = __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (lr_task_state(tasks[i]) != LR_TASK_DONE)
+			lr_task_stop(tasks[i]);
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (lcores[l].launched) {
+			rte_eal_wait_lcore(l);
+			lcores[l].launched = false;
+			lcores[l].nb = 0;
+		}
+	}
+}
+
+static uint64_t
+packets(const struct lr_task *t)
+{
+	return t->st.rx_pkts + t->st.tx_pkts;
+}
+
+/* Wait for @p t (NULL: all tasks) as lr_task_wait() documents. */
+static int
+wait_for(struct lr_task *t, double timeout_s, double idle_s)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), now, last_change;
+	uint64_t last_pk = UINT64_MAX;
+
+	last_change = start;
+	for (;;) {
+		uint64_t pk = 0;
+		bool all_done = true;
+		unsigned int i, n;
+
+		if (t != NULL) {
+			if (lr_task_state(t) == LR_TASK_CREATED)
+				return lr_err(EINVAL, "task %u (%s) was never started",
+					      t->id, t->role->name);
+			all_done = lr_task_state(t) == LR_TASK_DONE;
+			pk = packets(t);
+		} else {
+			n = __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
+			for (i = 0; i < n; i++) {
+				if (lr_task_state(tasks[i]) == LR_TASK_RUNNING)
+					all_done = false;
+				pk += packets(tasks[i]);
+			}
+		}
+		if (all_done)
+			return 0;
+		if (interrupted)
+			return lr_err(EINTR, "interrupted");
+		now = rte_rdtsc();
+		if (timeout_s > 0 && now - start > (uint64_t)(timeout_s * hz))
+			return lr_err(ETIMEDOUT, "wait: still running after %.3f s",
+				      timeout_s);
+		if (pk != last_pk) {
+			last_pk = pk;
+			last_change = now;
+		} else if (idle_s > 0 && now - last_change > (uint64_t)(idle_s * hz)) {
+			return 1;
+		}
+		if (tick_fn != NULL)
+			tick_fn();
+		rte_delay_us_sleep(1000);
+	}
+}
+
+int
+lr_task_wait(struct lr_task *t, double timeout_s, double idle_s)
+{
+	return wait_for(t, timeout_s, idle_s);
+}
+
+int
+lr_engine_wait(double timeout_s)
+{
+	return wait_for(NULL, timeout_s, 0);
+}
+
+int
+lr_engine_sleep(double s)
+{
+	uint64_t end = rte_rdtsc() + (uint64_t)(s * rte_get_tsc_hz());
+
+	while (rte_rdtsc() < end) {
+		if (interrupted)
+			return lr_err(EINTR, "interrupted");
+		if (tick_fn != NULL)
+			tick_fn();
+		rte_delay_us_sleep(1000);
+	}
+	return 0;
+}
+
+unsigned int
+lr_engine_task_count(void)
+{
+	return __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
+}
+
+struct lr_task *
+lr_engine_task(unsigned int i)
+{
+	return i < lr_engine_task_count() ? tasks[i] : NULL;
+}
+
+void
+lr_engine_set_tick(void (*tick)(void))
+{
+	tick_fn = tick;
+}
+
+void
+lr_engine_interrupt(void)
+{
+	interrupted = 1;
+}
+
+bool
+lr_engine_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+static const char *
+state_name(enum lr_task_state s)
+{
+	switch (s) {
+	case LR_TASK_CREATED: return "created";
+	case LR_TASK_RUNNING: return "running";
+	default: return "done";
+	}
+}
+
+static void
+add_rates(json_t *o, const char *dir, uint64_t pkts, uint64_t bytes, double secs)
+{
+	char k[32];
+	double pps = secs > 0 ? pkts / secs : 0;
+	double l2 = secs > 0 ? (bytes + (double)LR_FCS_BYTES * pkts) * 8 / secs : 0;
+	double l1 = secs > 0 ? (bytes + (double)(LR_FCS_BYTES + LR_L1_EXTRA_BYTES)
+				* pkts) * 8 / secs : 0;
+
+	snprintf(k, sizeof(k), "%s_mpps", dir);
+	json_object_set_new(o, k, json_real(pps / 1e6));
+	snprintf(k, sizeof(k), "%s_gbps_l2", dir);
+	json_object_set_new(o, k, json_real(l2 / 1e9));
+	snprintf(k, sizeof(k), "%s_gbps_l1", dir);
+	json_object_set_new(o, k, json_real(l1 / 1e9));
+}
+
+json_t *
+lr_task_report(const struct lr_task *t)
+{
+	const struct lr_port_info *pi = lr_port_info(t->port);
+	enum lr_task_state s = lr_task_state(t);
+	struct lr_task_stats st = t->st;	/* one snapshot */
+	uint64_t end = s == LR_TASK_DONE ? st.end_tsc : rte_rdtsc();
+	double secs = st.start_tsc != 0 && end > st.start_tsc ?
+		      (double)(end - st.start_tsc) / rte_get_tsc_hz() : 0;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(t->id));
+	json_object_set_new(o, "role", json_string(t->role->name));
+	json_object_set_new(o, "state", json_string(state_name(s)));
+	json_object_set_new(o, "lcore", json_integer(t->lcore));
+	json_object_set_new(o, "port", json_integer(t->port));
+	json_object_set_new(o, "port_name", json_string(pi ? pi->name : "?"));
+	json_object_set_new(o, "queue", json_integer(t->queue));
+	json_object_set_new(o, "duration_s", json_real(secs));
+	json_object_set_new(o, "rx_packets", json_integer((json_int_t)st.rx_pkts));
+	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)st.rx_bytes));
+	json_object_set_new(o, "tx_packets", json_integer((json_int_t)st.tx_pkts));
+	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)st.tx_bytes));
+	json_object_set_new(o, "tx_retry", json_integer((json_int_t)st.tx_retry));
+	json_object_set_new(o, "alloc_fail", json_integer((json_int_t)st.alloc_fail));
+	json_object_set_new(o, "drops", json_integer((json_int_t)st.drops));
+	if (t->role->uses_tx)
+		add_rates(o, "tx", st.tx_pkts, st.tx_bytes, secs);
+	if (t->role->uses_rx)
+		add_rates(o, "rx", st.rx_pkts, st.rx_bytes, secs);
+	if (t->role->report != NULL)
+		t->role->report(t, o);
+	return o;
+}
+
+void
+lr_engine_cleanup(void)
+{
+	unsigned int i, n;
+
+	lr_engine_stop();
+	rte_spinlock_lock(&tasks_lock);
+	n = nb_tasks;
+	__atomic_store_n(&nb_tasks, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		if (tasks[i]->role->free != NULL)
+			tasks[i]->role->free(tasks[i]);
+		rte_free(tasks[i]);
+		tasks[i] = NULL;
+	}
+	rte_spinlock_unlock(&tasks_lock);
+}
+
+void
+lr_engine_lock(void)
+{
+	rte_spinlock_lock(&tasks_lock);
+}
+
+void
+lr_engine_unlock(void)
+{
+	rte_spinlock_unlock(&tasks_lock);
+}

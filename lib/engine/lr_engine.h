@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Tasks and worker lcores. A task is one role (gen, rx, ...) on one
+ * (port, queue) pair, bound to one worker lcore. A worker lcore runs all its
+ * tasks in one loop, a burst of each in turn, until every one of them is done:
+ * with two cores a generator and a receiver can share the only worker.
+ *
+ * Threading: lr_task_create(), lr_engine_start(), lr_engine_stop() and the
+ * wait functions are control path, main lcore only. A running task's counters
+ * (struct lr_task_stats) are written by its lcore only and may be read by
+ * anyone; the main lcore and the telemetry thread sum them. The task list is
+ * append-only while the program runs, and guarded by a lock that the fast path
+ * never takes.
+ */
+#ifndef LR_ENGINE_H
+#define LR_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_common.h>
+
+#define LR_TASK_MAX 4096	/**< tasks over the life of the process */
+#define LR_LCORE_TASK_MAX 64	/**< tasks one worker lcore runs at once */
+
+enum lr_task_state {
+	LR_TASK_CREATED,	/**< made, not started */
+	LR_TASK_RUNNING,	/**< its lcore is polling it */
+	LR_TASK_DONE,		/**< finished: limit reached or stopped */
+};
+
+/** Counters of one task, written only by its lcore. */
+struct lr_task_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;	/**< frame bytes without FCS (mbuf pkt_len) */
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;	/**< frame bytes without FCS (mbuf pkt_len) */
+	uint64_t tx_retry;	/**< tx bursts the queue did not take whole */
+	uint64_t alloc_fail;	/**< bursts that found the mempool empty */
+	uint64_t drops;		/**< packets the role dropped (role-specific) */
+	uint64_t start_tsc;	/**< TSC when its lcore started it */
+	uint64_t end_tsc;	/**< TSC when it finished, 0 while running */
+} __rte_cache_aligned;
+
+struct lr_task;
+
+/** Control path: check the role's conf and build its state in t->priv. */
+typedef int (*lr_role_init_t)(struct lr_task *t, const void *conf);
+/** Fast path: one burst. Return 0 to go on, 1 when the task is done. */
+typedef int (*lr_role_poll_t)(struct lr_task *t, uint64_t now_tsc);
+/** On the task's lcore when it ends: free held mbufs, flush. */
+typedef void (*lr_role_finish_t)(struct lr_task *t);
+/** Control path: add the role's own results to @p obj. */
+typedef void (*lr_role_report_t)(const struct lr_task *t, json_t *obj);
+/** Control path: free t->priv. */
+typedef void (*lr_role_free_t)(struct lr_task *t);
+
+/** Control path: set one option of a role's conf from its text form. */
+typedef int (*lr_role_conf_set_t)(void *conf, const char *key, const char *val);
+
+/**
+ * A role: what a task does. The CLI ("--size 64") and Lua ({size = 64}) both
+ * fill its conf through conf_set, so that they parse and check alike.
+ */
+struct lr_role {
+	const char *name;
+	const char *help;		/**< one line per option, for --help */
+	bool uses_rx;			/**< owns the rx side of its queue */
+	bool uses_tx;			/**< owns the tx side of its queue */
+	size_t conf_bytes;		/**< size of the role's conf struct */
+	void (*conf_init)(void *conf);	/**< fill the defaults */
+	lr_role_conf_set_t conf_set;	/**< -EINVAL, -ENOENT for unknown keys */
+	lr_role_init_t init;
+	lr_role_poll_t poll;
+	lr_role_finish_t finish;	/**< may be NULL */
+	lr_role_report_t report;	/**< may be NULL */
+	lr_role_free_t free;		/**< may be NULL */
+};
+
+/** A task. Roles read port, queue and priv and write st. */
+struct lr_task {
+	struct lr_task_stats st;	/**< own cache lines, lcore-written */
+	const struct lr_role *role;
+	void *priv;			/**< the role's state */
+	uint32_t id;			/**< index in creation order */
+	unsigned int lcore;
+	uint16_t port;
+	uint16_t queue;
+	int socket;			/**< NUMA socket of the port */
+	uint64_t duration_tsc;		/**< stop after this long, 0: no limit */
+	uint32_t stop;			/**< set by the main lcore (atomic) */
+	uint32_t state;			/**< enum lr_task_state (atomic) */
+};
+
+/**
+ * Make a task of @p role on @p lcore for (@p port, @p queue).
+ * The port must be set up (lr_port_setup). @p conf is the role's own struct.
+ *
+ * @return the task, or NULL with rte_errno and lr_errmsg() set: EINVAL (not a
+ *   worker lcore, no such queue, bad conf), EBUSY (the lcore is running, or
+ *   another task holds that queue), ENOSPC (too many tasks), ENOMEM.
+ */
+struct lr_task *lr_task_create(const struct lr_role *role, unsigned int lcore,
+			       uint16_t port, uint16_t queue, double duration_s,
+			       const void *conf);
+
+/** Make a role known by name. @return 0 or -ENOSPC. */
+int lr_role_register(const struct lr_role *role);
+
+/** A registered role, or NULL. */
+const struct lr_role *lr_role_find(const char *name);
+
+/** The i-th registered role, or NULL past the last. */
+const struct lr_role *lr_role_at(unsigned int i);
+
+/** Ask a task to stop; its lcore finishes it after the current burst. */
+void lr_task_stop(struct lr_task *t);
+
+/** The state of a task (enum lr_task_state). */
+enum lr_task_state lr_task_state(const struct lr_task *t);
+
+/**
+ * Wait until @p t is done, @p timeout_s has passed (0: no limit), or its
+ * packet counters have not moved for @p idle_s (0: not used).
+ * Calls the tick hook every millisecond or so.
+ *
+ * @return 0 (done), 1 (idle), -ETIMEDOUT, or -EINTR (interrupted).
+ */
+int lr_task_wait(struct lr_task *t, double timeout_s, double idle_s);
+
+/** Launch every worker lcore that has created tasks. @return tasks started. */
+int lr_engine_start(void);
+
+/** Stop every task and wait for every worker lcore. */
+void lr_engine_stop(void);
+
+/** Wait until every started task is done, like lr_task_wait(). */
+int lr_engine_wait(double timeout_s);
+
+/** Sleep @p s seconds, calling the tick hook. @return 0 or -EINTR. */
+int lr_engine_sleep(double s);
+
+/** Number of tasks made so far, and the i-th of them. */
+unsigned int lr_engine_task_count(void);
+struct lr_task *lr_engine_task(unsigned int i);
+
+/** Worker lcores that can run tasks, in order; returns how many. */
+unsigned int lr_engine_workers(unsigned int *lcores, unsigned int max);
+
+/** Set a function called about every millisecond while waiting. */
+void lr_engine_set_tick(void (*tick)(void));
+
+/** From a signal handler: make every wait return -EINTR. */
+void lr_engine_interrupt(void);
+bool lr_engine_interrupted(void);
+
+/** Results of one task: id, role, lcore, port, queue, counters, rates. */
+json_t *lr_task_report(const struct lr_task *t);
+
+/** Hold the task list still (telemetry reads it from another thread). */
+void lr_engine_lock(void);
+void lr_engine_unlock(void);
+
+/** Free every task (after lr_engine_stop), at exit. */
+void lr_engine_cleanup(void);
+
+#endif

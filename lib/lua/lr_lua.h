@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The `linerate` Lua 5.4 module and the runner of scenario scripts.
+ * Each function checks its arguments (a wrong type raises a Lua error),
+ * calls one C function, and turns a C failure into `nil, message`.
+ *
+ * Threading: Lua runs on the main lcore only. lr_lua_interrupt() is the
+ * one function that may be called from a signal handler.
+ */
+#ifndef LR_LUA_H
+#define LR_LUA_H
+
+#include <lua.h>
+
+/** Open the module: require("linerate"), also preloaded as global linerate. */
+int luaopen_linerate(lua_State *L);
+
+/**
+ * Run @p script with @p argc arguments (the global `arg` table and `...`).
+ * A Lua error prints file:line, the message and a traceback on stderr.
+ *
+ * @return 0 on success, 1 after an error, 130 after an interrupt.
+ */
+int lr_lua_run(const char *script, int argc, char **argv);
+
+/** From a signal handler: stop the running script at its next Lua step. */
+void lr_lua_interrupt(void);
+
+#endif

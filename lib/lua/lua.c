@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "lr_common.h"
+#include "lr_engine.h"
+#include "lr_lua.h"
+#include "lr_port.h"
+#include "lr_stats.h"
+
+#define PORT_MT "linerate.port"
+#define TASK_MT "linerate.task"
+
+struct lport {
+	uint16_t id;
+};
+
+struct ltask {
+	struct lr_task *t;
+};
+
+static lua_State *running_L;
+static volatile sig_atomic_t was_interrupted;
+
+static int
+fail(lua_State *L)
+{
+	luaL_pushfail(L);
+	lua_pushstring(L, lr_errmsg());
+	return 2;
+}
+
+/* The text form of a conf value: numbers, strings and booleans. Integral
+ * floats such as 1e6 print without exponent so "count = 1e6" works. */
+static const char *
+value_text(lua_State *L, int idx, char *buf, size_t len)
+{
+	switch (lua_type(L, idx)) {
+	case LUA_TBOOLEAN:
+		return lua_toboolean(L, idx) ? "1" : "0";
+	case LUA_TNUMBER:
+		if (lua_isinteger(L, idx)) {
+			snprintf(buf, len, "%lld", (long long)lua_tointeger(L, idx));
+		} else {
+			double d = lua_tonumber(L, idx);
+
+			if (d >= 0 && d < 1.8e19 && d == (double)(uint64_t)d)
+				snprintf(buf, len, "%llu", (unsigned long long)d);
+			else
+				snprintf(buf, len, "%.17g", d);
+		}
+		return buf;
+	case LUA_TSTRING:
+		return lua_tostring(L, idx);
+	default:
+		return NULL;
+	}
+}
+
+/* Lua keys use '_' (src_ip), the C options '-' (src-ip). */
+static const char *
+option_name(const char *key, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; key[i] != '\0' && i + 1 < len; i++)
+		buf[i] = key[i] == '_' ? '-' : key[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+typedef int (*set_fn)(void *conf, const char *key, const char *val);
+
+/* Apply every key of the table at @p idx through @p set, skipping @p skip.
+ * Unknown keys and bad values raise a Lua error naming them. */
+static void
+apply_table(lua_State *L, int idx, const char *what, void *conf, set_fn set,
+	    set_fn set2, void *conf2, const char *const *skip)
+{
+	char kbuf[64], vbuf[64];
+
+	lua_pushnil(L);
+	while (lua_next(L, idx) != 0) {
+		const char *key, *val, *name;
+		const char *const *s;
+		int ret;
+
+		if (lua_type(L, -2) != LUA_TSTRING)
+			luaL_error(L, "%s: option keys must be names", what);
+		key = lua_tostring(L, -2);
+		for (s = skip; s != NULL && *s != NULL; s++)
+			if (strcmp(*s, key) == 0)
+				break;
+		if (s != NULL && *s != NULL) {
+			lua_pop(L, 1);
+			continue;
+		}
+		val = value_text(L, -1, vbuf, sizeof(vbuf));
+		if (val == NULL)
+			luaL_error(L, "%s: option '%s' wants a number, string or "
+				   "boolean, got %s", what, key, luaL_typename(L, -1));
+		name = option_name(key, kbuf, sizeof(kbuf));
+		ret = set(conf, name, val);
+		if (ret == -ENOENT && set2 != NULL)
+			ret = set2(conf2, name, val);
+		if (ret == -ENOENT)
+			luaL_error(L, "%s: unknown option '%s'", what, key);
+		if (ret != 0)
+			luaL_error(L, "%s", lr_errmsg());
+		lua_pop(L, 1);
+	}
+}
+
+static int
+port_set(void *conf, const char *key, const char *val)
+{
+	return lr_port_conf_set(conf, key, val);
+}
+
+static void
+port_conf_from(lua_State *L, int idx, struct lr_port_conf *c)
+{
+	lr_port_conf_init(c);
+	if (!lua_isnoneornil(L, idx)) {
+		luaL_checktype(L, idx, LUA_TTABLE);
+		apply_table(L, idx, "port", c, port_set, NULL, NULL, NULL);
+	}
+}
+
+static void
+push_port(lua_State *L, uint16_t id)
+{
+	struct lport *p = lua_newuserdatauv(L, sizeof(*p), 0);
+
+	p->id = id;
+	luaL_setmetatable(L, PORT_MT);
+}
+
+/* A port argument: a port object, an id or a name/devargs string. */
+static uint16_t
+check_port(lua_State *L, int idx)
+{
+	struct lport *p = luaL_testudata(L, idx, PORT_MT);
+	uint16_t id;
+
+	if (p != NULL)
+		return p->id;
+	if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TSTRING) {
+		if (lr_port_find(lua_tostring(L, idx), &id) != 0)
+			luaL_error(L, "%s", lr_errmsg());
+		return id;
+	}
+	luaL_typeerror(L, idx, "port");
+	return 0;
+}
+
+/* linerate.port(spec [, conf]) -> port | nil, msg */
+static int
+l_port(lua_State *L)
+{
+	struct lr_port_conf c;
+	const char *spec;
+	uint16_t id;
+
+	if (lua_type(L, 1) == LUA_TNUMBER)
+		spec = lua_tostring(L, 1);
+	else
+		spec = luaL_checkstring(L, 1);
+	port_conf_from(L, 2, &c);
+	if (lr_port_find(spec, &id) != 0)
+		return fail(L);
+	if (lua_isnoneornil(L, 2) && lr_port_info(id) != NULL) {
+		push_port(L, id);	/* already set up: as it is */
+		return 1;
+	}
+	if (lr_port_setup(id, &c) != 0)
+		return fail(L);
+	push_port(L, id);
+	return 1;
+}
+
+/* linerate.wire([name] [, conf]) -> port a, port b | nil, msg */
+static int
+l_wire(lua_State *L)
+{
+	static unsigned int seq;
+	struct lr_port_conf c;
+	char name[24];
+	uint16_t ports[2];
+	int conf_idx = 2;
+
+	if (lua_type(L, 1) == LUA_TTABLE) {
+		conf_idx = 1;
+		snprintf(name, sizeof(name), "wire%u", seq++);
+	} else if (lua_isnoneornil(L, 1)) {
+		snprintf(name, sizeof(name), "wire%u", seq++);
+	} else {
+		snprintf(name, sizeof(name), "%s", luaL_checkstring(L, 1));
+	}
+	port_conf_from(L, conf_idx, &c);
+	if (lr_port_wire(name, RTE_MAX(RTE_MAX(c.nb_rxq, c.nb_txq), 1),
+			 SOCKET_ID_ANY, ports) != 0)
+		return fail(L);
+	if (lr_port_setup(ports[0], &c) != 0 || lr_port_setup(ports[1], &c) != 0)
+		return fail(L);
+	push_port(L, ports[0]);
+	push_port(L, ports[1]);
+	return 2;
+}
+
+static int
+port_index(lua_State *L)
+{
+	struct lport *p = luaL_checkudata(L, 1, PORT_MT);
+	const char *k = luaL_checkstring(L, 2);
+	const struct lr_port_info *pi = lr_port_info(p->id);
+
+	if (strcmp(k, "id") == 0) {
+		lua_pushinteger(L, p->id);
+		return 1;
+	}
+	if (pi == NULL) {
+		lua_pushnil(L);
+		return 1;
+	}
+	if (strcmp(k, "name") == 0)
+		lua_pushstring(L, pi->name);
+	else if (strcmp(k, "driver") == 0)
+		lua_pushstring(L, pi->driver);
+	else if (strcmp(k, "socket") == 0)
+		lua_pushinteger(L, pi->socket);
+	else if (strcmp(k, "mtu") == 0)
+		lua_pushinteger(L, pi->mtu);
+	else if (strcmp(k, "rxq") == 0)
+		lua_pushinteger(L, pi->nb_rxq);
+	else if (strcmp(k, "txq") == 0)
+		lua_pushinteger(L, pi->nb_txq);
+	else if (strcmp(k, "speed_mbps") == 0)
+		lua_pushinteger(L, pi->link_speed_mbps);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+static int
+port_tostring(lua_State *L)
+{
+	struct lport *p = luaL_checkudata(L, 1, PORT_MT);
+	const struct lr_port_info *pi = lr_port_info(p->id);
+
+	lua_pushfstring(L, "port %d (%s)", p->id, pi ? pi->name : "closed");
+	return 1;
+}
+
+/* Push a jansson value as a Lua value: objects become tables with string
+ * keys, arrays sequences from 1, null nil. */
+static void
+push_json(lua_State *L, json_t *v)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		lua_createtable(L, 0, (int)json_object_size(v));
+		json_object_foreach(v, k, e) {
+			push_json(L, e);
+			lua_setfield(L, -2, k);
+		}
+		break;
+	case JSON_ARRAY:
+		lua_createtable(L, (int)json_array_size(v), 0);
+		json_array_foreach(v, i, e) {
+			push_json(L, e);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		break;
+	case JSON_STRING:
+		lua_pushstring(L, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		lua_pushinteger(L, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		lua_pushnumber(L, json_real_value(v));
+		break;
+	case JSON_TRUE:
+		lua_pushboolean(L, 1);
+		break;
+	case JSON_FALSE:
+		lua_pushboolean(L, 0);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
+static int
+role_set(void *conf, const char *key, const char *val)
+{
+	const struct lr_role *role = *(const struct lr_role **)conf;
+
+	return role->conf_set((char *)conf + sizeof(role), key, val);
+}
+
+/* linerate.task{role=, port=, queue=0, lcore=first worker, duration=, ...}
+ *   -> task | nil, msg */
+static int
+l_task(lua_State *L)
+{
+	static const char *const common[] = {
+		"role", "port", "queue", "lcore", "duration", NULL
+	};
+	const struct lr_role *role;
+	unsigned int workers[RTE_MAX_LCORE];
+	lua_Integer queue, lcore;
+	uint16_t port;
+	double duration;
+	struct ltask *lt;
+	struct lr_task *t;
+	void *conf;
+	int isnum;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "role");
+	if (lua_type(L, -1) != LUA_TSTRING)
+		return luaL_error(L, "task: 'role' must be a role name");
+	role = lr_role_find(lua_tostring(L, -1));
+	if (role == NULL)
+		return luaL_error(L, "task: no role '%s'", lua_tostring(L, -1));
+	lua_getfield(L, 1, "port");
+	if (lua_isnil(L, -1))
+		return luaL_error(L, "task: 'port' is missing");
+	port = check_port(L, lua_gettop(L));
+	lua_getfield(L, 1, "queue");
+	queue = lua_isnil(L, -1) ? 0 : lua_tointegerx(L, -1, &isnum);
+	if (!lua_isnil(L, -1) && (!isnum || queue < 0 || queue > 65535))
+		return luaL_error(L, "task: 'queue' must be an integer 0..65535");
+	lua_getfield(L, 1, "lcore");
+	if (lua_isnil(L, -1)) {
+		if (lr_engine_workers(workers, RTE_DIM(workers)) == 0)
+			return luaL_error(L, "task: no worker lcore (give EAL -l 0-1 "
+					  "or more)");
+		lcore = workers[0];
+	} else {
+		lcore = lua_tointegerx(L, -1, &isnum);
+		if (!isnum || lcore < 0 || lcore >= RTE_MAX_LCORE)
+			return luaL_error(L, "task: 'lcore' must be an lcore id");
+	}
+	lua_getfield(L, 1, "duration");
+	duration = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
+	if (!lua_isnil(L, -1) && (!isnum || duration < 0))
+		return luaL_error(L, "task: 'duration' must be seconds >= 0");
+	lua_pop(L, 5);
+
+	/* The role's conf behind a pointer to the role, for role_set(). */
+	conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
+	*(const struct lr_role **)conf = role;
+	role->conf_init((char *)conf + sizeof(role));
+	apply_table(L, 1, role->name, conf, role_set, NULL, NULL, common);
+
+	t = lr_task_create(role, (unsigned int)lcore, port, (uint16_t)queue,
+			   duration, (char *)conf + sizeof(role));
+	if (t == NULL)
+		return fail(L);
+	lt = lua_newuserdatauv(L, sizeof(*lt), 0);
+	lt->t = t;
+	luaL_setmetatable(L, TASK_MT);
+	return 1;
+}
+
+static struct lr_task *
+check_task(lua_State *L, int idx)
+{
+	return ((struct ltask *)luaL_checkudata(L, idx, TASK_MT))->t;
+}
+
+/* A wait result as Lua values: true | "idle" | raise on interrupt | nil, msg */
+static int
+wait_result(lua_State *L, int ret)
+{
+	if (ret == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (ret == 1) {
+		lua_pushliteral(L, "idle");
+		return 1;
+	}
+	if (ret == -EINTR)
+		return luaL_error(L, "interrupted");
+	return fail(L);
+}
+
+/* task:wait([timeout]) or task:wait{timeout=, idle=} */
+static int
+task_wait(lua_State *L)
+{
+	struct lr_task *t = check_task(L, 1);
+	double timeout = 0, idle = 0;
+
+	if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_getfield(L, 2, "timeout");
+		timeout = luaL_optnumber(L, -1, 0);
+		lua_getfield(L, 2, "idle");
+		idle = luaL_optnumber(L, -1, 0);
+		lua_pop(L, 2);
+	} else {
+		timeout = luaL_optnumber(L, 2, 0);
+	}
+	if (timeout < 0 || idle < 0)
+		return luaL_error(L, "wait: negative time");
+	return wait_result(L, lr_task_wait(t, timeout, idle));
+}
+
+static int
+task_stop(lua_State *L)
+{
+	lr_task_stop(check_task(L, 1));
+	return 0;
+}
+
+static int
+task_stats(lua_State *L)
+{
+	json_t *o;
+
+	lr_engine_lock();
+	o = lr_task_report(check_task(L, 1));
+	lr_engine_unlock();
+	push_json(L, o);
+	json_decref(o);
+	return 1;
+}
+
+static int
+task_state(lua_State *L)
+{
+	static const char *const names[] = { "created", "running", "done" };
+
+	lua_pushstring(L, names[lr_task_state(check_task(L, 1))]);
+	return 1;
+}
+
+static int
+task_index(lua_State *L)
+{
+	struct lr_task *t = check_task(L, 1);
+	const char *k = luaL_checkstring(L, 2);
+
+	if (strcmp(k, "id") == 0)
+		lua_pushinteger(L, t->id);
+	else if (strcmp(k, "role") == 0)
+		lua_pushstring(L, t->role->name);
+	else if (strcmp(k, "lcore") == 0)
+		lua_pushinteger(L, t->lcore);
+	else if (strcmp(k, "queue") == 0)
+		lua_pushinteger(L, t->queue);
+	else if (strcmp(k, "port") == 0)
+		push_port(L, t->port);
+	else if (luaL_getmetafield(L, 1, "__methods") == LUA_TTABLE)
+		lua_getfield(L, -1, k);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+static int
+task_tostring(lua_State *L)
+{
+	struct lr_task *t = check_task(L, 1);
+
+	lua_pushfstring(L, "task %d (%s on lcore %d)", (int)t->id, t->role->name,
+			(int)t->lcore);
+	return 1;
+}
+
+static int
+l_start(lua_State *L)
+{
+	int n = lr_engine_start();
+
+	if (n < 0)
+		return fail(L);
+	lua_pushinteger(L, n);
+	return 1;
+}
+
+static int
+l_stop(lua_State *L)
+{
+	RTE_SET_USED(L);
+	lr_engine_stop();
+	return 0;
+}
+
+static int
+l_wait(lua_State *L)
+{
+	double timeout = luaL_optnumber(L, 1, 0);
+
+	if (timeout < 0)
+		return luaL_error(L, "wait: negative timeout");
+	return wait_result(L, lr_engine_wait(timeout));
+}
+
+static int
+l_sleep(lua_State *L)
+{
+	double s = luaL_checknumber(L, 1);
+
+	if (s < 0)
+		return luaL_error(L, "sleep: negative time");
+	if (lr_engine_sleep(s) != 0)
+		return luaL_error(L, "interrupted");
+	return 0;
+}
+
+static int
+l_results(lua_State *L)
+{
+	json_t *doc = lr_stats_results();
+
+	push_json(L, doc);
+	json_decref(doc);
+	return 1;
+}
+
+static int
+l_write_json(lua_State *L)
+{
+	if (lr_stats_write_json(luaL_checkstring(L, 1)) != 0)
+		return fail(L);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int
+l_live(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TBOOLEAN);
+	lr_stats_live(lua_toboolean(L, 1), NULL);
+	return 0;
+}
+
+static int
+l_workers(lua_State *L)
+{
+	unsigned int w[RTE_MAX_LCORE], n, i;
+
+	n = lr_engine_workers(w, RTE_DIM(w));
+	lua_createtable(L, (int)n, 0);
+	for (i = 0; i < n; i++) {
+		lua_pushinteger(L, w[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+static int
+l_now(lua_State *L)
+{
+	lua_pushnumber(L, (double)rte_rdtsc() / rte_get_tsc_hz());
+	return 1;
+}
+
+static int
+l_tsc_hz(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)rte_get_tsc_hz());
+	return 1;
+}
+
+static const luaL_Reg funcs[] = {
+	{ "port", l_port },
+	{ "wire", l_wire },
+	{ "task", l_task },
+	{ "start", l_start },
+	{ "stop", l_stop },
+	{ "wait", l_wait },
+	{ "sleep", l_sleep },
+	{ "results", l_results },
+	{ "write_json", l_write_json },
+	{ "live", l_live },
+	{ "workers", l_workers },
+	{ "now", l_now },
+	{ "tsc_hz", l_tsc_hz },
+	{ NULL, NULL },
+};
+
+static const luaL_Reg task_methods[] = {
+	{ "wait", task_wait },
+	{ "stop", task_stop },
+	{ "stats", task_stats },
+	{ "state", task_state },
+	{ NULL, NULL },
+};
+
+int
+luaopen_linerate(lua_State *L)
+{
+	luaL_newmetatable(L, PORT_MT);
+	lua_pushcfunction(L, port_index);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, port_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pop(L, 1);
+
+	luaL_newmetatable(L, TASK_MT);
+	luaL_newlib(L, task_methods);
+	lua_setfield(L, -2, "__methods");
+	lua_pushcfunction(L, task_index);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, task_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pop(L, 1);
+
+	luaL_newlib(L, funcs);
+	lua_pushliteral(L, LR_VERSION);
+	lua_setfield(L, -2, "version");
+	return 1;
+}
+
+static void
+stop_hook(lua_State *L, lua_Debug *ar)
+{
+	RTE_SET_USED(ar);
+	lua_sethook(L, NULL, 0, 0);
+	luaL_error(L, "interrupted");
+}
+
+void
+lr_lua_interrupt(void)
+{
+	was_interrupted = 1;
+	/* As lua.c's laction(): lua_sethook is safe from a signal handler. */
+	if (running_L != NULL)
+		lua_sethook(running_L, stop_hook,
+			    LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int
+msg_handler(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+
+	if (msg == NULL)
+		msg = lua_pushfstring(L, "(error object is a %s value)",
+				      luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+int
+lr_lua_run(const char *script, int argc, char **argv)
+{
+	lua_State *L = luaL_newstate();
+	int i, ret;
+
+	if (L == NULL) {
+		fprintf(stderr, "linerate: no memory for Lua\n");
+		return 1;
+	}
+	luaL_openlibs(L);
+	luaL_requiref(L, "linerate", luaopen_linerate, 1);
+	lua_pop(L, 1);
+
+	/* arg[0] is the script, arg[1..] its arguments, as lua(1) does. */
+	lua_createtable(L, argc, 1);
+	lua_pushstring(L, script);
+	lua_rawseti(L, -2, 0);
+	for (i = 0; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setglobal(L, "arg");
+
+	lua_pushcfunction(L, msg_handler);
+	ret = luaL_loadfile(L, script);
+	if (ret != LUA_OK) {
+		fprintf(stderr, "linerate: %s\n", lua_tostring(L, -1));
+		lua_close(L);
+		return 1;
+	}
+	for (i = 0; i < argc; i++)
+		lua_pushstring(L, argv[i]);
+	running_L = L;
+	ret = lua_pcall(L, argc, 0, 1);
+	running_L = NULL;
+	if (ret != LUA_OK) {
+		fprintf(stderr, "linerate: %s\n", lua_tostring(L, -1));
+		ret = was_interrupted ? 130 : 1;
+	}
+	lua_close(L);
+	return ret;
+}

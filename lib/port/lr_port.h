@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Bring up any ethdev the same way: a vfio-pci NIC, a vdev given on the EAL
+ * command line, or a vdev created here from its devargs ("net_null0",
+ * "net_memif0,role=server,socket=/tmp/lr.sock"). Also the virtual wire: two
+ * ring ports joined back to back inside one process.
+ *
+ * Each port gets N rx/tx queues, an rx mempool on the port's NUMA socket,
+ * RSS with chosen fields and key when it has several rx queues, an MTU up to
+ * 9000 with mbufs that hold a 9018 B frame, and the offloads it has.
+ *
+ * Threading: every function here is control path (main lcore). Worker lcores
+ * only read the struct lr_port_info of a port they were given, which does not
+ * change while they run.
+ */
+#ifndef LR_PORT_H
+#define LR_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+
+#define LR_RSS_KEY_MAX 64		/**< longest RSS key a PMD takes here */
+#define LR_LINK_TIMEOUT_MS 5000		/**< default wait for link up */
+
+/** What to ask of a port. lr_port_conf_init() gives the defaults. */
+struct lr_port_conf {
+	uint16_t nb_rxq;		/**< rx queues (default 1) */
+	uint16_t nb_txq;		/**< tx queues (default 1) */
+	uint16_t nb_rxd;		/**< rx descriptors per queue, 0: 1024 */
+	uint16_t nb_txd;		/**< tx descriptors per queue, 0: 1024 */
+	uint16_t mtu;			/**< bytes of L3 payload, 0: leave as is */
+	uint32_t nb_mbufs;		/**< rx pool size, 0: derived */
+	uint64_t rss_hf;		/**< RTE_ETH_RSS_* used with nb_rxq > 1 */
+	uint8_t rss_key[LR_RSS_KEY_MAX];/**< RSS key, see rss_key_len */
+	uint8_t rss_key_len;		/**< 0: the PMD's own key */
+	bool promisc;			/**< promiscuous rx (default true) */
+	uint32_t link_timeout_ms;	/**< 0: do not wait for link up */
+};
+
+/** A port as it was set up; valid until lr_port_close(). */
+struct lr_port_info {
+	uint16_t id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[32];
+	int socket;			/**< NUMA socket of queues and pool */
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	uint16_t mtu;
+	uint64_t rx_offloads;		/**< offloads enabled, RTE_ETH_RX_OFFLOAD_* */
+	uint64_t tx_offloads;		/**< offloads enabled, RTE_ETH_TX_OFFLOAD_* */
+	uint64_t rss_hf;		/**< RSS fields in use, 0 without RSS */
+	uint32_t link_speed_mbps;	/**< 0 when unknown (virtual ports) */
+	bool link_up;
+	bool started;
+	struct rte_mempool *pool;	/**< rx mbufs, on @c socket */
+	uint32_t mbuf_data_bytes;	/**< data room of one pool mbuf */
+};
+
+/** Fill @p conf with the defaults. */
+void lr_port_conf_init(struct lr_port_conf *conf);
+
+/**
+ * Set one option of @p conf from its text form, as the CLI and Lua give it:
+ * queues (rx and tx), rxq, txq, rxd, txd, mtu, mbufs, rss (fields),
+ * rss-key, promisc (0/1), link-timeout (seconds).
+ *
+ * @return 0, -ENOENT (not a port option) or -EINVAL (bad value).
+ */
+int lr_port_conf_set(struct lr_port_conf *conf, const char *key, const char *val);
+
+/**
+ * Find a port by id ("0"), by ethdev name ("net_null0") or by vdev devargs,
+ * creating the vdev when it does not exist yet.
+ *
+ * @return 0 and *port_id, or -ENODEV (no such port, vdev not created).
+ */
+int lr_port_find(const char *spec, uint16_t *port_id);
+
+/**
+ * Configure, set up queues and start a port, then wait for its link.
+ * A port that is already set up is stopped and set up again.
+ *
+ * @return 0, -EINVAL (more queues, an MTU or RSS fields the PMD cannot do),
+ *   -ENOMEM (no memory for the pool on the port's socket), -ETIMEDOUT (link
+ *   still down), or the PMD's own error. lr_errmsg() names port and cause.
+ */
+int lr_port_setup(uint16_t port_id, const struct lr_port_conf *conf);
+
+/**
+ * Create the virtual wire: ports "<name>a" and "<name>b" whose queues are
+ * rte_rings crossed so that what one sends the other receives.
+ * The ports still need lr_port_setup() with at most @p nb_queues queues.
+ *
+ * @return 0 and ports[0..1], -EEXIST, -ENOMEM or -EINVAL.
+ */
+int lr_port_wire(const char *name, uint16_t nb_queues, int socket,
+		 uint16_t ports[2]);
+
+/** The port as set up, or NULL when lr_port_setup() did not succeed on it. */
+const struct lr_port_info *lr_port_info(uint16_t port_id);
+
+/** Wait up to @p timeout_ms for link up. @return 0 or -ETIMEDOUT. */
+int lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms);
+
+/** Stop and close one port set up here. */
+void lr_port_close(uint16_t port_id);
+
+/** Stop and close every port set up here. */
+void lr_port_close_all(void);
+
+/**
+ * Parse RSS fields: a comma list of ip, ipv4, ipv6, udp, tcp, sctp, l2,
+ * or "none".  @return 0 or -EINVAL naming the unknown field.
+ */
+int lr_rss_fields_parse(const char *list, uint64_t *rss_hf);
+
+/**
+ * Parse an RSS key: "symmetric" (0x6d5a repeated, so that both directions
+ * of a flow hash alike), "default" (the PMD's key), or hex bytes.
+ * @return 0 or -EINVAL.
+ */
+int lr_rss_key_parse(const char *s, uint8_t key[LR_RSS_KEY_MAX],
+		     uint8_t *len);
+
+#endif

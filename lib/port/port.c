@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "lr_common.h"
+#include "lr_port.h"
+
+RTE_LOG_REGISTER(lr_port_logtype, user.lr.port, INFO);
+#define PLOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, lr_port_logtype, "port: " fmt "\n", ##__VA_ARGS__)
+
+#define DEFAULT_DESC 1024
+#define POOL_CACHE 256
+/* Room for QinQ on top of the Ethernet header, and the FCS some PMDs keep. */
+#define FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN)
+
+static struct lr_port_info ports[RTE_MAX_ETHPORTS];
+static bool is_setup[RTE_MAX_ETHPORTS];
+
+/*
+ * The symmetric key of Woo and Park ("Scalable TCP session monitoring with
+ * symmetric receive-side scaling", 2012): with 0x6d5a repeated, swapping
+ * source and destination leaves the Toeplitz hash unchanged.
+ */
+static const uint8_t symmetric_key[40] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+void
+lr_port_conf_init(struct lr_port_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf->nb_rxq = 1;
+	conf->nb_txq = 1;
+	conf->rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP;
+	conf->promisc = true;
+	conf->link_timeout_ms = LR_LINK_TIMEOUT_MS;
+}
+
+static int
+set_num(const char *key, const char *val, uint64_t min, uint64_t max,
+	uint64_t *out)
+{
+	if (lr_parse_u64(val, out) != 0 || *out < min || *out > max)
+		return lr_err(EINVAL, "port: %s '%s': want a number in %" PRIu64
+			      "..%" PRIu64, key, val, min, max);
+	return 0;
+}
+
+int
+lr_port_conf_set(struct lr_port_conf *c, const char *key, const char *val)
+{
+	uint64_t v = 0;
+	double secs;
+	int ret = 0;
+
+	if (strcmp(key, "queues") == 0) {
+		ret = set_num(key, val, 1, RTE_MAX_QUEUES_PER_PORT, &v);
+		c->nb_rxq = c->nb_txq = (uint16_t)v;
+	} else if (strcmp(key, "rxq") == 0) {
+		ret = set_num(key, val, 0, RTE_MAX_QUEUES_PER_PORT, &v);
+		c->nb_rxq = (uint16_t)v;
+	} else if (strcmp(key, "txq") == 0) {
+		ret = set_num(key, val, 0, RTE_MAX_QUEUES_PER_PORT, &v);
+		c->nb_txq = (uint16_t)v;
+	} else if (strcmp(key, "rxd") == 0) {
+		ret = set_num(key, val, 0, 65535, &v);
+		c->nb_rxd = (uint16_t)v;
+	} else if (strcmp(key, "txd") == 0) {
+		ret = set_num(key, val, 0, 65535, &v);
+		c->nb_txd = (uint16_t)v;
+	} else if (strcmp(key, "mtu") == 0) {
+		ret = set_num(key, val, 68, 9600, &v);
+		c->mtu = (uint16_t)v;
+	} else if (strcmp(key, "mbufs") == 0) {
+		ret = set_num(key, val, 0, UINT32_MAX, &v);
+		c->nb_mbufs = (uint32_t)v;
+	} else if (strcmp(key, "promisc") == 0) {
+		ret = set_num(key, val, 0, 1, &v);
+		c->promisc = v != 0;
+	} else if (strcmp(key, "rss") == 0) {
+		ret = lr_rss_fields_parse(val, &c->rss_hf);
+	} else if (strcmp(key, "rss-key") == 0) {
+		ret = lr_rss_key_parse(val, c->rss_key, &c->rss_key_len);
+	} else if (strcmp(key, "link-timeout") == 0) {
+		if (lr_parse_seconds(val, &secs) != 0 || secs > 3600)
+			return lr_err(EINVAL, "port: link-timeout '%s': want "
+				      "seconds in 0..3600", val);
+		c->link_timeout_ms = (uint32_t)(secs * 1000);
+	} else {
+		return -ENOENT;
+	}
+	return ret;
+}
+
+static bool
+all_digits(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+int
+lr_port_find(const char *spec, uint16_t *port_id)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n;
+	int ret;
+
+	if (spec == NULL || *spec == '\0')
+		return lr_err(EINVAL, "port: empty port name");
+	if (all_digits(spec)) {
+		unsigned long id = strtoul(spec, NULL, 10);
+
+		if (id >= RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port(id))
+			return lr_err(ENODEV, "port %s: no such port (%u ports)",
+				      spec, rte_eth_dev_count_avail());
+		*port_id = (uint16_t)id;
+		return 0;
+	}
+	n = strcspn(spec, ",");
+	if (n >= sizeof(name))
+		return lr_err(ENAMETOOLONG, "port %s: name too long", spec);
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	/* Not there yet: a vdev can be created from its devargs. */
+	if (strncmp(name, "net_", 4) != 0)
+		return lr_err(ENODEV, "port %s: no such port", name);
+	ret = rte_dev_probe(spec);
+	if (ret < 0)
+		return lr_err(-ret, "port %s: cannot create vdev '%s'", name, spec);
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0)
+		return lr_err(ENODEV, "port %s: vdev '%s' made no ethdev", name, spec);
+	return 0;
+}
+
+static int
+make_pool(struct lr_port_info *pi, const struct lr_port_conf *conf,
+	  uint32_t data_bytes)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t n = conf->nb_mbufs;
+
+	if (pi->pool != NULL && pi->mbuf_data_bytes >= data_bytes &&
+	    pi->pool->size >= n)
+		return 0;	/* the pool of an earlier setup still fits */
+	if (n == 0) {
+		uint16_t rxd = conf->nb_rxd ? conf->nb_rxd : DEFAULT_DESC;
+
+		/* Fill every rx ring, keep each lcore's cache and bursts. */
+		n = conf->nb_rxq * rxd + rte_lcore_count() * (POOL_CACHE + LR_BURST)
+		    + 2048;
+		n = rte_align32pow2(n) - 1;
+	}
+	snprintf(name, sizeof(name), "lr_rx_%u_%u", pi->id,
+		 pi->pool != NULL ? pi->pool->size : 0);
+	pi->pool = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0,
+					   RTE_PKTMBUF_HEADROOM + data_bytes,
+					   pi->socket);
+	if (pi->pool == NULL)
+		return lr_err(rte_errno, "port %s: no pool of %u mbufs of %u B "
+			      "on socket %d", pi->name, n, data_bytes, pi->socket);
+	pi->mbuf_data_bytes = data_bytes;
+	return 0;
+}
+
+static int
+check_conf(const struct lr_port_info *pi, const struct rte_eth_dev_info *di,
+	   const struct lr_port_conf *c)
+{
+	if (c->nb_rxq == 0 && c->nb_txq == 0)
+		return lr_err(EINVAL, "port %s: no rx and no tx queue", pi->name);
+	if (c->nb_rxq > di->max_rx_queues)
+		return lr_err(EINVAL, "port %s: %u rx queues > max %u", pi->name,
+			      c->nb_rxq, di->max_rx_queues);
+	if (c->nb_txq > di->max_tx_queues)
+		return lr_err(EINVAL, "port %s: %u tx queues > max %u", pi->name,
+			      c->nb_txq, di->max_tx_queues);
+	if (c->mtu != 0 && (c->mtu < di->min_mtu || c->mtu > di->max_mtu))
+		return lr_err(EINVAL, "port %s: MTU %u outside %u..%u", pi->name,
+			      c->mtu, di->min_mtu, di->max_mtu);
+	if (c->nb_rxq > 1 && (c->rss_hf & di->flow_type_rss_offloads) == 0 &&
+	    c->rss_hf != 0)
+		return lr_err(EINVAL, "port %s: %u rx queues need RSS, which the "
+			      "PMD %s does not do; use one rx queue", pi->name,
+			      c->nb_rxq, di->driver_name);
+	if (c->rss_key_len != 0 && di->hash_key_size != 0 &&
+	    c->rss_key_len != di->hash_key_size)
+		return lr_err(EINVAL, "port %s: RSS key of %u B, the PMD wants %u B",
+			      pi->name, c->rss_key_len, di->hash_key_size);
+	return 0;
+}
+
+int
+lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
+{
+	struct lr_port_info *pi = &ports[port_id];
+	struct rte_eth_conf ec;
+	struct rte_eth_dev_info di;
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_txconf txc;
+	uint16_t rxd = c->nb_rxd ? c->nb_rxd : DEFAULT_DESC;
+	uint16_t txd = c->nb_txd ? c->nb_txd : DEFAULT_DESC;
+	uint16_t mtu;
+	uint32_t data_bytes;
+	uint16_t q;
+	int ret, sock;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return lr_err(ENODEV, "port %u: no such port", port_id);
+	if (is_setup[port_id] && pi->started) {
+		rte_eth_dev_stop(port_id);
+		pi->started = false;
+	}
+	pi->id = port_id;
+	rte_eth_dev_get_name_by_port(port_id, pi->name);
+	ret = rte_eth_dev_info_get(port_id, &di);
+	if (ret != 0)
+		return lr_err(-ret, "port %s: no device info", pi->name);
+	snprintf(pi->driver, sizeof(pi->driver), "%s", di.driver_name);
+	sock = rte_eth_dev_socket_id(port_id);
+	pi->socket = sock < 0 ? (int)rte_socket_id() : sock;
+
+	ret = check_conf(pi, &di, c);
+	if (ret != 0)
+		return ret;
+
+	memset(&ec, 0, sizeof(ec));
+	pi->rss_hf = 0;
+	if (c->nb_rxq > 1 && c->rss_hf != 0) {
+		uint64_t hf = c->rss_hf & di.flow_type_rss_offloads;
+
+		if (hf != c->rss_hf)
+			PLOG(WARNING, "%s: RSS fields 0x%" PRIx64 " not supported, "
+			     "using 0x%" PRIx64, pi->name, c->rss_hf, hf);
+		ec.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		ec.rx_adv_conf.rss_conf.rss_hf = hf;
+		if (c->rss_key_len != 0) {
+			ec.rx_adv_conf.rss_conf.rss_key = (uint8_t *)(uintptr_t)c->rss_key;
+			ec.rx_adv_conf.rss_conf.rss_key_len = c->rss_key_len;
+		}
+		pi->rss_hf = hf;
+		ec.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH &
+				      di.rx_offload_capa;
+	}
+	/* Offloads where the port has them; the roles do the rest in software. */
+	ec.rxmode.offloads |= di.rx_offload_capa &
+		(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+		 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_TIMESTAMP);
+	ec.txmode.offloads = di.tx_offload_capa &
+		(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+		 RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+
+	mtu = c->mtu;
+	if (mtu == 0 && rte_eth_dev_get_mtu(port_id, &mtu) != 0)
+		mtu = RTE_ETHER_MTU;
+	data_bytes = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
+			     (uint32_t)mtu + FRAME_OVERHEAD);
+	if (mtu > RTE_ETHER_MTU)
+		ec.rxmode.offloads |= di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+
+	ret = rte_eth_dev_configure(port_id, c->nb_rxq, c->nb_txq, &ec);
+	if (ret != 0)
+		return lr_err(-ret, "port %s: configure with %u rx, %u tx queues",
+			      pi->name, c->nb_rxq, c->nb_txq);
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &rxd, &txd);
+	if (ret != 0)
+		return lr_err(-ret, "port %s: %u/%u descriptors", pi->name, rxd, txd);
+	if (c->mtu != 0) {
+		ret = rte_eth_dev_set_mtu(port_id, c->mtu);
+		if (ret != 0)
+			return lr_err(-ret, "port %s: MTU %u refused", pi->name, c->mtu);
+	}
+	if (c->nb_rxq > 0) {
+		ret = make_pool(pi, c, data_bytes);
+		if (ret != 0)
+			return ret;
+	}
+	rxc = di.default_rxconf;
+	rxc.offloads = ec.rxmode.offloads;
+	for (q = 0; q < c->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port_id, q, rxd, pi->socket, &rxc,
+					     pi->pool);
+		if (ret != 0)
+			return lr_err(-ret, "port %s: rx queue %u", pi->name, q);
+	}
+	txc = di.default_txconf;
+	txc.offloads = ec.txmode.offloads;
+	for (q = 0; q < c->nb_txq; q++) {
+		ret = rte_eth_tx_queue_setup(port_id, q, txd, pi->socket, &txc);
+		if (ret != 0)
+			return lr_err(-ret, "port %s: tx queue %u", pi->name, q);
+	}
+	ret = rte_eth_dev_start(port_id);
+	if (ret != 0)
+		return lr_err(-ret, "port %s: start", pi->name);
+	pi->started = true;
+	is_setup[port_id] = true;
+	if (c->promisc)
+		rte_eth_promiscuous_enable(port_id);	/* not all PMDs can */
+	pi->nb_rxq = c->nb_rxq;
+	pi->nb_txq = c->nb_txq;
+	pi->rx_offloads = ec.rxmode.offloads;
+	pi->tx_offloads = ec.txmode.offloads;
+	if (rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)
+		pi->mtu = mtu;
+	if (c->link_timeout_ms != 0)
+		return lr_port_link_wait(port_id, c->link_timeout_ms);
+	return 0;
+}
+
+int
+lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
+{
+	struct lr_port_info *pi = &ports[port_id];
+	uint64_t end = rte_get_timer_cycles() +
+		       (uint64_t)timeout_ms * rte_get_timer_hz() / 1000;
+	struct rte_eth_link link;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(port_id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			break;
+		if (rte_get_timer_cycles() > end)
+			return lr_err(ETIMEDOUT, "port %s: link down after %u ms",
+				      pi->name, timeout_ms);
+		rte_delay_us_sleep(10 * 1000);
+	}
+	pi->link_up = true;
+	pi->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+			      0 : link.link_speed;
+	return 0;
+}
+
+const struct lr_port_info *
+lr_port_info(uint16_t port_id)
+{
+	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
+		return NULL;
+	return &ports[port_id];
+}
+
+void
+lr_port_close(uint16_t port_id)
+{
+	struct lr_port_info *pi = &ports[port_id];
+
+	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
+		return;
+	if (pi->started)
+		rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+	/* The pool may still hold mbufs parked in other ports' rings. */
+	is_setup[port_id] = false;
+	pi->started = false;
+}
+
+void
+lr_port_close_all(void)
+{
+	uint16_t p;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		lr_port_close(p);
+}
+
+int
+lr_port_wire(const char *name, uint16_t nb_queues, int socket, uint16_t ports_out[2])
+{
+	struct rte_ring *ab[RTE_MAX_QUEUES_PER_PORT], *ba[RTE_MAX_QUEUES_PER_PORT];
+	char rname[RTE_RING_NAMESIZE], pname[RTE_ETH_NAME_MAX_LEN];
+	uint16_t q, p;
+	int ret;
+
+	if (nb_queues == 0 || nb_queues > 64)
+		return lr_err(EINVAL, "wire %s: %u queues, 1..64 allowed", name,
+			      nb_queues);
+	if (strlen(name) > 16)
+		return lr_err(ENAMETOOLONG, "wire %s: name longer than 16", name);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	for (q = 0; q < nb_queues; q++) {
+		/* Each queue belongs to one lcore at each end: single producer,
+		 * single consumer rings. */
+		snprintf(rname, sizeof(rname), "%s_ab%u", name, q);
+		ab[q] = rte_ring_create(rname, 4096, socket,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(rname, sizeof(rname), "%s_ba%u", name, q);
+		ba[q] = rte_ring_create(rname, 4096, socket,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ab[q] == NULL || ba[q] == NULL)
+			return lr_err(rte_errno, "wire %s: ring for queue %u", name, q);
+	}
+	snprintf(pname, sizeof(pname), "%sa", name);
+	ret = rte_eth_from_rings(pname, ba, nb_queues, ab, nb_queues, socket);
+	if (ret < 0)
+		return lr_err(rte_errno, "wire %s: port %s", name, pname);
+	p = (uint16_t)ret;
+	snprintf(pname, sizeof(pname), "%sb", name);
+	ret = rte_eth_from_rings(pname, ab, nb_queues, ba, nb_queues, socket);
+	if (ret < 0)
+		return lr_err(rte_errno, "wire %s: port %s", name, pname);
+	ports_out[0] = p;
+	ports_out[1] = (uint16_t)ret;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint64_t hf;
+} rss_names[] = {
+	{ "ip", RTE_ETH_RSS_IP },
+	{ "ipv4", RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER },
+	{ "ipv6", RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER },
+	{ "udp", RTE_ETH_RSS_UDP },
+	{ "tcp", RTE_ETH_RSS_TCP },
+	{ "sctp", RTE_ETH_RSS_SCTP },
+	{ "l2", RTE_ETH_RSS_L2_PAYLOAD },
+	{ "none", 0 },
+};
+
+int
+lr_rss_fields_parse(const char *list, uint64_t *rss_hf)
+{
+	char buf[128], *tok, *save;
+	uint64_t hf = 0;
+	size_t i;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return lr_err(EINVAL, "rss: field list too long");
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < RTE_DIM(rss_names); i++)
+			if (strcmp(tok, rss_names[i].name) == 0)
+				break;
+		if (i == RTE_DIM(rss_names))
+			return lr_err(EINVAL, "rss: unknown field '%s' "
+				      "(ip, ipv4, ipv6, udp, tcp, sctp, l2, none)", tok);
+		hf |= rss_names[i].hf;
+	}
+	*rss_hf = hf;
+	return 0;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int
+lr_rss_key_parse(const char *s, uint8_t key[LR_RSS_KEY_MAX], uint8_t *len)
+{
+	size_t n, i;
+
+	if (strcmp(s, "default") == 0) {
+		*len = 0;
+		return 0;
+	}
+	if (strcmp(s, "symmetric") == 0) {
+		memcpy(key, symmetric_key, sizeof(symmetric_key));
+		*len = sizeof(symmetric_key);
+		return 0;
+	}
+	if (strncmp(s, "0x", 2) == 0)
+		s += 2;
+	n = strlen(s);
+	if (n == 0 || n % 2 != 0 || n / 2 > LR_RSS_KEY_MAX)
+		return lr_err(EINVAL, "rss key: want 'symmetric', 'default' or "
+			      "2..%u hex digits in pairs", 2 * LR_RSS_KEY_MAX);
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return lr_err(EINVAL, "rss key: '%c%c' is not hex",
+				      s[2 * i], s[2 * i + 1]);
+		key[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = (uint8_t)(n / 2);
+	return 0;
+}

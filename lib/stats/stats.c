@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "lr_common.h"
+#include "lr_engine.h"
+#include "lr_port.h"
+#include "lr_stats.h"
+
+static uint64_t run_start_tsc;
+static bool live_on = true;
+static FILE *live_out;
+static uint64_t live_last_tsc;
+static struct lr_stats_totals live_last;
+
+static uint64_t
+port_drops(uint16_t p)
+{
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(p, &es) != 0)
+		return 0;
+	return es.imissed + es.ierrors + es.oerrors + es.rx_nombuf;
+}
+
+/* Caller holds the engine lock when not on the main lcore. */
+static void
+sum_tasks(struct lr_stats_totals *t)
+{
+	unsigned int i, n = lr_engine_task_count();
+	uint16_t p;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		const struct lr_task *k = lr_engine_task(i);
+
+		t->tx_pkts += k->st.tx_pkts;
+		t->tx_bytes += k->st.tx_bytes;
+		t->rx_pkts += k->st.rx_pkts;
+		t->rx_bytes += k->st.rx_bytes;
+		t->drops += k->st.drops;
+	}
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (lr_port_info(p) != NULL)
+			t->drops += port_drops(p);
+}
+
+void
+lr_stats_totals(struct lr_stats_totals *out)
+{
+	lr_engine_lock();
+	sum_tasks(out);
+	lr_engine_unlock();
+}
+
+void
+lr_stats_live(bool on, FILE *out)
+{
+	live_on = on;
+	if (out != NULL)
+		live_out = out;
+}
+
+static void
+fmt_dir(char *buf, size_t len, const char *dir, uint64_t pkts, uint64_t bytes,
+	double secs)
+{
+	double pps = pkts / secs;
+	double l2 = (bytes + (double)LR_FCS_BYTES * pkts) * 8 / secs;
+	double l1 = l2 + (double)LR_L1_EXTRA_BYTES * 8 * pkts / secs;
+
+	snprintf(buf, len, "%s %8.3f Mpps %7.3f Gb/s L2 %7.3f Gb/s L1",
+		 dir, pps / 1e6, l2 / 1e9, l1 / 1e9);
+}
+
+void
+lr_stats_tick(void)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	struct lr_stats_totals t;
+	char tx[96], rx[96];
+	double secs;
+
+	if (!live_on || now - live_last_tsc < hz)
+		return;
+	lr_stats_totals(&t);
+	if (live_last_tsc != 0) {
+		secs = (double)(now - live_last_tsc) / hz;
+		fmt_dir(tx, sizeof(tx), "tx", t.tx_pkts - live_last.tx_pkts,
+			t.tx_bytes - live_last.tx_bytes, secs);
+		fmt_dir(rx, sizeof(rx), "rx", t.rx_pkts - live_last.rx_pkts,
+			t.rx_bytes - live_last.rx_bytes, secs);
+		fprintf(live_out ? live_out : stdout,
+			"[%7.1f s] %s | %s | drops %" PRIu64 "\n",
+			(double)(now - run_start_tsc) / hz, tx, rx,
+			t.drops - live_last.drops);
+		fflush(live_out ? live_out : stdout);
+	}
+	live_last = t;
+	live_last_tsc = now;
+}
+
+static json_t *
+port_report(uint16_t p)
+{
+	const struct lr_port_info *pi = lr_port_info(p);
+	struct rte_eth_stats es;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(p));
+	json_object_set_new(o, "name", json_string(pi->name));
+	json_object_set_new(o, "driver", json_string(pi->driver));
+	json_object_set_new(o, "socket", json_integer(pi->socket));
+	json_object_set_new(o, "rx_queues", json_integer(pi->nb_rxq));
+	json_object_set_new(o, "tx_queues", json_integer(pi->nb_txq));
+	json_object_set_new(o, "mtu", json_integer(pi->mtu));
+	json_object_set_new(o, "link_speed_mbps", json_integer(pi->link_speed_mbps));
+	json_object_set_new(o, "rss_hf", json_integer((json_int_t)pi->rss_hf));
+	if (rte_eth_stats_get(p, &es) == 0) {
+		json_object_set_new(o, "ipackets", json_integer((json_int_t)es.ipackets));
+		json_object_set_new(o, "opackets", json_integer((json_int_t)es.opackets));
+		json_object_set_new(o, "ibytes", json_integer((json_int_t)es.ibytes));
+		json_object_set_new(o, "obytes", json_integer((json_int_t)es.obytes));
+		json_object_set_new(o, "imissed", json_integer((json_int_t)es.imissed));
+		json_object_set_new(o, "ierrors", json_integer((json_int_t)es.ierrors));
+		json_object_set_new(o, "oerrors", json_integer((json_int_t)es.oerrors));
+		json_object_set_new(o, "rx_nombuf", json_integer((json_int_t)es.rx_nombuf));
+	}
+	return o;
+}
+
+json_t *
+lr_stats_results(void)
+{
+	json_t *doc = json_object(), *ports = json_array(), *tasks = json_array();
+	json_t *tot = json_object();
+	struct lr_stats_totals t;
+	unsigned int i, n;
+	uint16_t p;
+
+	json_object_set_new(doc, "version", json_string(LR_VERSION));
+	json_object_set_new(doc, "tsc_hz", json_integer((json_int_t)rte_get_tsc_hz()));
+	json_object_set_new(doc, "elapsed_s", json_real(run_start_tsc == 0 ? 0 :
+		(double)(rte_rdtsc() - run_start_tsc) / rte_get_tsc_hz()));
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (lr_port_info(p) != NULL)
+			json_array_append_new(ports, port_report(p));
+	lr_engine_lock();
+	n = lr_engine_task_count();
+	for (i = 0; i < n; i++)
+		json_array_append_new(tasks, lr_task_report(lr_engine_task(i)));
+	sum_tasks(&t);
+	lr_engine_unlock();
+	json_object_set_new(tot, "tx_packets", json_integer((json_int_t)t.tx_pkts));
+	json_object_set_new(tot, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
+	json_object_set_new(tot, "rx_packets", json_integer((json_int_t)t.rx_pkts));
+	json_object_set_new(tot, "rx_bytes", json_integer((json_int_t)t.rx_bytes));
+	json_object_set_new(tot, "drops", json_integer((json_int_t)t.drops));
+	json_object_set_new(doc, "ports", ports);
+	json_object_set_new(doc, "tasks", tasks);
+	json_object_set_new(doc, "totals", tot);
+	return doc;
+}
+
+int
+lr_stats_write_json(const char *path)
+{
+	json_t *doc = lr_stats_results();
+	int ret;
+
+	if (strcmp(path, "-") == 0) {
+		ret = json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		ret = json_dump_file(doc, path, JSON_INDENT(2));
+	}
+	json_decref(doc);
+	if (ret != 0)
+		return lr_err(errno ? errno : EIO, "json: cannot write %s", path);
+	return 0;
+}
+
+/* Telemetry: a flat JSON object as a telemetry dict (numbers as u64 or
+ * int, reals as strings: DPDK 22.11 telemetry has no floating point). */
+static void
+tel_from_json(struct rte_tel_data *d, json_t *o)
+{
+	const char *k;
+	json_t *v;
+	char buf[64];
+
+	rte_tel_data_start_dict(d);
+	json_object_foreach(o, k, v) {
+		if (json_is_integer(v)) {
+			rte_tel_data_add_dict_u64(d, k, (uint64_t)json_integer_value(v));
+		} else if (json_is_real(v)) {
+			snprintf(buf, sizeof(buf), "%.6g", json_real_value(v));
+			rte_tel_data_add_dict_string(d, k, buf);
+		} else if (json_is_string(v)) {
+			rte_tel_data_add_dict_string(d, k, json_string_value(v));
+		}
+	}
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lr_stats_totals t;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	lr_stats_totals(&t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tasks", lr_engine_task_count());
+	rte_tel_data_add_dict_u64(d, "tx_packets", t.tx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_bytes", t.tx_bytes);
+	rte_tel_data_add_dict_u64(d, "rx_packets", t.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "rx_bytes", t.rx_bytes);
+	rte_tel_data_add_dict_u64(d, "drops", t.drops);
+	return 0;
+}
+
+static int
+tel_task(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char *end;
+	unsigned long id;
+	json_t *o;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	id = strtoul(params, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	lr_engine_lock();
+	if (id >= lr_engine_task_count()) {
+		lr_engine_unlock();
+		return -EINVAL;
+	}
+	o = lr_task_report(lr_engine_task((unsigned int)id));
+	lr_engine_unlock();
+	tel_from_json(d, o);
+	json_decref(o);
+	return 0;
+}
+
+static int
+tel_tasks(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i, n = lr_engine_task_count();
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_array_int(d, (int)i);
+	return 0;
+}
+
+void
+lr_stats_init(void)
+{
+	run_start_tsc = rte_rdtsc();
+	live_last_tsc = 0;
+	rte_telemetry_register_cmd("/linerate/stats", tel_stats,
+		"Totals over all tasks: packets, bytes, drops. No parameters");
+	rte_telemetry_register_cmd("/linerate/tasks", tel_tasks,
+		"Ids of all tasks. No parameters");
+	rte_telemetry_register_cmd("/linerate/task", tel_task,
+		"Counters and rates of one task. Parameter: task id");
+}
