@@ -97,6 +97,24 @@ bad(const char *fmt, const char *what)
 	return -EXIT_USAGE;
 }
 
+/* Is --key an option of the port or of any role? */
+static bool
+known_key(const char *key)
+{
+	struct lr_port_conf pc;
+	const struct lr_role *r;
+	char conf[512];
+	unsigned int i;
+
+	if (lr_port_conf_set(&pc, key, "") != -ENOENT)
+		return true;
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		if (r->conf_bytes <= sizeof(conf) &&
+		    r->conf_set(conf, key, "") != -ENOENT)
+			return true;
+	return false;
+}
+
 /* Options after "--". @return 0, 1 (done: help/version) or -EXIT_USAGE. */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
@@ -134,8 +152,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 			val = eq + 1;
 		} else if (i + 1 < argc) {
 			val = argv[++i];
-		} else {
+		} else if (strcmp(key, "role") == 0 || strcmp(key, "port") == 0 ||
+			   strcmp(key, "json") == 0 || strcmp(key, "lcores") == 0 ||
+			   strcmp(key, "duration") == 0 || known_key(key)) {
 			return bad("option '%s' needs a value", a);
+		} else {
+			return bad("unknown option '%s'", a);
 		}
 		if (strcmp(key, "role") == 0) {
 			if (lr_role_find(val) == NULL)
@@ -355,7 +377,7 @@ main(int argc, char **argv)
 
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
-	if (o.role != NULL && rc_exit != EXIT_USAGE)
+	if (o.role != NULL && lr_engine_task_count() > 0)
 		print_summary();
 	if (o.json != NULL && lr_stats_write_json(o.json) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());

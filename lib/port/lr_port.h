@@ -34,6 +34,9 @@ struct lr_port_conf {
 	uint16_t mtu;			/**< bytes of L3 payload, 0: leave as is */
 	uint32_t nb_mbufs;		/**< rx pool size, 0: derived */
 	uint64_t rss_hf;		/**< RTE_ETH_RSS_* used with nb_rxq > 1 */
+	bool rss_required;		/**< fail if the PMD lacks rss_hf; else a
+					 *   PMD without RSS keeps its queues apart
+					 *   (ring, memif: queue i is the peer's i) */
 	uint8_t rss_key[LR_RSS_KEY_MAX];/**< RSS key, see rss_key_len */
 	uint8_t rss_key_len;		/**< 0: the PMD's own key */
 	bool promisc;			/**< promiscuous rx (default true) */

@@ -95,6 +95,7 @@ lr_port_conf_set(struct lr_port_conf *c, const char *key, const char *val)
 		c->promisc = v != 0;
 	} else if (strcmp(key, "rss") == 0) {
 		ret = lr_rss_fields_parse(val, &c->rss_hf);
+		c->rss_required = true;
 	} else if (strcmp(key, "rss-key") == 0) {
 		ret = lr_rss_key_parse(val, c->rss_key, &c->rss_key_len);
 	} else if (strcmp(key, "link-timeout") == 0) {
@@ -200,11 +201,11 @@ check_conf(const struct lr_port_info *pi, const struct rte_eth_dev_info *di,
 	if (c->mtu != 0 && (c->mtu < di->min_mtu || c->mtu > di->max_mtu))
 		return lr_err(EINVAL, "port %s: MTU %u outside %u..%u", pi->name,
 			      c->mtu, di->min_mtu, di->max_mtu);
-	if (c->nb_rxq > 1 && (c->rss_hf & di->flow_type_rss_offloads) == 0 &&
-	    c->rss_hf != 0)
-		return lr_err(EINVAL, "port %s: %u rx queues need RSS, which the "
-			      "PMD %s does not do; use one rx queue", pi->name,
-			      c->nb_rxq, di->driver_name);
+	if (c->nb_rxq > 1 && c->rss_required &&
+	    (c->rss_hf & ~di->flow_type_rss_offloads) != 0)
+		return lr_err(EINVAL, "port %s: PMD %s cannot hash RSS fields "
+			      "0x%" PRIx64 " (it can 0x%" PRIx64 ")", pi->name,
+			      di->driver_name, c->rss_hf, di->flow_type_rss_offloads);
 	if (c->rss_key_len != 0 && di->hash_key_size != 0 &&
 	    c->rss_key_len != di->hash_key_size)
 		return lr_err(EINVAL, "port %s: RSS key of %u B, the PMD wants %u B",
@@ -248,7 +249,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 
 	memset(&ec, 0, sizeof(ec));
 	pi->rss_hf = 0;
-	if (c->nb_rxq > 1 && c->rss_hf != 0) {
+	if (c->nb_rxq > 1 && (c->rss_hf & di.flow_type_rss_offloads) != 0) {
 		uint64_t hf = c->rss_hf & di.flow_type_rss_offloads;
 
 		if (hf != c->rss_hf)

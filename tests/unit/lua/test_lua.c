@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lr_engine.h"
+#include "lr_gen.h"
+#include "lr_lua.h"
+#include "lr_port.h"
+#include "lr_rx.h"
+#include "../lr_test_eal.h"
+
+static lua_State *L;
+
+/* Run @p code; @return NULL on success or the error message. */
+static const char *
+run(const char *code)
+{
+	lua_settop(L, 0);
+	if (luaL_dostring(L, code) == LUA_OK)
+		return NULL;
+	return lua_tostring(L, -1);
+}
+
+static void
+wrong_types_raise(void **state)
+{
+	const char *e;
+
+	(void)state;
+	e = run("linerate.port(nil)");
+	assert_non_null(e);
+	assert_non_null(strstr(e, "bad argument #1 to 'port'"));
+	e = run("linerate.task('gen')");
+	assert_non_null(e);
+	assert_non_null(strstr(e, "table expected"));
+	e = run("linerate.task{role='nosuch', port='net_null0'}");
+	assert_non_null(strstr(e, "no role 'nosuch'"));
+	e = run("linerate.task{role='gen'}");
+	assert_non_null(strstr(e, "'port' is missing"));
+	e = run("local a = linerate.wire() linerate.task{role='gen', port=a, size='big'}");
+	assert_non_null(strstr(e, "size 'big'"));
+	e = run("local a = linerate.wire() linerate.task{role='gen', port=a, sise=64}");
+	assert_non_null(strstr(e, "unknown option 'sise'"));
+	e = run("linerate.port('net_null0', {mtu={}})");
+	assert_non_null(strstr(e, "'mtu' wants a number"));
+	e = run("linerate.sleep(-1)");
+	assert_non_null(strstr(e, "negative"));
+}
+
+static void
+failures_return_nil_and_cause(void **state)
+{
+	(void)state;
+	assert_null(run("local p, err = linerate.port('nosuch')\n"
+			"assert(p == nil)\n"
+			"assert(err:find('port nosuch: no such port', 1, true), err)"));
+	assert_null(run("local a = assert(linerate.wire('lq', {queues=2}))\n"
+			"local t, err = linerate.task{role='gen', port=a, queue=5}\n"
+			"assert(t == nil and err:find('no tx queue 5'), err)"));
+}
+
+static void
+scenario_moves_packets(void **state)
+{
+	const char *e;
+
+	(void)state;
+	e = run("local a, b = assert(linerate.wire())\n"
+		"assert(a.name:find('wire'), a.name)\n"
+		"local rx = assert(linerate.task{role='rx', port=b})\n"
+		"local g = assert(linerate.task{role='gen', port=a, count=1e4,"
+		"                 size=100, src_ip='10.1.1.1', flows=3})\n"
+		"assert(g.role == 'gen' and g.id == rx.id + 1)\n"
+		"assert(g:state() == 'created')\n"
+		"assert(linerate.start() == 2)\n"
+		"assert(g:wait(10) == true)\n"
+		"assert(rx:wait{idle=0.1, timeout=10} == 'idle')\n"
+		"linerate.stop()\n"
+		"local s, r = g:stats(), rx:stats()\n"
+		"assert(s.tx_packets == 10000 and r.own_packets == 10000)\n"
+		"assert(s.frame_bytes == 100 and s.flows == 3)\n"
+		"local res = linerate.results()\n"
+		"assert(#res.tasks == 2 and res.totals.rx_packets == 10000)\n"
+		"assert(res.version == linerate.version)\n"
+		"assert(#linerate.workers() >= 1)\n");
+	assert_null(e);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (lr_test_eal_init("lua") != 0)
+		return -1;
+	lr_role_register(&lr_gen_role);
+	lr_role_register(&lr_rx_role);
+	L = luaL_newstate();
+	luaL_openlibs(L);
+	luaL_requiref(L, "linerate", luaopen_linerate, 1);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	lua_close(L);
+	lr_engine_cleanup();
+	lr_port_close_all();
+	lr_test_eal_fini();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(wrong_types_raise),
+		cmocka_unit_test(failures_return_nil_and_cause),
+		cmocka_unit_test(scenario_moves_packets),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lr_engine.h"
+#include "lr_gen.h"
+#include "lr_port.h"
+#include "lr_stats.h"
+#include "../lr_test_eal.h"
+
+static uint16_t wire[2];
+
+static json_int_t
+geti(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	assert_non_null(v);
+	return json_integer_value(v);
+}
+
+static void
+results_sum_tasks(void **state)
+{
+	struct lr_gen_conf c;
+	struct lr_stats_totals t;
+	struct lr_task *a, *b;
+	unsigned int w;
+	json_t *doc, *tasks, *again;
+	char path[64];
+
+	(void)state;
+	assert_true(lr_engine_workers(&w, 1) >= 1);
+	lr_gen_conf_init(&c);
+	c.count = 3000;
+	a = lr_task_create(&lr_gen_role, w, wire[0], 0, 0, &c);
+	c.count = 2000;
+	c.frame_bytes = 128;
+	b = lr_task_create(&lr_gen_role, w, wire[1], 0, 0, &c);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(lr_engine_start(), 2);
+	assert_int_equal(lr_engine_wait(10), 0);
+	lr_engine_stop();
+
+	lr_stats_totals(&t);
+	assert_int_equal(t.tx_pkts, 5000);
+	assert_int_equal(t.tx_bytes, 3000 * 60 + 2000 * 124);
+	assert_int_equal(t.drops, 0);
+
+	doc = lr_stats_results();
+	tasks = json_object_get(doc, "tasks");
+	assert_int_equal(json_array_size(tasks), 2);
+	assert_int_equal(geti(json_array_get(tasks, 1), "tx_packets"), 2000);
+	assert_int_equal(json_array_size(json_object_get(doc, "ports")), 2);
+	assert_int_equal(geti(json_object_get(doc, "totals"), "tx_packets"), 5000);
+	/* The ring ports count what the tasks sent. */
+	assert_int_equal(geti(json_array_get(json_object_get(doc, "ports"), 0),
+			      "opackets"), 3000);
+
+	snprintf(path, sizeof(path), "/tmp/lr_ut_stats_%d.json", (int)getpid());
+	assert_int_equal(lr_stats_write_json(path), 0);
+	again = json_load_file(path, 0, NULL);
+	unlink(path);
+	assert_non_null(again);
+	assert_int_equal(geti(json_object_get(again, "totals"), "tx_bytes"),
+			 3000 * 60 + 2000 * 124);
+	json_decref(again);
+	json_decref(doc);
+	assert_true(lr_stats_write_json("/nonexistent/dir/x.json") < 0);
+}
+
+static int
+setup(void **state)
+{
+	struct lr_port_conf c;
+
+	(void)state;
+	if (lr_test_eal_init("stats") != 0)
+		return -1;
+	lr_stats_init();
+	lr_stats_live(false, NULL);
+	lr_port_conf_init(&c);
+	if (lr_port_wire("us", 1, SOCKET_ID_ANY, wire) != 0 ||
+	    lr_port_setup(wire[0], &c) != 0 || lr_port_setup(wire[1], &c) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	lr_engine_cleanup();
+	lr_port_close_all();
+	lr_test_eal_fini();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(results_sum_tasks),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
