@@ -150,7 +150,9 @@ lr_port_find(const char *spec, uint16_t *port_id)
 		return lr_err(ENODEV, "port %s: no such port", name);
 	ret = rte_dev_probe(spec);
 	if (ret < 0)
-		return lr_err(-ret, "port %s: cannot create vdev '%s'", name, spec);
+		return lr_err(ENODEV, "port %s: cannot create vdev '%s': no such "
+			      "driver or bad devargs (rte_dev_probe: %s)", name,
+			      spec, rte_strerror(-ret));
 	if (rte_eth_dev_get_port_by_name(name, port_id) != 0)
 		return lr_err(ENODEV, "port %s: vdev '%s' made no ethdev", name, spec);
 	return 0;
@@ -290,6 +292,11 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 		return lr_err(-ret, "port %s: %u/%u descriptors", pi->name, rxd, txd);
 	if (c->mtu != 0) {
 		ret = rte_eth_dev_set_mtu(port_id, c->mtu);
+		/* Rings and the like have no MTU to set: fine if they carry the
+		 * frame (max_rx_pktlen), a refusal otherwise. */
+		if (ret == -ENOTSUP &&
+		    di.max_rx_pktlen >= (uint32_t)c->mtu + RTE_ETHER_HDR_LEN)
+			ret = 0;
 		if (ret != 0)
 			return lr_err(-ret, "port %s: MTU %u refused", pi->name, c->mtu);
 	}
@@ -324,7 +331,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 	pi->nb_txq = c->nb_txq;
 	pi->rx_offloads = ec.rxmode.offloads;
 	pi->tx_offloads = ec.txmode.offloads;
-	if (rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)
+	if (c->mtu != 0 || rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)
 		pi->mtu = mtu;
 	if (c->link_timeout_ms != 0)
 		return lr_port_link_wait(port_id, c->link_timeout_ms);

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Bad input at the command line: one clear line, the right exit code, no
+process left behind."""
+import os
+from lrtest import eal, expect, main, run, tmpdir
+
+
+def test_help_and_version():
+    r = run(["--help"])
+    expect(r.returncode == 0 and "--role ROLE" in r.stdout and "--size" in r.stdout,
+           r.stdout)
+    r = run(["--version"])
+    expect(r.returncode == 0 and r.stdout.startswith("linerate "), r.stdout)
+    r = run(["--", "--help"])
+    expect(r.returncode == 0 and "usage:" in r.stdout, r.stdout)
+
+
+def test_unknown_option_exit_2():
+    for args, needle in [(["--", "--bogus"], "unknown option '--bogus'"),
+                         (["--", "--role", "gen", "--port", "x", "--sise", "64"],
+                          "unknown option '--sise'"),
+                         (["--", "--role", "nosuch"], "unknown role 'nosuch'"),
+                         (["--", "--role", "gen", "--port", "x", "--size", "20"],
+                          "size '20'"),
+                         (["--", "--role", "gen", "--port", "x", "--rss", "ip,foo"],
+                          "unknown field 'foo'"),
+                         (["--", "--role", "gen"], "needs --port"),
+                         (["--", "--size"], "needs a value"),
+                         (["--"], "give SCRIPT.lua or --role")]:
+        r = run(args)
+        expect(r.returncode == 2, "%s: rc %d" % (args, r.returncode))
+        lines = r.stderr.strip().splitlines()
+        expect(len(lines) == 1 and needle in lines[0], "%s: %r" % (args, r.stderr))
+
+
+def test_bad_eal_argument():
+    r = run(["--no-pci", "--definitely-not-eal", "--", "--role", "gen",
+             "--port", "net_null0"])
+    expect(r.returncode == 2, "rc %d" % r.returncode)
+    expect("EAL initialisation failed" in r.stderr, r.stderr[-300:])
+
+
+def test_missing_port():
+    r = run(eal("cli1") + ["--", "--role", "gen", "--port", "nosuch0", "--count", "1"])
+    expect(r.returncode == 1, "rc %d" % r.returncode)
+    expect("port nosuch0: no such port" in r.stderr, r.stderr)
+
+
+def test_too_many_queues():
+    # net_pcap has one queue per file pair: four queues are more than it has.
+    d = tmpdir()
+    r = run(eal("cli2") + ["--", "--role", "gen", "--queues", "4", "--port",
+                           "net_pcap0,tx_pcap=%s/x.pcap" % d, "--count", "1"])
+    expect(r.returncode == 1, "rc %d %s" % (r.returncode, r.stderr))
+    expect("4 tx queues > max 1" in r.stderr or "4 rx queues > max" in r.stderr,
+           r.stderr)
+
+
+def test_frame_above_mtu():
+    r = run(eal("cli3") + ["--", "--role", "gen", "--port", "net_null0",
+                           "--size", "9018", "--count", "1"])
+    expect(r.returncode == 1 and "exceed port net_null0's MTU 1500" in r.stderr,
+           r.stderr)
+
+
+def test_scripts_that_fail():
+    d = tmpdir()
+    cases = {
+        "syntax.lua": ("local x = = 1\n", "syntax.lua:1:"),
+        "types.lua": ("linerate.port(nil)\n", "types.lua:1: bad argument #1 to 'port'"),
+        "error.lua": ("local a = linerate.wire()\nerror('boom')\n", "error.lua:2: boom"),
+        "opt.lua": ("local a = linerate.wire()\nlinerate.task{role='gen', port=a, rate='fast'}\n",
+                    "opt.lua:2: gen: rate 'fast'"),
+    }
+    for name, (code, needle) in cases.items():
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(code)
+        r = run(eal("cli4") + ["--", path])
+        expect(r.returncode == 1, "%s: rc %d" % (name, r.returncode))
+        expect(needle in r.stderr, "%s: %r" % (name, r.stderr))
+    r = run(eal("cli4") + ["--", os.path.join(d, "missing.lua")])
+    expect(r.returncode == 1 and "cannot open" in r.stderr and "missing.lua" in r.stderr,
+           r.stderr)
+
+
+if __name__ == "__main__":
+    main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
+          test_missing_port, test_too_many_queues, test_frame_above_mtu,
+          test_scripts_that_fail])

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The real binary over net_null, the virtual wire and net_pcap, checked with
+tshark and scapy rather than with linerate's own decoder."""
+import os
+import struct
+import subprocess
+
+from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+
+
+def test_null_exact_count():
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("null1") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--count", "1000000", "--size", "128", "--json", out,
+                            "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    doc = load_json(out)
+    t = doc["tasks"][0]
+    expect(t["tx_packets"] == 1000000 and t["tx_bytes"] == 1000000 * 124, t)
+    expect(doc["ports"][0]["opackets"] == 1000000, doc["ports"])
+    expect("tx 1000000 packets" in r.stdout, r.stdout)
+
+
+def test_null_duration_and_rate():
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("null2") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--duration", "0.5", "--rate", "200k", "--json", out,
+                            "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    t = load_json(out)["tasks"][0]
+    expect(0.5 <= t["duration_s"] < 0.8, t["duration_s"])
+    # 200 kpps for 0.5 s, never more than the bounded catch-up allows.
+    expect(90000 <= t["tx_packets"] <= 100100, t["tx_packets"])
+
+
+def test_quickstart_on_the_wire():
+    r = run(eal("wire1") + ["--", os.path.join(SRC, "lua", "quickstart.lua"), "300000"])
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    expect("sent 300000, received 300000" in r.stdout and "quickstart: OK" in r.stdout,
+           r.stdout)
+
+
+def test_wire_multiqueue_jumbo():
+    d = tmpdir()
+    script = os.path.join(d, "mq.lua")
+    with open(script, "w") as f:
+        f.write("""
+local a, b = assert(linerate.wire{queues = 2, mtu = 9000})
+local rx, gen = {}, {}
+for q = 0, 1 do
+  rx[q] = assert(linerate.task{role = "rx", port = b, queue = q})
+  gen[q] = assert(linerate.task{role = "gen", port = a, queue = q, size = 9018,
+                                count = 20000, flow_base = q * 100})
+end
+linerate.start()
+for q = 0, 1 do assert(gen[q]:wait(30)) end
+for q = 0, 1 do rx[q]:wait{idle = 0.2} end
+linerate.stop()
+for q = 0, 1 do
+  local s = rx[q]:stats()
+  assert(s.own_packets == 20000, ("queue %d got %d"):format(q, s.own_packets))
+  assert(s.rx_bytes == 20000 * 9014)
+end
+""")
+    out = os.path.join(d, "r.json")
+    r = run(eal("wire2") + ["--", "--json", out, script])
+    expect(r.returncode == 0, r.stderr)
+    doc = load_json(out)
+    expect(doc["totals"]["rx_packets"] == 40000 == doc["totals"]["tx_packets"],
+           doc["totals"])
+
+
+def pcap_frames(path):
+    """(length, udp src port, payload bytes) of each frame, read by tshark."""
+    r = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.len",
+                        "-e", "udp.srcport", "-e", "udp.payload"],
+                       capture_output=True, text=True, check=True)
+    return [line.split("\t") for line in r.stdout.splitlines()]
+
+
+def test_pcap_out_read_by_tshark():
+    d = tmpdir()
+    path = os.path.join(d, "gen.pcap")
+    r = run(eal("pcap1") + ["--", "--role", "gen", "--port",
+                            "net_pcap0,tx_pcap=" + path, "--count", "300",
+                            "--size", "100", "--flows", "3", "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    frames = pcap_frames(path)
+    expect(len(frames) == 300, len(frames))
+    seq = {}
+    for i, (length, sport, payload) in enumerate(frames):
+        expect(length == "96", length)	# 100 B on the wire less the FCS
+        expect(int(sport) == 1024 + i % 3, sport)
+        raw = bytes.fromhex(payload.replace(":", ""))
+        magic, flow, s, tsc = struct.unpack(">HIIQ", raw[:18])
+        expect(magic == 0x4C52 and flow == i % 3, (magic, flow))
+        expect(s == seq.get(flow, 0), (flow, s))
+        seq[flow] = s + 1
+        expect(tsc > 0, tsc)
+
+
+def test_pcap_in_own_and_foreign():
+    from scapy.all import ARP, IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    path = os.path.join(d, "in.pcap")
+    pkts = []
+    for i in range(100):
+        hdr = struct.pack(">HIIQ", 0x4C52, i % 5, i // 5, 12345 + i)
+        pkts.append(Ether() / IP(src="10.0.0.1", dst="10.0.0.2") /
+                    UDP(sport=1024 + i % 5, dport=5001) / Raw(hdr + bytes(10)))
+    pkts.append(Ether() / ARP())
+    pkts.append(Ether() / IP() / UDP() / Raw(b"\x00" * 18))	# wrong magic
+    pkts.append(Ether(bytes(Ether() / IP() / UDP() / Raw(struct.pack(">HIIQ", 0x4C52, 1, 2, 3))
+                      )[:40]))					# truncated
+    wrpcap(path, pkts)
+    out = os.path.join(d, "r.json")
+    r = run(eal("pcap2") + ["--", "--role", "rx", "--port", "net_pcap0,rx_pcap=" + path,
+                            "--duration", "0.5", "--json", out, "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    t = load_json(out)["tasks"][0]
+    expect(t["own_packets"] == 100 and t["foreign_packets"] == 3, t)
+    expect(t["rx_packets"] == 103, t)
+
+
+if __name__ == "__main__":
+    main([test_null_exact_count, test_null_duration_and_rate,
+          test_quickstart_on_the_wire, test_wire_multiqueue_jumbo,
+          test_pcap_out_read_by_tshark, test_pcap_in_own_and_foreign])

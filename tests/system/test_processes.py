@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Two linerate processes over net_memif, telemetry read from a running
+instance, and a clean stop on SIGINT/SIGTERM."""
+import json
+import os
+import signal
+import socket
+import time
+
+from lrtest import eal, expect, load_json, main, start, tmpdir
+
+
+def finish(p, timeout=30):
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except Exception:
+        p.kill()
+        out, err = p.communicate()
+        raise AssertionError("process did not end: " + err[-500:])
+    return p.returncode, out, err
+
+
+def test_memif_gen_to_rx():
+    d = tmpdir()
+    sock = os.path.join(d, "memif.sock")
+    rx_json, gen_json = os.path.join(d, "rx.json"), os.path.join(d, "gen.json")
+    n = 500000
+    rx = start(eal("memrx") + ["--", "--role", "rx", "--port",
+               "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+               "--count", str(n), "--link-timeout", "30", "--json", rx_json,
+               "--no-live"])
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.1)
+        gen = start(eal("memgen") + ["--", "--role", "gen", "--port",
+                    "net_memif0,role=client,socket=%s,socket-abstract=no" % sock,
+                    "--count", str(n), "--flows", "64", "--link-timeout", "30",
+                    "--json", gen_json, "--no-live"])
+        rc, _, err = finish(gen)
+        expect(rc == 0, "gen: " + err[-500:])
+        rc, _, err = finish(rx)
+        expect(rc == 0, "rx: " + err[-500:])
+    finally:
+        rx.kill()
+    g, r = load_json(gen_json)["tasks"][0], load_json(rx_json)["tasks"][0]
+    expect(g["tx_packets"] == n, g)
+    expect(r["rx_packets"] == n and r["own_packets"] == n, r)
+
+
+def telemetry(path, cmd):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    json.loads(s.recv(16384))		# greeting
+    s.send(cmd.encode())
+    reply = json.loads(s.recv(65536))
+    s.close()
+    return reply[cmd.split(",")[0]]
+
+
+def test_telemetry_and_sigterm():
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    args = eal("tel")
+    prefix = args[args.index("--file-prefix") + 1]
+    path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+    p = start(args + ["--", "--role", "gen", "--port", "net_null0", "--rate", "1M",
+                      "--json", out])
+    try:
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+        a = telemetry(path, "/linerate/stats")
+        time.sleep(0.3)
+        b = telemetry(path, "/linerate/stats")
+        expect(0 < a["tx_packets"] < b["tx_packets"], (a, b))
+        t = telemetry(path, "/linerate/task,0")
+        expect(t["role"] == "gen" and t["port_name"] == "net_null0", t)
+        expect(telemetry(path, "/linerate/tasks") == [0], "tasks")
+        time.sleep(1.2)
+        p.send_signal(signal.SIGTERM)
+        rc, stdout, err = finish(p)
+    finally:
+        p.kill()
+    expect(rc == 130, "rc %d %s" % (rc, err[-300:]))
+    expect("Mpps" in stdout and "Gb/s L1" in stdout, stdout)	# live line
+    doc = load_json(out)
+    expect(doc["tasks"][0]["state"] == "done", doc["tasks"][0])
+    expect(doc["totals"]["tx_packets"] >= b["tx_packets"], doc["totals"])
+
+
+def test_sigint_stops_a_script():
+    d = tmpdir()
+    script = os.path.join(d, "forever.lua")
+    with open(script, "w") as f:
+        f.write("local a, b = linerate.wire()\n"
+                "linerate.task{role='gen', port=a}\nlinerate.task{role='rx', port=b}\n"
+                "linerate.start()\nwhile true do end\n")
+    out = os.path.join(d, "r.json")
+    p = start(eal("int") + ["--", "--json", out, "--no-live", script])
+    try:
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        rc, _, err = finish(p, 20)
+    finally:
+        p.kill()
+    expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
+    doc = load_json(out)
+    expect(doc["totals"]["tx_packets"] > 0, doc["totals"])
+    expect(all(t["state"] == "done" for t in doc["tasks"]), doc["tasks"])
+
+
+if __name__ == "__main__":
+    main([test_memif_gen_to_rx, test_telemetry_and_sigterm, test_sigint_stops_a_script])

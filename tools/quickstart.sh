@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up, build and run the quickstart on the virtual wire (no NIC needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh build
+exec build/app/linerate --no-pci --no-huge -m 512 -l 0-1 --file-prefix lr_quickstart \
+	--log-level=lib.eal:warning -- lua/quickstart.lua "$@"
