@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,14 +104,14 @@ known_key(const char *key)
 {
 	struct lr_port_conf pc;
 	const struct lr_role *r;
-	char conf[512];
+	union { max_align_t align; char bytes[512]; } conf;
 	unsigned int i;
 
 	if (lr_port_conf_set(&pc, key, "") != -ENOENT)
 		return true;
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		if (r->conf_bytes <= sizeof(conf) &&
-		    r->conf_set(conf, key, "") != -ENOENT)
+		    r->conf_set(&conf, key, "") != -ENOENT)
 			return true;
 	return false;
 }

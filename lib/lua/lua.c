@@ -83,7 +83,7 @@ typedef int (*set_fn)(void *conf, const char *key, const char *val);
  * Unknown keys and bad values raise a Lua error naming them. */
 static void
 apply_table(lua_State *L, int idx, const char *what, void *conf, set_fn set,
-	    set_fn set2, void *conf2, const char *const *skip)
+	    const char *const *skip)
 {
 	char kbuf[64], vbuf[64];
 
@@ -109,8 +109,6 @@ apply_table(lua_State *L, int idx, const char *what, void *conf, set_fn set,
 				   "boolean, got %s", what, key, luaL_typename(L, -1));
 		name = option_name(key, kbuf, sizeof(kbuf));
 		ret = set(conf, name, val);
-		if (ret == -ENOENT && set2 != NULL)
-			ret = set2(conf2, name, val);
 		if (ret == -ENOENT)
 			luaL_error(L, "%s: unknown option '%s'", what, key);
 		if (ret != 0)
@@ -131,7 +129,7 @@ port_conf_from(lua_State *L, int idx, struct lr_port_conf *c)
 	lr_port_conf_init(c);
 	if (!lua_isnoneornil(L, idx)) {
 		luaL_checktype(L, idx, LUA_TTABLE);
-		apply_table(L, idx, "port", c, port_set, NULL, NULL, NULL);
+		apply_table(L, idx, "port", c, port_set, NULL);
 	}
 }
 
@@ -366,7 +364,7 @@ l_task(lua_State *L)
 	conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
 	*(const struct lr_role **)conf = role;
 	role->conf_init((char *)conf + sizeof(role));
-	apply_table(L, 1, role->name, conf, role_set, NULL, NULL, common);
+	apply_table(L, 1, role->name, conf, role_set, common);
 
 	t = lr_task_create(role, (unsigned int)lcore, port, (uint16_t)queue,
 			   duration, (char *)conf + sizeof(role));

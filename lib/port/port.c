@@ -373,10 +373,11 @@ lr_port_info(uint16_t port_id)
 void
 lr_port_close(uint16_t port_id)
 {
-	struct lr_port_info *pi = &ports[port_id];
+	struct lr_port_info *pi;
 
 	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
 		return;
+	pi = &ports[port_id];
 	if (pi->started)
 		rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);

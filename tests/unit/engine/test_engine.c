@@ -13,7 +13,7 @@
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_port.h"
-#include "../lr_test_eal.h"
+#include "../lr_test.h"
 
 /* A role at the library boundary: counts its polls as packets. */
 struct tick_conf {
@@ -178,15 +178,6 @@ setup(void **state)
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	(void)state;
-	lr_engine_cleanup();
-	lr_port_close_all();
-	lr_test_eal_fini();
-	return 0;
-}
 
 int
 main(void)
@@ -199,5 +190,5 @@ main(void)
 		cmocka_unit_test(registry),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
 }

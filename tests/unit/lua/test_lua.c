@@ -15,7 +15,7 @@
 #include "lr_lua.h"
 #include "lr_port.h"
 #include "lr_rx.h"
-#include "../lr_test_eal.h"
+#include "../lr_test.h"
 
 static lua_State *L;
 
@@ -111,12 +111,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	(void)state;
 	lua_close(L);
-	lr_engine_cleanup();
-	lr_port_close_all();
-	lr_test_eal_fini();
-	return 0;
+	return lr_test_teardown(state);
 }
 
 int

@@ -13,7 +13,7 @@
 
 #include "lr_common.h"
 #include "lr_port.h"
-#include "../lr_test_eal.h"
+#include "../lr_test.h"
 
 static void
 rss_fields(void **state)
@@ -188,14 +188,6 @@ setup(void **state)
 	return lr_test_eal_init("port");
 }
 
-static int
-teardown(void **state)
-{
-	(void)state;
-	lr_port_close_all();
-	lr_test_eal_fini();
-	return 0;
-}
 
 int
 main(void)
@@ -210,5 +202,5 @@ main(void)
 		cmocka_unit_test(wire_crosses),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
 }

@@ -15,7 +15,7 @@
 #include "lr_gen.h"
 #include "lr_port.h"
 #include "lr_rx.h"
-#include "../lr_test_eal.h"
+#include "../lr_test.h"
 
 static uint16_t wire[2];
 static unsigned int worker;
@@ -89,27 +89,14 @@ stops_at_count(void **state)
 static int
 setup(void **state)
 {
-	struct lr_port_conf c;
-
 	(void)state;
 	if (lr_test_eal_init("rx") != 0)
 		return -1;
-	lr_port_conf_init(&c);
-	if (lr_port_wire("ur", 1, SOCKET_ID_ANY, wire) != 0 ||
-	    lr_port_setup(wire[0], &c) != 0 || lr_port_setup(wire[1], &c) != 0)
+	if (lr_test_wire("ur", wire) != 0)
 		return -1;
 	return lr_engine_workers(&worker, 1) >= 1 ? 0 : -1;
 }
 
-static int
-teardown(void **state)
-{
-	(void)state;
-	lr_engine_cleanup();
-	lr_port_close_all();
-	lr_test_eal_fini();
-	return 0;
-}
 
 int
 main(void)
@@ -119,5 +106,5 @@ main(void)
 		cmocka_unit_test(stops_at_count),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
 }

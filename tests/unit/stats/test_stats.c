@@ -14,7 +14,7 @@
 #include "lr_gen.h"
 #include "lr_port.h"
 #include "lr_stats.h"
-#include "../lr_test_eal.h"
+#include "../lr_test.h"
 
 static uint16_t wire[2];
 
@@ -81,29 +81,16 @@ results_sum_tasks(void **state)
 static int
 setup(void **state)
 {
-	struct lr_port_conf c;
-
 	(void)state;
 	if (lr_test_eal_init("stats") != 0)
 		return -1;
 	lr_stats_init();
 	lr_stats_live(false, NULL);
-	lr_port_conf_init(&c);
-	if (lr_port_wire("us", 1, SOCKET_ID_ANY, wire) != 0 ||
-	    lr_port_setup(wire[0], &c) != 0 || lr_port_setup(wire[1], &c) != 0)
+	if (lr_test_wire("us", wire) != 0)
 		return -1;
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	(void)state;
-	lr_engine_cleanup();
-	lr_port_close_all();
-	lr_test_eal_fini();
-	return 0;
-}
 
 int
 main(void)
@@ -112,5 +99,5 @@ main(void)
 		cmocka_unit_test(results_sum_tasks),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
 }
