@@ -104,7 +104,7 @@ known_key(const char *key)
 {
 	struct lr_port_conf pc;
 	const struct lr_role *r;
-	union { max_align_t align; char bytes[512]; } conf;
+	union { max_align_t align; char bytes[2048]; } conf;
 	unsigned int i;
 
 	if (lr_port_conf_set(&pc, key, "") != -ENOENT)
@@ -248,6 +248,7 @@ run_role(const struct opts *o, const struct lr_role *role,
 	unsigned int workers[RTE_MAX_LCORE], nw, q, nq;
 	const struct lr_port_info *pi;
 	uint16_t port;
+	void *qc;
 	int ret;
 
 	if (o->lcores != NULL) {
@@ -272,13 +273,26 @@ run_role(const struct opts *o, const struct lr_role *role,
 	}
 	pi = lr_port_info(port);
 	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	qc = malloc(role->conf_bytes);
+	if (qc == NULL)
+		return 1;
 	for (q = 0; q < nq; q++) {
+		char slice[32];
+
+		/* Each queue takes its share of the flows, count and rate
+		 * (roles without slices ignore it). */
+		memcpy(qc, rc, role->conf_bytes);
+		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
+		if (nq > 1)
+			role->conf_set(qc, "slice", slice);
 		if (lr_task_create(role, workers[q % nw], port, (uint16_t)q,
-				   o->duration_s, rc) == NULL) {
+				   o->duration_s, qc) == NULL) {
 			fprintf(stderr, "linerate: %s\n", lr_errmsg());
+			free(qc);
 			return 1;
 		}
 	}
+	free(qc);
 	if (lr_engine_start() < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		return 1;

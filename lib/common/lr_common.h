@@ -11,6 +11,7 @@
 #ifndef LR_COMMON_H
 #define LR_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -33,6 +34,80 @@ lr_frame_bytes(uint32_t pkt_len)
 {
 	return pkt_len + LR_FCS_BYTES;
 }
+
+#define LR_ETH_HDRS_BYTES 18	/**< Ethernet header (14) and FCS (4) */
+#define LR_UDP4_OVERHEAD (LR_ETH_HDRS_BYTES + 20 + 8)	/**< 46: the paper's figure */
+#define LR_UDP6_OVERHEAD (LR_ETH_HDRS_BYTES + 40 + 8)	/**< 66 */
+
+/**
+ * The frame that carries @p user bytes of UDP data over IPv4 (or IPv6),
+ * padded to 64 B as Ethernet pads it: 18 B -> 64 B, 1472 B -> 1518 B.
+ */
+static inline uint32_t
+lr_frame_for_user(uint32_t user, int ipv6)
+{
+	uint32_t f = user + (ipv6 ? LR_UDP6_OVERHEAD : LR_UDP4_OVERHEAD);
+
+	return f < LR_FRAME_MIN_BYTES ? LR_FRAME_MIN_BYTES : f;
+}
+
+/** UDP data bytes in a frame of @p frame bytes (without padding). */
+static inline uint32_t
+lr_user_for_frame(uint32_t frame, int ipv6)
+{
+	uint32_t o = ipv6 ? LR_UDP6_OVERHEAD : LR_UDP4_OVERHEAD;
+
+	return frame > o ? frame - o : 0;
+}
+
+/** Frames per second of @p frame bytes that fill a link of @p bps bit/s. */
+static inline double
+lr_line_rate_pps(double bps, uint32_t frame)
+{
+	return bps / (8.0 * (frame + LR_L1_EXTRA_BYTES));
+}
+
+/**
+ * The share of the link that is not user data, Table 1's "overhead":
+ * 1 - user / (frame + 20), e.g. 78.6 % for 18 B in a 64 B frame.
+ */
+static inline double
+lr_overhead(uint32_t user, uint32_t frame)
+{
+	return 1.0 - (double)user / (double)(frame + LR_L1_EXTRA_BYTES);
+}
+
+/** How a rate is given. */
+enum lr_rate_unit {
+	LR_RATE_MAX = 0,	/**< as fast as the port takes */
+	LR_RATE_PPS,		/**< packets per second */
+	LR_RATE_L2,		/**< bit/s of frames with FCS */
+	LR_RATE_L1,		/**< bit/s with preamble and gap (20 B/frame) */
+	LR_RATE_PCT,		/**< percent of the link speed, at L1 */
+};
+
+struct lr_rate {
+	enum lr_rate_unit unit;
+	double value;
+};
+
+/**
+ * Parse a rate: "0" or "max" (unlimited), "1000", "1.5Mpps" (packets/s),
+ * "10Gbps" (L2 bit/s), "10Gbpsl1" (L1 bit/s), "50%" (of the link speed).
+ * k, M and G multiply by powers of 10. @return 0 or -EINVAL.
+ */
+int lr_rate_parse(const char *s, struct lr_rate *r);
+
+/**
+ * Pacing cost of a rate: a frame of f bytes (FCS included) takes
+ * per_pkt + per_byte * f seconds. @p link_bps is needed for LR_RATE_PCT.
+ * @return 0, or -EINVAL (a percentage without a link speed).
+ */
+int lr_rate_cost(const struct lr_rate *r, double link_bps, double *per_pkt,
+		 double *per_byte);
+
+/** The rate as text ("1.5 Mpps", "10 Gbit/s L2", "50 %"), for messages. */
+const char *lr_rate_str(const struct lr_rate *r, char *buf, size_t len);
 
 /**
  * Record the reason of a failure for the caller's caller.

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -22,39 +24,223 @@
 /* A stalled sender catches up at most this far: never an unbounded burst. */
 #define GEN_MAX_LAG_US 100
 
-struct gen {
-	struct rte_mempool *pool;	/**< mbufs pre-filled with the template */
-	uint32_t *seq;			/**< next sequence number per flow */
-	uint32_t flows;
-	uint32_t flow_base;
-	uint32_t next_flow;		/**< round-robin position */
-	uint16_t src_port;
-	uint16_t burst;
-	uint32_t pkt_len;		/**< frame without FCS */
-	uint64_t remaining;		/**< packets still to build, UINT64_MAX: no limit */
-	double tsc_per_pkt;		/**< TSC cycles per packet, 0: unpaced */
-	double next_tsc;		/**< when the next packet is due, 0: now */
-	double max_lag_tsc;
-	uint16_t nb_pend;		/**< built but not yet taken by the queue */
-	struct rte_mbuf *pend[LR_BURST];
-	struct lr_gen_conf conf;
-	uint8_t tmpl[LR_UDP4_HDRS_BYTES + LR_HDR_BYTES];
+/* One flow as the fast path writes it: all network order, with the parts of
+ * the checksums that do not change from packet to packet. */
+struct gen_flow {
+	uint32_t id;		/* flow id, host order */
+	uint32_t seq;		/* next sequence number */
+	rte_be32_t src_lo;	/* IPv4 address, or an IPv6 address's last 32 bits */
+	rte_be32_t dst_lo;
+	rte_be16_t src_port;
+	rte_be16_t dst_port;
+	uint32_t ip_sum;	/* IPv4 header without length and checksum */
+	uint32_t udp_sum;	/* pseudo-header addresses and protocol, ports,
+				 * magic and flow id */
 };
+
+struct gen_size {
+	uint32_t len;		/* frame without FCS */
+	uint32_t pay_sum;	/* payload after lr_pkt_hdr, for the UDP sum */
+	double cost;		/* TSC cycles this frame takes at the rate */
+};
+
+struct gen {
+	struct rte_mempool *pool;	/* mbufs pre-filled with the template */
+	struct gen_flow *flows;
+	uint32_t nb_flows;
+	uint32_t next_flow;
+	struct gen_size *sizes;
+	uint32_t nb_sizes;
+	uint32_t next_size;
+	uint16_t burst;
+	bool ipv6;
+	bool cksum;			/* UDP checksum per packet */
+	bool fixed;
+	uint64_t remaining;		/* packets still to build */
+	uint64_t bytes_left;		/* frame bytes still to build */
+	bool paced;
+	double next_tsc;		/* when the next packet is due, 0: now */
+	double max_lag_tsc;
+	uint16_t nb_pend;		/* built but not yet taken by the queue */
+	struct rte_mbuf *pend[LR_BURST];
+	/* control path only */
+	struct lr_gen_conf conf;
+	uint32_t first_flow;		/* global id of flows[0]'s slice start */
+	uint32_t max_len;
+	double mean_frame;
+	double rate_pps;		/* this task's, 0: unlimited */
+};
+
+/* splitmix64: a seeded, repeatable sequence for shuffles and sizes. */
+static uint64_t
+next_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void
+range_v4(struct lr_ip_range *r, uint32_t host)
+{
+	rte_be32_t be = rte_cpu_to_be_32(host);
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->addr, &be, 4);
+	r->n = 1;
+}
+
+static void
+range_v6(struct lr_ip_range *r, uint8_t last)
+{
+	memset(r, 0, sizeof(*r));
+	r->addr[0] = 0xfd;	/* fd00::/8, unique local */
+	r->addr[15] = last;
+	r->n = 1;
+	r->ipv6 = true;
+}
 
 void
 lr_gen_conf_init(struct lr_gen_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->frame_bytes = 64;
+	c->size_mode = LR_SIZE_FIXED;
+	c->nb_sizes = 1;
+	c->sizes[0] = 64;
+	c->weights[0] = 1;
 	c->flows = 1;
-	c->src_ip = RTE_IPV4(10, 0, 0, 1);
-	c->dst_ip = RTE_IPV4(10, 0, 0, 2);
+	range_v4(&c->src_ip, RTE_IPV4(10, 0, 0, 1));
+	range_v4(&c->dst_ip, RTE_IPV4(10, 0, 0, 2));
 	c->src_port = 1024;
+	c->src_ports = 65536 - 1024;
 	c->dst_port = 5001;
+	c->dst_ports = 1;
+	c->seed = 1;
+	c->slices = 1;
 	c->burst = LR_BURST;
+	c->pattern = LR_PATTERN_INC;
+	c->udp_cksum = -1;
 	/* Locally administered addresses. */
 	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
 	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
+}
+
+/* The address ranges in use: an IPv6 address on one side makes the other
+ * side's default IPv6 as well. */
+static int
+ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
+       struct lr_ip_range *dst)
+{
+	*src = c->src_ip;
+	*dst = c->dst_ip;
+	if (src->ipv6 == dst->ipv6)
+		return 0;
+	if (!src->set)
+		range_v6(src, 1);
+	else if (!dst->set)
+		range_v6(dst, 2);
+	else
+		return lr_err(EINVAL, "gen: src-ip and dst-ip are of different "
+			      "families");
+	return 0;
+}
+
+bool
+lr_gen_ipv6(const struct lr_gen_conf *c)
+{
+	return c->src_ip.ipv6 || c->dst_ip.ipv6;
+}
+
+uint64_t
+lr_gen_tuples(const struct lr_gen_conf *c)
+{
+	struct lr_ip_range s, d;
+	double n;
+
+	if (ranges(c, &s, &d) != 0)
+		return 0;
+	n = (double)c->src_ports * c->dst_ports * s.n * d.n;
+	return n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+}
+
+static void
+addr_at(const struct lr_ip_range *r, uint32_t k, uint8_t out[16])
+{
+	unsigned int lo = r->ipv6 ? 12 : 0;
+	rte_be32_t be;
+
+	memcpy(out, r->addr, 16);
+	memcpy(&be, out + lo, 4);
+	be = rte_cpu_to_be_32(rte_be_to_cpu_32(be) + k);
+	memcpy(out + lo, &be, 4);
+}
+
+int
+lr_gen_flow_at(const struct lr_gen_conf *c, uint32_t i, struct lr_gen_tuple *t)
+{
+	struct lr_ip_range s, d;
+	uint64_t k = i;
+
+	if (ranges(c, &s, &d) != 0 || i >= lr_gen_tuples(c))
+		return -EINVAL;
+	t->src_port = rte_cpu_to_be_16((uint16_t)(c->src_port + k % c->src_ports));
+	k /= c->src_ports;
+	t->dst_port = rte_cpu_to_be_16((uint16_t)(c->dst_port + k % c->dst_ports));
+	k /= c->dst_ports;
+	addr_at(&s, (uint32_t)(k % s.n), t->src_ip);
+	k /= s.n;
+	addr_at(&d, (uint32_t)(k % d.n), t->dst_ip);
+	return 0;
+}
+
+int
+lr_gen_size_table(const struct lr_gen_conf *c, uint32_t *out, uint32_t max)
+{
+	uint64_t seed = c->seed;
+	int64_t cur[LR_GEN_SIZES_MAX] = { 0 };
+	uint32_t total = 0, i, j, n;
+
+	if (c->data_bytes != 0) {
+		if (max < 1)
+			return -EINVAL;
+		out[0] = lr_frame_for_user(c->data_bytes, lr_gen_ipv6(c));
+		return 1;
+	}
+	switch (c->size_mode) {
+	case LR_SIZE_FIXED:
+		if (max < 1)
+			return -EINVAL;
+		out[0] = c->sizes[0];
+		return 1;
+	case LR_SIZE_RANGE:
+		n = RTE_MIN(max, (uint32_t)LR_GEN_SIZE_TABLE);
+		for (i = 0; i < n; i++)
+			out[i] = c->sizes[0] + (uint32_t)(next_rand(&seed) %
+				 (c->sizes[1] - c->sizes[0] + 1));
+		return (int)n;
+	case LR_SIZE_LIST:
+		for (j = 0; j < c->nb_sizes; j++)
+			total += c->weights[j];
+		if (total == 0 || total > max)
+			return -EINVAL;
+		/* Smooth weighted round robin: 7:4:1 interleaves the sizes
+		 * instead of sending seven 64 B frames in a row. */
+		for (i = 0; i < total; i++) {
+			uint32_t best = 0;
+
+			for (j = 0; j < c->nb_sizes; j++) {
+				cur[j] += c->weights[j];
+				if (cur[j] > cur[best])
+					best = j;
+			}
+			cur[best] -= total;
+			out[i] = c->sizes[best];
+		}
+		return (int)total;
+	}
+	return -EINVAL;
 }
 
 static int
@@ -71,14 +257,156 @@ set_u64(const char *key, const char *val, uint64_t min, uint64_t max,
 }
 
 static int
-set_ip(const char *key, const char *val, uint32_t *out)
+parse_size(const char *val, uint32_t *out)
 {
-	struct in_addr a;
+	uint64_t v;
 
-	if (inet_pton(AF_INET, val, &a) != 1)
-		return lr_err(EINVAL, "gen: %s '%s' is not an IPv4 address", key, val);
-	*out = rte_be_to_cpu_32(a.s_addr);
+	if (lr_parse_u64(val, &v) != 0 || v < LR_FRAME_MIN_BYTES ||
+	    v > LR_FRAME_MAX_BYTES)
+		return lr_err(EINVAL, "gen: size '%s': want frame bytes in %u..%u",
+			      val, LR_FRAME_MIN_BYTES, LR_FRAME_MAX_BYTES);
+	*out = (uint32_t)v;
 	return 0;
+}
+
+/* "64", "64-1518", "imix", "64:7,594:4,1518:1", "64,128,256". */
+static int
+set_sizes(struct lr_gen_conf *c, const char *val)
+{
+	char buf[256], *tok, *save, *sep;
+	uint32_t n = 0, total = 0;
+	uint64_t w;
+
+	if (strcmp(val, "imix") == 0)
+		val = "64:7,594:4,1518:1";
+	if (strlen(val) >= sizeof(buf))
+		return lr_err(EINVAL, "gen: size list too long");
+	snprintf(buf, sizeof(buf), "%s", val);
+	c->data_bytes = 0;
+	sep = strchr(buf, '-');
+	if (sep != NULL) {
+		*sep = '\0';
+		if (parse_size(buf, &c->sizes[0]) != 0 ||
+		    parse_size(sep + 1, &c->sizes[1]) != 0)
+			return -EINVAL;
+		if (c->sizes[1] < c->sizes[0])
+			return lr_err(EINVAL, "gen: size range '%s' runs backwards",
+				      val);
+		c->size_mode = LR_SIZE_RANGE;
+		c->nb_sizes = 2;
+		return 0;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == LR_GEN_SIZES_MAX)
+			return lr_err(EINVAL, "gen: more than %u sizes",
+				      LR_GEN_SIZES_MAX);
+		w = 1;
+		sep = strchr(tok, ':');
+		if (sep != NULL) {
+			*sep = '\0';
+			if (lr_parse_u64(sep + 1, &w) != 0 || w == 0 ||
+			    w > LR_GEN_SIZE_TABLE)
+				return lr_err(EINVAL, "gen: weight '%s' of size %s: "
+					      "want 1..%u", sep + 1, tok,
+					      LR_GEN_SIZE_TABLE);
+		}
+		if (parse_size(tok, &c->sizes[n]) != 0)
+			return -EINVAL;
+		c->weights[n++] = (uint32_t)w;
+		total += (uint32_t)w;
+	}
+	if (n == 0)
+		return lr_err(EINVAL, "gen: size '%s': no size", val);
+	if (total > LR_GEN_SIZE_TABLE)
+		return lr_err(EINVAL, "gen: size weights add up to %u > %u", total,
+			      LR_GEN_SIZE_TABLE);
+	c->nb_sizes = n;
+	c->size_mode = n == 1 ? LR_SIZE_FIXED : LR_SIZE_LIST;
+	return 0;
+}
+
+static int
+parse_ip(const char *key, const char *s, uint8_t out[16], bool *v6)
+{
+	struct in_addr a4;
+
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		memcpy(out, &a4, 4);
+		*v6 = false;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, out) == 1) {
+		*v6 = true;
+		return 0;
+	}
+	return lr_err(EINVAL, "gen: %s '%s' is not an IPv4 or IPv6 address",
+		      key, s);
+}
+
+/* "10.0.0.1" or "10.0.0.1-10.0.0.255", "fd00::1-fd00::ff". */
+static int
+set_ip_range(const char *key, const char *val, struct lr_ip_range *r)
+{
+	char buf[INET6_ADDRSTRLEN * 2 + 2], *dash;
+	uint8_t last[16];
+	uint32_t a, b;
+	bool v6b;
+	unsigned int lo;
+
+	if (strlen(val) >= sizeof(buf))
+		return lr_err(EINVAL, "gen: %s '%s' is too long", key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (parse_ip(key, buf, r->addr, &r->ipv6) != 0)
+		return -EINVAL;
+	r->n = 1;
+	r->set = true;
+	if (dash == NULL)
+		return 0;
+	if (parse_ip(key, dash + 1, last, &v6b) != 0)
+		return -EINVAL;
+	lo = r->ipv6 ? 12 : 0;
+	if (v6b != r->ipv6 || (r->ipv6 && memcmp(r->addr, last, 12) != 0))
+		return lr_err(EINVAL, "gen: %s '%s': both ends must be of one "
+			      "family and, for IPv6, differ in the last 32 bits "
+			      "only", key, val);
+	memcpy(&a, r->addr + lo, 4);
+	memcpy(&b, last + lo, 4);
+	a = rte_be_to_cpu_32(a);
+	b = rte_be_to_cpu_32(b);
+	if (b < a || b - a == UINT32_MAX)
+		return lr_err(EINVAL, "gen: %s '%s': want FIRST-LAST with LAST >= "
+			      "FIRST, fewer than 2^32", key, val);
+	r->n = b - a + 1;
+	return 0;
+}
+
+/* "5001" or "1024-2047". */
+static int
+set_port_range(const char *key, const char *val, uint16_t *first, uint32_t *n)
+{
+	char buf[32], *dash;
+	uint64_t a, b;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (lr_parse_u64(buf, &a) != 0 || a > 65535)
+		goto bad;
+	b = a;
+	if (dash != NULL && (lr_parse_u64(dash + 1, &b) != 0 || b > 65535 || b < a))
+		goto bad;
+	*first = (uint16_t)a;
+	*n = (uint32_t)(b - a + 1);
+	return 0;
+bad:
+	return lr_err(EINVAL, "gen: %s '%s': want a port or FIRST-LAST in 0..65535",
+		      key, val);
 }
 
 static int
@@ -86,6 +414,58 @@ set_mac(const char *key, const char *val, struct rte_ether_addr *out)
 {
 	if (rte_ether_unformat_addr(val, out) != 0)
 		return lr_err(EINVAL, "gen: %s '%s' is not a MAC address", key, val);
+	return 0;
+}
+
+/* inc, zero, random, or hex bytes "0xdeadbeef". */
+static int
+set_pattern(struct lr_gen_conf *c, const char *val)
+{
+	size_t i, n;
+
+	if (strcmp(val, "inc") == 0) {
+		c->pattern = LR_PATTERN_INC;
+	} else if (strcmp(val, "zero") == 0) {
+		c->pattern = LR_PATTERN_ZERO;
+	} else if (strcmp(val, "random") == 0) {
+		c->pattern = LR_PATTERN_RANDOM;
+	} else {
+		if (strncmp(val, "0x", 2) == 0)
+			val += 2;
+		n = strlen(val);
+		if (n == 0 || n % 2 != 0 || n / 2 > LR_GEN_PATTERN_MAX)
+			goto bad;
+		for (i = 0; i < n / 2; i++) {
+			unsigned int b;
+
+			if (sscanf(val + 2 * i, "%2x", &b) != 1 ||
+			    !isxdigit((unsigned char)val[2 * i]) ||
+			    !isxdigit((unsigned char)val[2 * i + 1]))
+				goto bad;
+			c->pattern_bytes[i] = (uint8_t)b;
+		}
+		c->pattern_len = (uint8_t)(n / 2);
+		c->pattern = LR_PATTERN_BYTES;
+	}
+	return 0;
+bad:
+	return lr_err(EINVAL, "gen: pattern '%s': want inc, zero, random or 1..%u "
+		      "hex bytes", val, LR_GEN_PATTERN_MAX);
+}
+
+/* "I/N": this task is slice I (from 0) of N. */
+static int
+set_slice(struct lr_gen_conf *c, const char *val)
+{
+	unsigned int i, n;
+	char end;
+
+	if (sscanf(val, "%u/%u%c", &i, &n, &end) != 2 || n == 0 || n > 65535 ||
+	    i >= n)
+		return lr_err(EINVAL, "gen: slice '%s': want I/N with 0 <= I < N",
+			      val);
+	c->slice = (uint16_t)i;
+	c->slices = (uint16_t)n;
 	return 0;
 }
 
@@ -97,35 +477,57 @@ gen_conf_set(void *conf, const char *key, const char *val)
 	int ret = 0;
 
 	if (strcmp(key, "size") == 0) {
-		ret = set_u64(key, val, LR_FRAME_MIN_BYTES, LR_FRAME_MAX_BYTES, &v);
-		c->frame_bytes = (uint32_t)v;
+		ret = set_sizes(c, val);
+	} else if (strcmp(key, "data-size") == 0) {
+		ret = set_u64(key, val, LR_HDR_BYTES,
+			      LR_FRAME_MAX_BYTES - LR_UDP4_OVERHEAD, &v);
+		c->data_bytes = (uint32_t)v;
 	} else if (strcmp(key, "count") == 0) {
 		ret = set_u64(key, val, 0, UINT64_MAX, &c->count);
+	} else if (strcmp(key, "bytes") == 0) {
+		ret = set_u64(key, val, 0, UINT64_MAX, &c->bytes);
 	} else if (strcmp(key, "rate") == 0) {
-		ret = set_u64(key, val, 0, UINT64_MAX, &c->rate_pps);
+		if (lr_rate_parse(val, &c->rate) != 0)
+			return lr_err(EINVAL, "gen: rate '%s': want max, PPS, "
+				      "1.5Mpps, 10Gbps (L2), 10Gbpsl1 or 50%%", val);
 	} else if (strcmp(key, "flows") == 0) {
-		ret = set_u64(key, val, 1, 65535, &v);
+		ret = set_u64(key, val, 1, UINT32_MAX, &v);
 		c->flows = (uint32_t)v;
 	} else if (strcmp(key, "flow-base") == 0) {
-		ret = set_u64(key, val, 0, UINT32_MAX, &v);
+		ret = set_u64(key, val, 0, UINT32_MAX - 1, &v);
 		c->flow_base = (uint32_t)v;
+	} else if (strcmp(key, "order") == 0) {
+		if (strcmp(val, "seq") != 0 && strcmp(val, "shuffle") != 0)
+			return lr_err(EINVAL, "gen: order '%s': want seq or "
+				      "shuffle", val);
+		c->shuffle = strcmp(val, "shuffle") == 0;
+	} else if (strcmp(key, "seed") == 0) {
+		ret = set_u64(key, val, 0, UINT64_MAX, &c->seed);
+	} else if (strcmp(key, "slice") == 0) {
+		ret = set_slice(c, val);
 	} else if (strcmp(key, "burst") == 0) {
 		ret = set_u64(key, val, 1, LR_BURST, &v);
 		c->burst = (uint16_t)v;
 	} else if (strcmp(key, "src-port") == 0) {
-		ret = set_u64(key, val, 0, 65535, &v);
-		c->src_port = (uint16_t)v;
+		ret = set_port_range(key, val, &c->src_port, &c->src_ports);
 	} else if (strcmp(key, "dst-port") == 0) {
-		ret = set_u64(key, val, 0, 65535, &v);
-		c->dst_port = (uint16_t)v;
+		ret = set_port_range(key, val, &c->dst_port, &c->dst_ports);
 	} else if (strcmp(key, "src-ip") == 0) {
-		ret = set_ip(key, val, &c->src_ip);
+		ret = set_ip_range(key, val, &c->src_ip);
 	} else if (strcmp(key, "dst-ip") == 0) {
-		ret = set_ip(key, val, &c->dst_ip);
+		ret = set_ip_range(key, val, &c->dst_ip);
 	} else if (strcmp(key, "src-mac") == 0) {
 		ret = set_mac(key, val, &c->src_mac);
 	} else if (strcmp(key, "dst-mac") == 0) {
 		ret = set_mac(key, val, &c->dst_mac);
+	} else if (strcmp(key, "pattern") == 0) {
+		ret = set_pattern(c, val);
+	} else if (strcmp(key, "fixed") == 0) {
+		ret = set_u64(key, val, 0, 1, &v);
+		c->fixed = v != 0;
+	} else if (strcmp(key, "udp-cksum") == 0) {
+		ret = set_u64(key, val, 0, 1, &v);
+		c->udp_cksum = (int8_t)v;
 	} else {
 		return -ENOENT;
 	}
@@ -163,34 +565,156 @@ lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
 	return 0;
 }
 
-/* Ethernet, IPv4 and UDP headers of flow 0, and an empty lr_pkt_hdr. */
+/*
+ * Checksums by incremental update (RFC 1071, 1624): the one's complement
+ * sum of 16-bit words does not depend on byte order, so words are summed as
+ * they lie in memory and the folded complement is stored as it is.
+ */
+static inline uint32_t
+sum16(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint32_t s = 0;
+	uint16_t w;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		memcpy(&w, b + i, 2);
+		s += w;
+	}
+	if (len & 1) {
+		uint8_t last[2] = { b[len - 1], 0 };
+
+		memcpy(&w, last, 2);
+		s += w;
+	}
+	return s;
+}
+
+static inline uint16_t
+fold(uint64_t s)
+{
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static inline uint32_t
+sum32(uint32_t v)
+{
+	return (v & 0xffff) + (v >> 16);
+}
+
+/* Offsets in the frame, both families. */
+struct layout {
+	uint32_t l3;		/* IP header */
+	uint32_t l4;		/* UDP header */
+	uint32_t pay;		/* lr_pkt_hdr */
+};
+
+static struct layout
+layout_of(bool ipv6)
+{
+	struct layout l = { RTE_ETHER_HDR_LEN, RTE_ETHER_HDR_LEN + 20,
+			    LR_UDP4_HDRS_BYTES };
+
+	if (ipv6) {
+		l.l4 = RTE_ETHER_HDR_LEN + 40;
+		l.pay = LR_UDP6_HDRS_BYTES;
+	}
+	return l;
+}
+
+/* The frame's constant bytes, up to the largest size: Ethernet, IP and UDP
+ * headers of flow 0 and the payload pattern. */
 static void
-build_template(struct gen *g)
+build_template(const struct gen *g, const struct lr_ip_range *src,
+	       const struct lr_ip_range *dst, uint8_t *d)
 {
 	const struct lr_gen_conf *c = &g->conf;
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)g->tmpl;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-	uint16_t ip_len = (uint16_t)(g->pkt_len - RTE_ETHER_HDR_LEN);
+	struct layout l = layout_of(g->ipv6);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + l.l4);
+	uint64_t seed = c->seed;
+	uint32_t i;
 
-	memset(g->tmpl, 0, sizeof(g->tmpl));
+	for (i = l.pay + LR_HDR_BYTES; i < g->max_len; i++) {
+		switch (c->pattern) {
+		case LR_PATTERN_INC:
+			d[i] = (uint8_t)i;
+			break;
+		case LR_PATTERN_ZERO:
+			d[i] = 0;
+			break;
+		case LR_PATTERN_RANDOM:
+			d[i] = (uint8_t)next_rand(&seed);
+			break;
+		case LR_PATTERN_BYTES:
+			d[i] = c->pattern_bytes[(i - l.pay - LR_HDR_BYTES) %
+						c->pattern_len];
+			break;
+		}
+	}
+	memset(d, 0, l.pay + LR_HDR_BYTES);
 	eth->src_addr = c->src_mac;
 	eth->dst_addr = c->dst_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(ip_len);
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(c->src_ip);
-	ip->dst_addr = rte_cpu_to_be_32(c->dst_ip);
-	/* Flows differ only in the UDP source port: the IPv4 checksum is the
-	 * same for all of them. UDP checksum 0 means "none" over IPv4. */
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->src_port = rte_cpu_to_be_16(c->src_port);
+	if (g->ipv6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + l.l3);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, src->addr, 16);
+		memcpy(ip->dst_addr, dst->addr, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + l.l3);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+	}
 	udp->dst_port = rte_cpu_to_be_16(c->dst_port);
-	udp->dgram_len = rte_cpu_to_be_16(ip_len - 20);
-	lr_pkt_hdr_write(udp + 1, 0, 0, 0);
+	lr_pkt_hdr_write(d + l.pay, 0, 0, 0);
+}
+
+/* Per-flow constants: addresses, ports and the checksum parts they make. */
+static void
+build_flow(const struct gen *g, const uint8_t *tmpl, const struct lr_gen_tuple *t,
+	   uint32_t id, struct gen_flow *f)
+{
+	struct layout l = layout_of(g->ipv6);
+	uint8_t hdr[60];
+	rte_be32_t idbe = rte_cpu_to_be_32(id);
+	rte_be16_t magic = rte_cpu_to_be_16(LR_HDR_MAGIC);
+	rte_be16_t proto = rte_cpu_to_be_16(IPPROTO_UDP);
+
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->src_port = t->src_port;
+	f->dst_port = t->dst_port;
+	if (g->ipv6) {
+		memcpy(&f->src_lo, t->src_ip + 12, 4);
+		memcpy(&f->dst_lo, t->dst_ip + 12, 4);
+		f->udp_sum = sum16(t->src_ip, 16) + sum16(t->dst_ip, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)hdr;
+
+		memcpy(&f->src_lo, t->src_ip, 4);
+		memcpy(&f->dst_lo, t->dst_ip, 4);
+		memcpy(hdr, tmpl + l.l3, 20);
+		ip->src_addr = f->src_lo;
+		ip->dst_addr = f->dst_lo;
+		ip->total_length = 0;
+		ip->hdr_checksum = 0;
+		f->ip_sum = sum16(ip, 20);
+		f->udp_sum = sum16(t->src_ip, 4) + sum16(t->dst_ip, 4);
+	}
+	f->udp_sum += proto + f->src_port + f->dst_port + magic + sum32(idbe);
 }
 
 /* rte_mempool_obj_iter callback: write the whole frame once (libmoon's
@@ -198,17 +722,296 @@ build_template(struct gen *g)
 static void
 fill_mbuf(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 {
-	const struct gen *g = arg;
+	const uint8_t *tmpl = arg;
 	struct rte_mbuf *m = obj;
-	uint8_t *d;
-	uint32_t i;
+	const struct gen *g = (const struct gen *)(const void *)
+			      *(const uintptr_t *)tmpl;
 
 	RTE_SET_USED(mp);
 	RTE_SET_USED(idx);
-	d = (uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM;
-	memcpy(d, g->tmpl, sizeof(g->tmpl));
-	for (i = sizeof(g->tmpl); i < g->pkt_len; i++)
-		d[i] = (uint8_t)i;	/* payload pattern: byte offset */
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), tmpl + sizeof(uintptr_t),
+	       g->max_len);
+	m->data_len = (uint16_t)g->sizes[0].len;
+	m->pkt_len = g->sizes[0].len;
+}
+
+/* Write flow @p f into frame @p d: what the fixed mode writes once and the
+ * fast path writes per packet (without the sequence and timestamp). */
+static inline void
+write_frame(const struct gen *g, uint8_t *d, const struct gen_flow *f,
+	    const struct gen_size *s, uint32_t flow_id, uint32_t seq, uint64_t tsc)
+{
+	uint16_t ulen = (uint16_t)(s->len - (g->ipv6 ? RTE_ETHER_HDR_LEN + 40 :
+					     RTE_ETHER_HDR_LEN + 20));
+	rte_be16_t ulen_be = rte_cpu_to_be_16(ulen);
+	struct rte_udp_hdr *udp;
+	struct lr_pkt_hdr *h;
+	uint64_t sum;
+
+	if (g->ipv6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + RTE_ETHER_HDR_LEN);
+
+		ip->payload_len = ulen_be;
+		memcpy(ip->src_addr + 12, &f->src_lo, 4);
+		memcpy(ip->dst_addr + 12, &f->dst_lo, 4);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+		rte_be16_t ilen = rte_cpu_to_be_16((uint16_t)(ulen + 20));
+
+		ip->total_length = ilen;
+		ip->src_addr = f->src_lo;
+		ip->dst_addr = f->dst_lo;
+		ip->hdr_checksum = (uint16_t)~fold((uint64_t)f->ip_sum + ilen);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+	}
+	udp->src_port = f->src_port;
+	udp->dst_port = f->dst_port;
+	udp->dgram_len = ulen_be;
+	h = (struct lr_pkt_hdr *)(udp + 1);
+	h->flow = rte_cpu_to_be_32(flow_id);
+	h->seq = rte_cpu_to_be_32(seq);
+	h->tx_tsc = rte_cpu_to_be_64(tsc);
+	if (g->cksum) {
+		rte_be32_t seq_be = h->seq;
+		uint64_t tsc_be = h->tx_tsc;
+		uint16_t c;
+
+		/* The pseudo-header's length and the UDP length field. */
+		sum = (uint64_t)f->udp_sum + 2u * ulen_be + s->pay_sum +
+		      sum32(seq_be) + sum32((uint32_t)tsc_be) +
+		      sum32((uint32_t)(tsc_be >> 32));
+		c = (uint16_t)~fold(sum);
+		udp->dgram_cksum = c == 0 ? 0xffff : c;
+	} else {
+		udp->dgram_cksum = 0;
+	}
+}
+
+/* The fixed mode's one frame, final: flow untracked (rx counts these
+ * apart), its UDP checksum computed whole. */
+static void
+fix_frame(const struct gen *g, uint8_t *d)
+{
+	struct layout l = layout_of(g->ipv6);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + l.l4);
+
+	write_frame(g, d, &g->flows[0], &g->sizes[0], LR_FLOW_NONE, 0, 0);
+	if (!g->cksum)
+		return;
+	udp->dgram_cksum = 0;
+	if (g->ipv6)
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum(
+			(const struct rte_ipv6_hdr *)(d + l.l3), udp);
+	else
+		udp->dgram_cksum = rte_ipv4_udptcp_cksum(
+			(const struct rte_ipv4_hdr *)(d + l.l3), udp);
+}
+
+static void
+gen_free(struct lr_task *t)
+{
+	struct gen *g = t->priv;
+
+	if (g == NULL)
+		return;
+	/* Mbufs may still sit in a peer's queue: free the pool only when
+	 * all of them came back. */
+	if (g->pool != NULL && rte_mempool_full(g->pool))
+		rte_mempool_free(g->pool);
+	rte_free(g->flows);
+	rte_free(g->sizes);
+	rte_free(g);
+	t->priv = NULL;
+}
+
+/* The share of @p total that slice @p i of @p n gets. */
+static uint64_t
+share(uint64_t total, uint16_t i, uint16_t n)
+{
+	return total / n + (i < total % n ? 1 : 0);
+}
+
+static int
+check_conf(const struct lr_gen_conf *c, const struct lr_port_info *pi,
+	   const struct lr_ip_range *src, const struct lr_ip_range *dst)
+{
+	uint64_t tuples = lr_gen_tuples(c);
+
+	if (c->flows == 0)
+		return lr_err(EINVAL, "gen: zero flows");
+	if (tuples < c->flows)
+		return lr_err(EINVAL, "gen: %u flows need as many distinct (src-ip, "
+			      "dst-ip, src-port, dst-port); the ranges hold %" PRIu64
+			      ": widen src-port, src-ip or dst-ip", c->flows, tuples);
+	if ((uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
+		return lr_err(EINVAL, "gen: flow ids %u + %u flows pass 2^32 - 1",
+			      c->flow_base, c->flows);
+	if (c->slices == 0 || c->slice >= c->slices || c->flows < c->slices)
+		return lr_err(EINVAL, "gen: slice %u/%u of %u flows leaves it none",
+			      c->slice, c->slices, c->flows);
+	if (share(c->flows, c->slice, c->slices) > LR_GEN_FLOWS_MAX)
+		return lr_err(EINVAL, "gen: more than %u flows on one task",
+			      LR_GEN_FLOWS_MAX);
+	if (c->burst == 0 || c->burst > LR_BURST)
+		return lr_err(EINVAL, "gen: burst %u outside 1..%u", c->burst,
+			      LR_BURST);
+	if (c->pattern == LR_PATTERN_BYTES && c->pattern_len == 0)
+		return lr_err(EINVAL, "gen: empty pattern");
+	if (c->fixed && (c->flows != 1 || c->size_mode != LR_SIZE_FIXED))
+		return lr_err(EINVAL, "gen: fixed sends one pre-built frame: give "
+			      "one size and one flow");
+	if (c->udp_cksum == 0 && src->ipv6)
+		return lr_err(EINVAL, "gen: UDP over IPv6 needs its checksum "
+			      "(RFC 8200)");
+	RTE_SET_USED(dst);
+	RTE_SET_USED(pi);
+	return 0;
+}
+
+static int
+build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
+{
+	const struct lr_gen_conf *c = &g->conf;
+	uint32_t *tab, i, max_l3;
+	uint16_t *words;
+	uint64_t *cum;
+	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
+	double sum_cost = 0, sum_frame = 0, line;
+	struct layout l = layout_of(g->ipv6);
+	uint8_t tmpl_pay[LR_FRAME_MAX_BYTES];
+	int n, ret = 0;
+	char rs[64];
+
+	tab = malloc(sizeof(*tab) * LR_GEN_SIZE_TABLE);
+	if (tab == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	n = lr_gen_size_table(c, tab, LR_GEN_SIZE_TABLE);
+	if (n <= 0) {
+		free(tab);
+		return lr_err(EINVAL, "gen: no frame sizes");
+	}
+	if (lr_rate_cost(&c->rate, link_bps, &per_pkt, &per_byte) != 0) {
+		free(tab);
+		return lr_err(EINVAL, "gen: a rate in %% needs the link speed; port "
+			      "%s reports none (give the port speed=10G)", pi->name);
+	}
+	g->sizes = rte_zmalloc_socket("lr_gen_sizes", sizeof(*g->sizes) * n,
+				      RTE_CACHE_LINE_SIZE, pi->socket);
+	if (g->sizes == NULL) {
+		free(tab);
+		return lr_err(ENOMEM, "gen: no memory for sizes");
+	}
+	g->nb_sizes = (uint32_t)n;
+	g->max_len = 0;
+	max_l3 = pi->mtu;
+	for (i = 0; i < g->nb_sizes; i++) {
+		uint32_t f = tab[i];
+
+		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES ||
+		    (g->ipv6 && f < LR_UDP6_HDRS_BYTES + LR_HDR_BYTES + LR_FCS_BYTES)) {
+			ret = lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s",
+				     f, g->ipv6 ? 86 : LR_FRAME_MIN_BYTES,
+				     LR_FRAME_MAX_BYTES, g->ipv6 ?
+				     " (IPv6 and the 18 B header need 86 B)" : "");
+			break;
+		}
+		if (f - RTE_ETHER_HDR_LEN - LR_FCS_BYTES > max_l3) {
+			ret = lr_err(EINVAL, "gen: %u B frames exceed port %s's MTU %u "
+				     "(set the port's mtu=%u)", f, pi->name, max_l3,
+				     f - RTE_ETHER_HDR_LEN - LR_FCS_BYTES);
+			break;
+		}
+		g->sizes[i].len = f - LR_FCS_BYTES;
+		g->sizes[i].cost = per_pkt + per_byte * f;
+		sum_cost += g->sizes[i].cost;
+		sum_frame += f;
+		g->max_len = RTE_MAX(g->max_len, g->sizes[i].len);
+	}
+	free(tab);
+	if (ret != 0)
+		return ret;
+	g->mean_frame = sum_frame / g->nb_sizes;
+	/* A rate above the line rate is a mistake, not "as fast as it goes". */
+	if (c->rate.unit != LR_RATE_MAX) {
+		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
+		if (link_bps > 0 && sum_cost / g->nb_sizes < line * (1 - 1e-9))
+			return lr_err(EINVAL, "gen: rate %s is above port %s's line "
+				      "rate of %.4g Mpps at %.0f B (%u Mb/s; set the "
+				      "port's speed= for a faster virtual port)",
+				      lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
+				      1e-6 / line, g->mean_frame, pi->link_speed_mbps);
+		g->rate_pps = g->nb_sizes / sum_cost / c->slices;
+	}
+	/* Each slice sends 1/slices of the rate: its frames cost slices times
+	 * as long. Costs are kept in TSC cycles. */
+	for (i = 0; i < g->nb_sizes; i++)
+		g->sizes[i].cost *= hz * c->slices;
+
+	/* The payload after lr_pkt_hdr, summed per size for the UDP checksum:
+	 * prefix sums of its words, built from the pattern once. */
+	memset(tmpl_pay, 0, sizeof(tmpl_pay));
+	{
+		struct lr_ip_range s, d;
+
+		ranges(c, &s, &d);
+		build_template(g, &s, &d, tmpl_pay);
+	}
+	words = (uint16_t *)(tmpl_pay + l.pay + LR_HDR_BYTES);
+	cum = malloc(sizeof(*cum) * (LR_FRAME_MAX_BYTES / 2 + 1));
+	if (cum == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	cum[0] = 0;
+	for (i = 0; i < (g->max_len - l.pay - LR_HDR_BYTES) / 2; i++) {
+		uint16_t w;
+
+		memcpy(&w, &words[i], 2);
+		cum[i + 1] = cum[i] + w;
+	}
+	for (i = 0; i < g->nb_sizes; i++) {
+		uint32_t p = g->sizes[i].len - l.pay - LR_HDR_BYTES;
+		uint64_t s = cum[p / 2];
+
+		if (p & 1)
+			s += sum16(tmpl_pay + l.pay + LR_HDR_BYTES + p - 1, 1);
+		g->sizes[i].pay_sum = fold(s);
+	}
+	free(cum);
+	return 0;
+}
+
+static int
+build_flows(struct gen *g, const uint8_t *tmpl, int socket)
+{
+	const struct lr_gen_conf *c = &g->conf;
+	uint32_t i, n = (uint32_t)share(c->flows, c->slice, c->slices);
+	uint64_t first = 0, seed = c->seed;
+	struct lr_gen_tuple t;
+	uint16_t k;
+
+	for (k = 0; k < c->slice; k++)
+		first += share(c->flows, k, c->slices);
+	g->flows = rte_zmalloc_socket("lr_gen_flows", sizeof(*g->flows) * n,
+				      RTE_CACHE_LINE_SIZE, socket);
+	if (g->flows == NULL)
+		return lr_err(ENOMEM, "gen: no memory for %u flows", n);
+	g->nb_flows = n;
+	g->first_flow = c->flow_base + (uint32_t)first;
+	for (i = 0; i < n; i++) {
+		lr_gen_flow_at(c, (uint32_t)first + i, &t);
+		build_flow(g, tmpl, &t, g->first_flow + i, &g->flows[i]);
+	}
+	/* A shuffle moves whole entries: id, sequence and checksum parts. */
+	if (c->shuffle) {
+		for (i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(next_rand(&seed) % (i + 1));
+			struct gen_flow tmp = g->flows[i];
+
+			g->flows[i] = g->flows[j];
+			g->flows[j] = tmp;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -218,58 +1021,66 @@ gen_init(struct lr_task *t, const void *arg)
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	static unsigned int pool_seq;
 	char name[RTE_MEMPOOL_NAMESIZE];
+	struct lr_ip_range src, dst;
+	uint8_t *tmpl;
 	struct gen *g;
-	uint64_t hz = rte_get_tsc_hz();
+	int ret;
 
-	if (c->frame_bytes < LR_FRAME_MIN_BYTES || c->frame_bytes > LR_FRAME_MAX_BYTES)
-		return lr_err(EINVAL, "gen: frame size %u B outside %u..%u",
-			      c->frame_bytes, LR_FRAME_MIN_BYTES, LR_FRAME_MAX_BYTES);
-	if (c->frame_bytes - RTE_ETHER_HDR_LEN - LR_FCS_BYTES > pi->mtu)
-		return lr_err(EINVAL, "gen: %u B frames exceed port %s's MTU %u "
-			      "(set mtu=%u)", c->frame_bytes, pi->name, pi->mtu,
-			      c->frame_bytes - RTE_ETHER_HDR_LEN - LR_FCS_BYTES);
-	if (c->flows == 0 || c->flows > 65536u - c->src_port)
-		return lr_err(EINVAL, "gen: %u flows from UDP port %u: need "
-			      "1..%u", c->flows, c->src_port, 65536u - c->src_port);
-	if (c->burst == 0 || c->burst > LR_BURST)
-		return lr_err(EINVAL, "gen: burst %u outside 1..%u", c->burst, LR_BURST);
-
+	ret = ranges(c, &src, &dst);
+	if (ret == 0)
+		ret = check_conf(c, pi, &src, &dst);
+	if (ret != 0)
+		return ret;
 	g = rte_zmalloc_socket("lr_gen", sizeof(*g), RTE_CACHE_LINE_SIZE, t->socket);
 	if (g == NULL)
 		return lr_err(ENOMEM, "gen: no memory on socket %d", t->socket);
-	g->seq = rte_zmalloc_socket("lr_gen_seq", sizeof(uint32_t) * c->flows,
-				    RTE_CACHE_LINE_SIZE, t->socket);
-	if (g->seq == NULL) {
-		rte_free(g);
-		return lr_err(ENOMEM, "gen: no memory for %u flows", c->flows);
-	}
-	g->conf = *c;
-	g->flows = c->flows;
-	g->flow_base = c->flow_base;
-	g->src_port = c->src_port;
-	g->burst = c->burst;
-	g->pkt_len = c->frame_bytes - LR_FCS_BYTES;
-	g->remaining = c->count ? c->count : UINT64_MAX;
-	if (c->rate_pps != 0) {
-		g->tsc_per_pkt = (double)hz / (double)c->rate_pps;
-		g->max_lag_tsc = (double)hz * GEN_MAX_LAG_US / 1e6;
-	}
-	build_template(g);
-	snprintf(name, sizeof(name), "lr_gen_%u", pool_seq++);
-	g->pool = rte_pktmbuf_pool_create(name, GEN_POOL_MBUFS, GEN_POOL_CACHE, 0,
-					  RTE_PKTMBUF_HEADROOM +
-					  RTE_MAX(g->pkt_len, 128u), t->socket);
-	if (g->pool == NULL) {
-		int err = rte_errno;
-
-		rte_free(g->seq);
-		rte_free(g);
-		return lr_err(err, "gen: no pool of %u mbufs of %u B on socket %d",
-			      GEN_POOL_MBUFS, g->pkt_len, t->socket);
-	}
-	rte_mempool_obj_iter(g->pool, fill_mbuf, g);
 	t->priv = g;
-	return 0;
+	g->conf = *c;
+	g->ipv6 = src.ipv6;
+	g->cksum = c->udp_cksum == 1 || (c->udp_cksum == -1 && g->ipv6);
+	g->fixed = c->fixed;
+	g->burst = c->burst;
+	g->remaining = c->count ? share(c->count, c->slice, c->slices) : UINT64_MAX;
+	g->bytes_left = c->bytes ? share(c->bytes, c->slice, c->slices) : UINT64_MAX;
+	if (g->remaining == 0 || g->bytes_left == 0)
+		g->remaining = 0;	/* this slice's share is nothing */
+	ret = build_sizes(g, pi, (double)rte_get_tsc_hz());
+	if (ret != 0)
+		goto fail;
+	g->paced = c->rate.unit != LR_RATE_MAX;
+	g->max_lag_tsc = (double)rte_get_tsc_hz() * GEN_MAX_LAG_US / 1e6;
+
+	/* The template, behind a pointer to g for the fill callback. */
+	tmpl = calloc(1, sizeof(uintptr_t) + LR_FRAME_MAX_BYTES);
+	if (tmpl == NULL) {
+		ret = lr_err(ENOMEM, "gen: no memory");
+		goto fail;
+	}
+	*(uintptr_t *)tmpl = (uintptr_t)g;
+	build_template(g, &src, &dst, tmpl + sizeof(uintptr_t));
+	ret = build_flows(g, tmpl + sizeof(uintptr_t), t->socket);
+	if (ret == 0 && g->fixed)
+		fix_frame(g, tmpl + sizeof(uintptr_t));
+	if (ret == 0) {
+		snprintf(name, sizeof(name), "lr_gen_%u", pool_seq++);
+		g->pool = rte_pktmbuf_pool_create(name, GEN_POOL_MBUFS,
+						  GEN_POOL_CACHE, 0,
+						  RTE_PKTMBUF_HEADROOM +
+						  RTE_MAX(g->max_len, 128u),
+						  t->socket);
+		if (g->pool == NULL)
+			ret = lr_err(rte_errno, "gen: no pool of %u mbufs of %u B "
+				     "on socket %d", GEN_POOL_MBUFS, g->max_len,
+				     t->socket);
+		else
+			rte_mempool_obj_iter(g->pool, fill_mbuf, tmpl);
+	}
+	free(tmpl);
+	if (ret == 0)
+		return 0;
+fail:
+	gen_free(t);
+	return ret;
 }
 
 /* Send what is pending; @return true when the queue took all of it. */
@@ -277,9 +1088,13 @@ static inline bool
 flush(struct lr_task *t, struct gen *g)
 {
 	uint16_t sent = rte_eth_tx_burst(t->port, t->queue, g->pend, g->nb_pend);
+	uint64_t bytes = 0;
+	uint16_t i;
 
+	for (i = 0; i < sent; i++)
+		bytes += g->pend[i]->pkt_len;
 	t->st.tx_pkts += sent;
-	t->st.tx_bytes += (uint64_t)sent * g->pkt_len;
+	t->st.tx_bytes += bytes;
 	if (sent == g->nb_pend) {
 		g->nb_pend = 0;
 		return true;
@@ -295,14 +1110,15 @@ static int
 gen_poll(struct lr_task *t, uint64_t now)
 {
 	struct gen *g = t->priv;
+	double cost = 0;
 	uint16_t n, i;
+	uint64_t tsc;
 
 	if (g->nb_pend != 0 && !flush(t, g))
 		return 0;
 	if (g->remaining == 0)
 		return 1;
-	n = g->burst;
-	if (g->tsc_per_pkt != 0) {
+	if (g->paced) {
 		double d = (double)now;
 
 		if (g->next_tsc == 0)
@@ -312,29 +1128,52 @@ gen_poll(struct lr_task *t, uint64_t now)
 		if (d - g->next_tsc > g->max_lag_tsc)
 			g->next_tsc = d - g->max_lag_tsc;
 	}
+	n = g->burst;
 	if (n > g->remaining)
 		n = (uint16_t)g->remaining;
-	if (rte_pktmbuf_alloc_bulk(g->pool, g->pend, n) != 0) {
+	/* Raw mbufs: a pool mbuf keeps refcnt 1, one segment and, since
+	 * only this task writes them, the frame and lengths it was sent
+	 * with; rte_pktmbuf_alloc_bulk would reset what is already right. */
+	if (rte_mempool_get_bulk(g->pool, (void **)g->pend, n) != 0) {
 		t->st.alloc_fail++;
 		return 0;
 	}
+	if (g->fixed) {
+		g->nb_pend = n;
+		g->remaining -= n;
+		flush(t, g);
+		return 0;
+	}
+	tsc = rte_rdtsc();
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = g->pend[i];
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)
-			(d + RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
-		uint32_t f = g->next_flow;
+		struct gen_flow *f = &g->flows[g->next_flow];
+		const struct gen_size *s = &g->sizes[g->next_size];
 
-		m->data_len = (uint16_t)g->pkt_len;
-		m->pkt_len = g->pkt_len;
-		udp->src_port = rte_cpu_to_be_16((uint16_t)(g->src_port + f));
-		lr_pkt_hdr_write(udp + 1, g->flow_base + f, g->seq[f]++, now);
-		if (++g->next_flow == g->flows)
+		if (unlikely(s->len + LR_FCS_BYTES >= g->bytes_left)) {
+			/* The byte budget ends with this frame. */
+			g->bytes_left = 0;
+			g->remaining = 0;
+			rte_mempool_put_bulk(g->pool, (void **)&g->pend[i + 1],
+					     n - i - 1);
+			n = i + 1;
+		} else if (g->bytes_left != UINT64_MAX) {
+			g->bytes_left -= s->len + LR_FCS_BYTES;
+		}
+		if (++g->next_flow == g->nb_flows)
 			g->next_flow = 0;
+		if (++g->next_size == g->nb_sizes)
+			g->next_size = 0;
+		m->data_len = (uint16_t)s->len;
+		m->pkt_len = s->len;
+		write_frame(g, rte_pktmbuf_mtod(m, uint8_t *), f, s,
+			    f->id, f->seq++, tsc);
+		cost += s->cost;
 	}
 	g->nb_pend = n;
-	g->remaining -= n;
-	g->next_tsc += n * g->tsc_per_pkt;
+	if (g->remaining != 0)
+		g->remaining -= n;
+	g->next_tsc += cost;
 	flush(t, g);
 	return 0;
 }
@@ -354,40 +1193,44 @@ static void
 gen_report(const struct lr_task *t, json_t *o)
 {
 	const struct gen *g = t->priv;
+	char rs[64];
 
-	json_object_set_new(o, "frame_bytes", json_integer(g->conf.frame_bytes));
-	json_object_set_new(o, "flows", json_integer(g->flows));
-	json_object_set_new(o, "rate_pps", json_integer((json_int_t)g->conf.rate_pps));
-}
-
-static void
-gen_free(struct lr_task *t)
-{
-	struct gen *g = t->priv;
-
-	if (g == NULL)
-		return;
-	/* Mbufs may still sit in a peer's queue: free the pool only when
-	 * all of them came back. */
-	if (rte_mempool_full(g->pool))
-		rte_mempool_free(g->pool);
-	rte_free(g->seq);
-	rte_free(g);
-	t->priv = NULL;
+	json_object_set_new(o, "frame_bytes_mean", json_real(g->mean_frame));
+	json_object_set_new(o, "frame_bytes_max",
+			    json_integer(g->max_len + LR_FCS_BYTES));
+	json_object_set_new(o, "sizes", json_integer(g->nb_sizes));
+	json_object_set_new(o, "ipv6", json_boolean(g->ipv6));
+	json_object_set_new(o, "first_flow", json_integer(g->first_flow));
+	json_object_set_new(o, "flows", json_integer(g->nb_flows));
+	json_object_set_new(o, "rate", json_string(lr_rate_str(&g->conf.rate, rs,
+							       sizeof(rs))));
+	json_object_set_new(o, "rate_pps", json_real(g->rate_pps));
+	json_object_set_new(o, "fixed", json_boolean(g->fixed));
 }
 
 const struct lr_role lr_gen_role = {
 	.name = "gen",
 	.help =
-	"  --size BYTES      frame size on the wire with FCS, 64..9018 (64)\n"
+	"  --size S          frame bytes with FCS: 64..9018, a list 64,128 or\n"
+	"                    64:7,594:4,1518:1 (weights), imix, or a range\n"
+	"                    64-1518 (random) (64)\n"
+	"  --data-size B     UDP data bytes instead: 18..8972 over IPv4\n"
 	"  --count N         packets to send, 0: no limit (0)\n"
-	"  --rate PPS        packets per second, 0: as fast as possible (0)\n"
-	"  --flows N         flows, one UDP source port each (1)\n"
+	"  --bytes N         frame bytes to send, 0: no limit (0)\n"
+	"  --rate R          max, PPS, 1.5Mpps, 10Gbps (L2), 10Gbpsl1 (L1),\n"
+	"                    50% (of the link) (max)\n"
+	"  --flows N         flows, numbered from --flow-base (1)\n"
 	"  --flow-base ID    flow id of the first flow (0)\n"
-	"  --burst N         packets per tx burst, 1..32 (32)\n"
-	"  --src-ip A --dst-ip A        IPv4 addresses (10.0.0.1, 10.0.0.2)\n"
-	"  --src-port P --dst-port P    UDP ports of flow 0 (1024, 5001)\n"
-	"  --src-mac M --dst-mac M      Ethernet addresses (02:00:00:00:00:01/02)\n",
+	"  --src-ip A[-B] --dst-ip A[-B]     IPv4 or IPv6 ranges (10.0.0.1, 10.0.0.2)\n"
+	"  --src-port P[-Q] --dst-port P[-Q] UDP port ranges (1024-65535, 5001)\n"
+	"  --order seq|shuffle  order of the flows (seq)\n"
+	"  --seed N          of shuffle, random sizes, random pattern (1)\n"
+	"  --slice I/N       take the I-th of N shares of flows, count, bytes, rate\n"
+	"  --burst N         packets per tx burst, 1..32; 1 spaces them evenly (32)\n"
+	"  --pattern P       payload after the header: inc, zero, random, hex (inc)\n"
+	"  --udp-cksum 0|1   UDP checksum (IPv4: 0, IPv6: always 1)\n"
+	"  --fixed 0|1       pre-built frames, no per-packet writes (0)\n"
+	"  --src-mac M --dst-mac M   Ethernet addresses (02:00:00:00:00:01/02)\n",
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_gen_conf),
 	.conf_init = gen_conf_init,

@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The gen role: UDP/IPv4 frames built once as a template, with a per-packet
- * header (struct lr_pkt_hdr) that carries flow id, sequence number and TX TSC.
+ * The gen role: UDP over IPv4 or IPv6, frames of 64..9018 B (one size, a
+ * weighted list such as IMIX, or a random size in a range), N flows made of
+ * address and port ranges, paced by the TSC. Frames are built once, in the
+ * mbufs of the task's own pool; per packet only what changes is written:
+ * lengths, flow fields, checksums (by incremental update) and the 18 B
+ * struct lr_pkt_hdr with flow id, sequence number and TX TSC.
  *
- * Threading: lr_gen_conf_init() and lr_gen_role are used on the control path
- * to make tasks (lr_engine.h); the task's poll runs on its worker lcore.
+ * Threading: lr_gen_conf_init(), lr_gen_flow_at(), lr_gen_size_table() and
+ * the role's conf/init/report/free run on the control path; the task's poll
+ * runs on its worker lcore.
  */
 #ifndef LR_GEN_H
 #define LR_GEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_ether.h>
 
+#include "lr_common.h"
 #include "lr_engine.h"
 
 /** "LR": the first two bytes of every linerate payload. */
@@ -29,32 +36,109 @@
  */
 struct lr_pkt_hdr {
 	rte_be16_t magic;	/**< LR_HDR_MAGIC */
-	rte_be32_t flow;	/**< flow id, from 0 */
+	rte_be32_t flow;	/**< flow id, from 0; LR_FLOW_NONE: untracked */
 	rte_be32_t seq;		/**< per-flow sequence number, from 0 */
 	rte_be64_t tx_tsc;	/**< sender's TSC when the burst was built */
 } __rte_packed;
 
 #define LR_HDR_BYTES 18
+#define LR_FLOW_NONE UINT32_MAX	/**< frames of gen's fixed mode */
 #define LR_UDP4_HDRS_BYTES (RTE_ETHER_HDR_LEN + 20 + 8)	/**< Eth+IPv4+UDP */
+#define LR_UDP6_HDRS_BYTES (RTE_ETHER_HDR_LEN + 40 + 8)	/**< Eth+IPv6+UDP */
+
+#define LR_GEN_SIZES_MAX 16		/**< entries of a size list */
+#define LR_GEN_SIZE_TABLE 4096		/**< sizes cycled per packet, at most */
+#define LR_GEN_FLOWS_MAX (1u << 24)	/**< flows per task */
+#define LR_GEN_PATTERN_MAX 16		/**< bytes of a repeated payload pattern */
+
+enum lr_size_mode {
+	LR_SIZE_FIXED,	/**< sizes[0] */
+	LR_SIZE_LIST,	/**< sizes[] by weights[], interleaved (IMIX) */
+	LR_SIZE_RANGE,	/**< uniform random in sizes[0]..sizes[1] */
+};
+
+enum lr_pattern {
+	LR_PATTERN_INC,		/**< byte i of the frame is i mod 256 */
+	LR_PATTERN_ZERO,
+	LR_PATTERN_RANDOM,	/**< from the seed */
+	LR_PATTERN_BYTES,	/**< pattern[] repeated */
+};
+
+/** n consecutive addresses from addr (IPv6: counting in the last 32 bits). */
+struct lr_ip_range {
+	uint8_t addr[16];	/**< network order; IPv4 in the first 4 bytes */
+	uint32_t n;
+	bool ipv6;
+	bool set;		/**< given by the user, not the default */
+};
 
 /** What a gen task sends. */
 struct lr_gen_conf {
-	uint32_t frame_bytes;		/**< on the wire with FCS, 64..9018 */
+	enum lr_size_mode size_mode;
+	uint32_t nb_sizes;
+	uint32_t sizes[LR_GEN_SIZES_MAX];	/**< frame bytes with FCS */
+	uint32_t weights[LR_GEN_SIZES_MAX];
+	uint32_t data_bytes;		/**< UDP data size, overrides sizes (0) */
 	uint64_t count;			/**< packets to send, 0: no limit */
-	uint64_t rate_pps;		/**< packets per second, 0: as fast as possible */
-	uint32_t flows;			/**< flows, each its own UDP source port */
-	uint32_t flow_base;		/**< id of this task's first flow */
-	uint32_t src_ip;		/**< IPv4, host order */
-	uint32_t dst_ip;		/**< IPv4, host order */
-	uint16_t src_port;		/**< UDP source port of flow 0 */
-	uint16_t dst_port;		/**< UDP destination port */
+	uint64_t bytes;			/**< frame bytes to send, 0: no limit */
+	struct lr_rate rate;		/**< of all slices together */
+	uint32_t flows;			/**< flows of all slices together */
+	uint32_t flow_base;		/**< id of the first flow */
+	struct lr_ip_range src_ip;
+	struct lr_ip_range dst_ip;
+	uint16_t src_port;		/**< first UDP source port */
+	uint32_t src_ports;		/**< how many */
+	uint16_t dst_port;
+	uint32_t dst_ports;
+	bool shuffle;			/**< flows in a shuffled order */
+	uint64_t seed;			/**< of shuffle, random sizes and pattern */
+	uint16_t slice;			/**< this task takes slice/slices of flows, */
+	uint16_t slices;		/**< count, bytes and rate */
 	struct rte_ether_addr src_mac;
 	struct rte_ether_addr dst_mac;
 	uint16_t burst;			/**< packets per tx burst, 1..LR_BURST */
+	enum lr_pattern pattern;
+	uint8_t pattern_bytes[LR_GEN_PATTERN_MAX];
+	uint8_t pattern_len;
+	bool fixed;			/**< pre-built frames, nothing written */
+	int8_t udp_cksum;		/**< -1: IPv6 yes, IPv4 no; 0; 1 */
 };
 
-/** Defaults: 64 B, one flow, 10.0.0.1:1024 -> 10.0.0.2:5001, unlimited. */
+/**
+ * Defaults: 64 B, one flow, 10.0.0.1:1024 -> 10.0.0.2:5001, source ports
+ * 1024-65535 for more flows, unlimited rate, burst 32, pattern inc.
+ */
 void lr_gen_conf_init(struct lr_gen_conf *c);
+
+/** One flow's addresses and ports, network order. */
+struct lr_gen_tuple {
+	uint8_t src_ip[16];
+	uint8_t dst_ip[16];
+	rte_be16_t src_port;
+	rte_be16_t dst_port;
+};
+
+/**
+ * The tuple of flow @p i (0 .. flows-1): the source port varies fastest,
+ * then the destination port, the source address, the destination address.
+ * @return 0, or -EINVAL when the ranges hold fewer than i+1 tuples.
+ */
+int lr_gen_flow_at(const struct lr_gen_conf *c, uint32_t i,
+		   struct lr_gen_tuple *t);
+
+/** Distinct tuples the ranges of @p c hold (capped at UINT64_MAX). */
+uint64_t lr_gen_tuples(const struct lr_gen_conf *c);
+
+/**
+ * The frame sizes a task cycles through, one per packet, in order:
+ * IMIX 64:7,594:4,1518:1 gives 12 entries interleaved (smooth weighted
+ * round robin), a range gives LR_GEN_SIZE_TABLE random sizes.
+ * @return the number of entries written (at most @p max), or -EINVAL.
+ */
+int lr_gen_size_table(const struct lr_gen_conf *c, uint32_t *out, uint32_t max);
+
+/** Is the conf IPv6 (after the defaults have followed a v6 address)? */
+bool lr_gen_ipv6(const struct lr_gen_conf *c);
 
 extern const struct lr_role lr_gen_role;
 

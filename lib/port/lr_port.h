@@ -41,6 +41,8 @@ struct lr_port_conf {
 	uint8_t rss_key_len;		/**< 0: the PMD's own key */
 	bool promisc;			/**< promiscuous rx (default true) */
 	uint32_t link_timeout_ms;	/**< 0: do not wait for link up */
+	uint32_t speed_mbps;		/**< link speed to assume for rates in %
+					 *   and line-rate checks, 0: the link's */
 };
 
 /** A port as it was set up; valid until lr_port_close(). */
@@ -55,7 +57,7 @@ struct lr_port_info {
 	uint64_t rx_offloads;		/**< offloads enabled, RTE_ETH_RX_OFFLOAD_* */
 	uint64_t tx_offloads;		/**< offloads enabled, RTE_ETH_TX_OFFLOAD_* */
 	uint64_t rss_hf;		/**< RSS fields in use, 0 without RSS */
-	uint32_t link_speed_mbps;	/**< 0 when unknown (virtual ports) */
+	uint32_t link_speed_mbps;	/**< conf speed, else the link's; 0 unknown */
 	bool link_up;
 	bool started;
 	struct rte_mempool *pool;	/**< rx mbufs, on @c socket */
@@ -68,7 +70,8 @@ void lr_port_conf_init(struct lr_port_conf *conf);
 /**
  * Set one option of @p conf from its text form, as the CLI and Lua give it:
  * queues (rx and tx), rxq, txq, rxd, txd, mtu, mbufs, rss (fields),
- * rss-key, promisc (0/1), link-timeout (seconds).
+ * rss-key, promisc (0/1), link-timeout (seconds), speed (bit/s: "10G",
+ * what rates in % refer to; virtual ports report 10G or nothing).
  *
  * @return 0, -ENOENT (not a port option) or -EINVAL (bad value).
  */

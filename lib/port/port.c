@@ -103,6 +103,9 @@ lr_port_conf_set(struct lr_port_conf *c, const char *key, const char *val)
 			return lr_err(EINVAL, "port: link-timeout '%s': want "
 				      "seconds in 0..3600", val);
 		c->link_timeout_ms = (uint32_t)(secs * 1000);
+	} else if (strcmp(key, "speed") == 0) {
+		ret = set_num(key, val, 1000000, 1000000000000ull, &v);
+		c->speed_mbps = (uint32_t)(v / 1000000);
 	} else {
 		return -ENOENT;
 	}
@@ -329,6 +332,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 		rte_eth_promiscuous_enable(port_id);	/* not all PMDs can */
 	pi->nb_rxq = c->nb_rxq;
 	pi->nb_txq = c->nb_txq;
+	pi->link_speed_mbps = c->speed_mbps;
 	pi->rx_offloads = ec.rxmode.offloads;
 	pi->tx_offloads = ec.txmode.offloads;
 	if (c->mtu != 0 || rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)
@@ -357,8 +361,9 @@ lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 		rte_delay_us_sleep(10 * 1000);
 	}
 	pi->link_up = true;
-	pi->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-			      0 : link.link_speed;
+	if (pi->link_speed_mbps == 0)
+		pi->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+				      0 : link.link_speed;
 	return 0;
 }
 

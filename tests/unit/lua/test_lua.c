@@ -86,7 +86,7 @@ scenario_moves_packets(void **state)
 		"linerate.stop()\n"
 		"local s, r = g:stats(), rx:stats()\n"
 		"assert(s.tx_packets == 10000 and r.own_packets == 10000)\n"
-		"assert(s.frame_bytes == 100 and s.flows == 3)\n"
+		"assert(s.frame_bytes_mean == 100 and s.flows == 3)\n"
 		"local res = linerate.results()\n"
 		"assert(#res.tasks == 2 and res.totals.rx_packets == 10000)\n"
 		"assert(res.version == linerate.version)\n"

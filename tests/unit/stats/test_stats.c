@@ -43,7 +43,7 @@ results_sum_tasks(void **state)
 	c.count = 3000;
 	a = lr_task_create(&lr_gen_role, w, wire[0], 0, 0, &c);
 	c.count = 2000;
-	c.frame_bytes = 128;
+	c.sizes[0] = 128;
 	b = lr_task_create(&lr_gen_role, w, wire[1], 0, 0, &c);
 	assert_non_null(a);
 	assert_non_null(b);
