@@ -40,6 +40,7 @@ struct opts {
 	const char *role;
 	const char *port;
 	const char *json;
+	const char *csv;
 	const char *lcores;
 	double duration_s;
 	bool live;
@@ -73,6 +74,7 @@ usage(FILE *f)
 "  --lcores LIST     worker lcores for the queues, comma list (all workers)\n"
 "  --duration S      stop after S seconds (0: until done or Ctrl-C)\n"
 "  --json FILE       write the result document to FILE ('-': stdout)\n"
+"  --csv FILE        write rx's per-flow table as CSV to FILE ('-': stdout)\n"
 "  --no-live         no live line once a second\n"
 "  --help, --version\n"
 "port options:\n"
@@ -154,7 +156,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else if (strcmp(key, "role") == 0 || strcmp(key, "port") == 0 ||
-			   strcmp(key, "json") == 0 || strcmp(key, "lcores") == 0 ||
+			   strcmp(key, "json") == 0 || strcmp(key, "csv") == 0 ||
+			   strcmp(key, "lcores") == 0 ||
 			   strcmp(key, "duration") == 0 || known_key(key)) {
 			return bad("option '%s' needs a value", a);
 		} else {
@@ -168,6 +171,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->port = val;
 		} else if (strcmp(key, "json") == 0) {
 			o->json = val;
+		} else if (strcmp(key, "csv") == 0) {
+			o->csv = val;
 		} else if (strcmp(key, "lcores") == 0) {
 			o->lcores = val;
 		} else if (strcmp(key, "duration") == 0) {
@@ -234,10 +239,21 @@ print_summary(void)
 {
 	struct lr_stats_totals t;
 
+	const struct lr_role *r;
+	char words[128];
+	unsigned int i;
+
 	lr_stats_totals(&t);
 	printf("linerate: tx %" PRIu64 " packets %" PRIu64 " bytes, rx %" PRIu64
 	       " packets %" PRIu64 " bytes, drops %" PRIu64 "\n",
 	       t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+		if (r->live == NULL)
+			continue;
+		r->live(words, sizeof(words));
+		if (words[0] != '\0')
+			printf("linerate: %s: %s\n", r->name, words);
+	}
 }
 
 /* One role on every queue of one port, until done, --duration or Ctrl-C. */
@@ -395,6 +411,11 @@ main(int argc, char **argv)
 	if (o.role != NULL && lr_engine_task_count() > 0)
 		print_summary();
 	if (o.json != NULL && lr_stats_write_json(o.json) != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
+	if (o.csv != NULL && lr_rx_write_csv(o.csv) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;

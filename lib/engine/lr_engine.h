@@ -77,6 +77,12 @@ struct lr_role {
 	lr_role_finish_t finish;	/**< may be NULL */
 	lr_role_report_t report;	/**< may be NULL */
 	lr_role_free_t free;		/**< may be NULL */
+	/** Control path, once per role: add a section that merges every
+	 *  task of the role to the result document. May be NULL. */
+	void (*results)(json_t *doc);
+	/** Control path, once a second: a few words for the live line over
+	 *  every task of the role, "" for none. May be NULL. */
+	void (*live)(char *buf, size_t len);
 };
 
 /** A task. Roles read port, queue and priv and write st. */

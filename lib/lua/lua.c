@@ -14,6 +14,7 @@
 #include "lr_engine.h"
 #include "lr_lua.h"
 #include "lr_port.h"
+#include "lr_rx.h"
 #include "lr_stats.h"
 
 #define PORT_MT "linerate.port"
@@ -543,6 +544,56 @@ l_write_json(lua_State *L)
 }
 
 static int
+l_write_csv(lua_State *L)
+{
+	if (lr_rx_write_csv(luaL_checkstring(L, 1)) != 0)
+		return fail(L);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* The size arithmetic of the ESS paper's Table 1, for scenarios. */
+static uint32_t
+check_bytes(lua_State *L, int arg)
+{
+	lua_Integer v = luaL_checkinteger(L, arg);
+
+	luaL_argcheck(L, v >= 0 && v <= 1 << 20, arg, "bytes out of range");
+	return (uint32_t)v;
+}
+
+static int
+l_frame_size(lua_State *L)
+{
+	lua_pushinteger(L, lr_frame_for_user(check_bytes(L, 1), lua_toboolean(L, 2)));
+	return 1;
+}
+
+static int
+l_data_size(lua_State *L)
+{
+	lua_pushinteger(L, lr_user_for_frame(check_bytes(L, 1), lua_toboolean(L, 2)));
+	return 1;
+}
+
+static int
+l_line_rate(lua_State *L)
+{
+	double bps = luaL_checknumber(L, 1);
+
+	luaL_argcheck(L, bps > 0, 1, "link speed must be positive");
+	lua_pushnumber(L, lr_line_rate_pps(bps, check_bytes(L, 2)));
+	return 1;
+}
+
+static int
+l_overhead(lua_State *L)
+{
+	lua_pushnumber(L, lr_overhead(check_bytes(L, 1), check_bytes(L, 2)));
+	return 1;
+}
+
+static int
 l_live(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TBOOLEAN);
@@ -588,6 +639,11 @@ static const luaL_Reg funcs[] = {
 	{ "sleep", l_sleep },
 	{ "results", l_results },
 	{ "write_json", l_write_json },
+	{ "write_csv", l_write_csv },
+	{ "frame_size", l_frame_size },
+	{ "data_size", l_data_size },
+	{ "line_rate", l_line_rate },
+	{ "overhead", l_overhead },
 	{ "live", l_live },
 	{ "workers", l_workers },
 	{ "now", l_now },

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -14,14 +17,23 @@
 #include "lr_rx.h"
 
 struct rx {
-	struct lr_rx_counts c;		/**< written by the task's lcore only */
-	uint64_t remaining;		/**< UINT64_MAX: no limit */
+	struct lr_rx_counts c;		/* written by the task's lcore only */
+	uint64_t remaining;		/* UINT64_MAX: no limit */
+	struct lr_seq *flows;
+	uint32_t nb_flows;
+	uint32_t flow_base;
+	bool latency;
+	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
+	double ns_per_cycle;		/* for spans past 2^32 cycles */
+	struct lr_hist *hist;		/* NULL without latency */
 };
 
 void
 lr_rx_conf_init(struct lr_rx_conf *c)
 {
 	memset(c, 0, sizeof(*c));
+	c->flows = LR_RX_FLOWS_DEFAULT;
+	c->latency = true;
 }
 
 static void
@@ -34,43 +46,194 @@ static int
 rx_conf_set(void *conf, const char *key, const char *val)
 {
 	struct lr_rx_conf *c = conf;
+	uint64_t v;
 
-	if (strcmp(key, "count") != 0)
+	if (strcmp(key, "count") == 0) {
+		if (lr_parse_u64(val, &c->count) != 0)
+			return lr_err(EINVAL, "rx: count '%s' is not a number", val);
+	} else if (strcmp(key, "flows") == 0) {
+		if (lr_parse_u64(val, &v) != 0 || v == 0 || v > LR_RX_FLOWS_MAX)
+			return lr_err(EINVAL, "rx: flows '%s': want 1..%u", val,
+				      LR_RX_FLOWS_MAX);
+		c->flows = (uint32_t)v;
+	} else if (strcmp(key, "flow-base") == 0) {
+		if (lr_parse_u64(val, &v) != 0 || v >= LR_FLOW_NONE)
+			return lr_err(EINVAL, "rx: flow-base '%s' is not a flow id",
+				      val);
+		c->flow_base = (uint32_t)v;
+	} else if (strcmp(key, "latency") == 0) {
+		if (lr_parse_u64(val, &v) != 0 || v > 1)
+			return lr_err(EINVAL, "rx: latency '%s': want 0 or 1", val);
+		c->latency = v != 0;
+	} else {
 		return -ENOENT;
-	if (lr_parse_u64(val, &c->count) != 0)
-		return lr_err(EINVAL, "rx: count '%s' is not a number", val);
+	}
 	return 0;
+}
+
+static void
+rx_free(struct lr_task *t)
+{
+	struct rx *r = t->priv;
+
+	if (r == NULL)
+		return;
+	rte_free(r->flows);
+	rte_free(r->hist);
+	rte_free(r);
+	t->priv = NULL;
 }
 
 static int
 rx_init(struct lr_task *t, const void *arg)
 {
 	const struct lr_rx_conf *c = arg;
+	uint64_t hz = rte_get_tsc_hz();
 	struct rx *r;
 
+	if (c->flows == 0 || c->flows > LR_RX_FLOWS_MAX ||
+	    (uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
+		return lr_err(EINVAL, "rx: %u flows from id %u: want 1..%u below "
+			      "2^32 - 1", c->flows, c->flow_base, LR_RX_FLOWS_MAX);
 	r = rte_zmalloc_socket("lr_rx", sizeof(*r), RTE_CACHE_LINE_SIZE, t->socket);
 	if (r == NULL)
 		return lr_err(ENOMEM, "rx: no memory on socket %d", t->socket);
-	r->remaining = c->count ? c->count : UINT64_MAX;
 	t->priv = r;
+	r->remaining = c->count ? c->count : UINT64_MAX;
+	r->nb_flows = c->flows;
+	r->flow_base = c->flow_base;
+	r->flows = rte_zmalloc_socket("lr_rx_flows", sizeof(*r->flows) * c->flows,
+				      RTE_CACHE_LINE_SIZE, t->socket);
+	if (r->flows == NULL) {
+		rx_free(t);
+		return lr_err(ENOMEM, "rx: no memory for a table of %u flows (%zu "
+			      "MB) on socket %d", c->flows,
+			      sizeof(struct lr_seq) * c->flows >> 20, t->socket);
+	}
+	r->latency = c->latency;
+	if (c->latency) {
+		r->hist = rte_malloc_socket("lr_rx_hist", sizeof(*r->hist),
+					    RTE_CACHE_LINE_SIZE, t->socket);
+		if (r->hist == NULL) {
+			rx_free(t);
+			return lr_err(ENOMEM, "rx: no memory for a histogram");
+		}
+		lr_hist_init(r->hist);
+	}
+	r->ns_mult = (uint64_t)(1e9 * 4294967296.0 / (double)hz);
+	r->ns_per_cycle = 1e9 / (double)hz;
 	return 0;
 }
 
-/* Is this one of ours: untagged IPv4 without options, UDP, our magic? */
-static inline bool
-is_own(const struct rte_mbuf *m)
+/*
+ * Find linerate's header: Ethernet, at most one 802.1Q tag, IPv4 (not a
+ * fragment, any IHL) or IPv6 (UDP as next header), UDP.
+ * @return the header, or NULL (foreign) with *bad set when the magic is
+ * there but the lengths do not fit the frame.
+ */
+static inline const struct lr_pkt_hdr *
+find_hdr(const struct rte_mbuf *m, bool *bad)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)d;
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	uint32_t len = m->data_len, l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	const struct rte_udp_hdr *udp;
 	const struct lr_pkt_hdr *h;
+	uint16_t type;
 
-	if (m->data_len < LR_UDP4_HDRS_BYTES + LR_HDR_BYTES ||
-	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP)
-		return false;
-	h = (const struct lr_pkt_hdr *)(d + LR_UDP4_HDRS_BYTES);
-	return h->magic == rte_cpu_to_be_16(LR_HDR_MAGIC);
+	if (len < LR_UDP4_HDRS_BYTES + LR_HDR_BYTES)
+		return NULL;
+	type = ((const struct rte_ether_hdr *)d)->ether_type;
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+		type = ((const struct rte_vlan_hdr *)(d + l3))->eth_proto;
+		l3 += sizeof(struct rte_vlan_hdr);
+	}
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l3);
+
+		if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5 ||
+		    ip->next_proto_id != IPPROTO_UDP ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
+							   RTE_IPV4_HDR_MF_FLAG)))
+			return NULL;
+		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
+	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
+
+		if (ip->proto != IPPROTO_UDP)
+			return NULL;
+		l4 = l3 + sizeof(*ip);
+	} else {
+		return NULL;
+	}
+	if (l4 + sizeof(*udp) + LR_HDR_BYTES > len)
+		return NULL;
+	udp = (const struct rte_udp_hdr *)(d + l4);
+	h = (const struct lr_pkt_hdr *)(udp + 1);
+	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
+		return NULL;
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen < sizeof(*udp) + LR_HDR_BYTES || l4 + ulen > m->pkt_len) {
+		*bad = true;
+		return NULL;
+	}
+	return h;
+}
+
+static inline void
+account(struct rx *r, const struct rte_mbuf *m, const struct lr_pkt_hdr *h,
+	uint64_t now)
+{
+	uint32_t id = rte_be_to_cpu_32(h->flow), seq, gap, idx;
+	uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
+	struct lr_seq *f;
+
+	if (id == LR_FLOW_NONE) {
+		r->c.untracked++;
+		return;
+	}
+	idx = id - r->flow_base;
+	if (idx >= r->nb_flows) {
+		r->c.unknown_flow++;
+		return;
+	}
+	f = &r->flows[idx];
+	seq = rte_be_to_cpu_32(h->seq);
+	switch (lr_seq_update(f, seq, tx, now, m->pkt_len, &gap)) {
+	case LR_SEQ_IN_ORDER:
+		break;
+	case LR_SEQ_GAP:
+		r->c.lost += gap;
+		r->c.seq_too_high++;
+		break;
+	case LR_SEQ_RESTART:
+		r->c.lost += gap;
+		r->c.restarts++;
+		break;
+	case LR_SEQ_REORDERED:
+		r->c.lost--;
+		r->c.out_of_order++;
+		r->c.seq_too_low++;
+		break;
+	case LR_SEQ_DUP:
+		r->c.dup++;
+		r->c.seq_too_low++;
+		break;
+	case LR_SEQ_LATE:
+		r->c.late++;
+		r->c.seq_too_low++;
+		break;
+	}
+	if (r->latency) {
+		uint64_t cyc = now - tx;
+
+		if (unlikely(tx > now)) {
+			r->c.latency_invalid++;
+			return;
+		}
+		lr_hist_add(r->hist, likely(cyc < (1ull << 32)) ?
+			    (cyc * r->ns_mult) >> 32 :
+			    (uint64_t)((double)cyc * r->ns_per_cycle));
+	}
 }
 
 static int
@@ -78,26 +241,37 @@ rx_poll(struct lr_task *t, uint64_t now)
 {
 	struct rx *r = t->priv;
 	struct rte_mbuf *pkts[LR_BURST];
-	uint64_t bytes = 0, own = 0;
+	uint64_t bytes = 0;
 	uint16_t n, i;
 
-	RTE_SET_USED(now);
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
 	if (n == 0)
 		return 0;
+	/* The receive time of the burst: later than "now", which may be a
+	 * burst of another task old. */
+	now = rte_rdtsc();
 	for (i = 0; i < n && i < LR_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
+		const struct lr_pkt_hdr *h;
+		bool bad = false;
+
 		if (i + LR_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + LR_PREFETCH], void *));
 		bytes += pkts[i]->pkt_len;
-		own += is_own(pkts[i]);
+		h = find_hdr(pkts[i], &bad);
+		if (likely(h != NULL)) {
+			r->c.own++;
+			account(r, pkts[i], h, now);
+		} else if (bad) {
+			r->c.malformed++;
+		} else {
+			r->c.foreign++;
+		}
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
-	r->c.own += own;
-	r->c.foreign += n - own;
 	if (r->remaining <= n) {
 		r->remaining = 0;
 		return 1;
@@ -114,27 +288,324 @@ lr_rx_counts(const struct lr_task *t, struct lr_rx_counts *out)
 	*out = r->c;
 }
 
-static void
-rx_report(const struct lr_task *t, json_t *o)
+const struct lr_seq *
+lr_rx_flow(const struct lr_task *t, uint32_t flow)
 {
-	struct lr_rx_counts c;
+	const struct rx *r = t->priv;
+	uint32_t idx = flow - r->flow_base;
 
-	lr_rx_counts(t, &c);
-	json_object_set_new(o, "own_packets", json_integer((json_int_t)c.own));
-	json_object_set_new(o, "foreign_packets", json_integer((json_int_t)c.foreign));
+	return idx < r->nb_flows ? &r->flows[idx] : NULL;
+}
+
+const struct lr_hist *
+lr_rx_latency(const struct lr_task *t)
+{
+	const struct rx *r = t->priv;
+
+	return r->hist;
 }
 
 static void
-rx_free(struct lr_task *t)
+set_int(json_t *o, const char *k, int64_t v)
 {
-	rte_free(t->priv);
-	t->priv = NULL;
+	json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+static void
+counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
+{
+	set_int(o, "own_packets", (int64_t)c->own);
+	set_int(o, "foreign_packets", (int64_t)c->foreign);
+	set_int(o, "untracked_packets", (int64_t)c->untracked);
+	set_int(o, "unknown_flow_packets", (int64_t)c->unknown_flow);
+	set_int(o, "malformed_packets", (int64_t)c->malformed);
+	set_int(o, "received", (int64_t)unique);
+	set_int(o, "lost", c->lost);
+	json_object_set_new(o, "per", json_real(lr_seq_per(unique, c->lost)));
+	set_int(o, "dropped", c->lost);
+	set_int(o, "out_of_order", (int64_t)c->out_of_order);
+	set_int(o, "dup", (int64_t)c->dup);
+	set_int(o, "seq_too_high", (int64_t)c->seq_too_high);
+	set_int(o, "seq_too_low", (int64_t)c->seq_too_low);
+	set_int(o, "late", (int64_t)c->late);
+	set_int(o, "restarts", (int64_t)c->restarts);
+	set_int(o, "latency_invalid", (int64_t)c->latency_invalid);
+}
+
+static json_t *
+latency_json(const struct lr_hist *h)
+{
+	json_t *o = json_object();
+
+	set_int(o, "count", (int64_t)h->count);
+	set_int(o, "min_ns", (int64_t)(h->count ? h->min : 0));
+	json_object_set_new(o, "mean_ns", json_real(lr_hist_mean(h)));
+	set_int(o, "p50_ns", (int64_t)lr_hist_quantile(h, 0.5));
+	set_int(o, "p90_ns", (int64_t)lr_hist_quantile(h, 0.9));
+	set_int(o, "p99_ns", (int64_t)lr_hist_quantile(h, 0.99));
+	set_int(o, "p999_ns", (int64_t)lr_hist_quantile(h, 0.999));
+	set_int(o, "max_ns", (int64_t)h->max);
+	return o;
+}
+
+/* Packets received once: own tracked packets less duplicates. */
+static uint64_t
+unique_of(const struct lr_rx_counts *c)
+{
+	return c->own - c->untracked - c->unknown_flow - c->dup;
+}
+
+static void
+rx_report(const struct lr_task *t, json_t *o)
+{
+	const struct rx *r = t->priv;
+	struct lr_rx_counts c;
+
+	lr_rx_counts(t, &c);
+	counts_json(o, &c, unique_of(&c));
+	set_int(o, "flow_table", r->nb_flows);
+	set_int(o, "flow_base", r->flow_base);
+	if (r->hist != NULL)
+		json_object_set_new(o, "latency", latency_json(r->hist));
+}
+
+/* Every rx task's flow table, merged by flow id into one array that covers
+ * [*base, *base + *n). NULL without rx tasks or memory. */
+static struct lr_seq *
+merge_flows(uint32_t *base, uint32_t *n, struct lr_rx_counts *tot,
+	    struct lr_hist *lat, unsigned int *nb_rx)
+{
+	unsigned int i, nt = lr_engine_task_count();
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct lr_seq *m;
+	uint32_t j;
+
+	memset(tot, 0, sizeof(*tot));
+	lr_hist_init(lat);
+	*nb_rx = 0;
+	for (i = 0; i < nt; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct rx *r = t->priv;
+
+		if (t->role != &lr_rx_role || r == NULL)
+			continue;
+		lo = RTE_MIN(lo, (uint64_t)r->flow_base);
+		hi = RTE_MAX(hi, (uint64_t)r->flow_base + r->nb_flows);
+		(*nb_rx)++;
+	}
+	if (*nb_rx == 0 || hi - lo > LR_RX_FLOWS_MAX)
+		return NULL;
+	m = calloc(hi - lo, sizeof(*m));
+	if (m == NULL)
+		return NULL;
+	for (i = 0; i < nt; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct rx *r = t->priv;
+		struct lr_rx_counts c;
+
+		if (t->role != &lr_rx_role || r == NULL)
+			continue;
+		lr_rx_counts(t, &c);
+		tot->own += c.own;
+		tot->foreign += c.foreign;
+		tot->untracked += c.untracked;
+		tot->unknown_flow += c.unknown_flow;
+		tot->malformed += c.malformed;
+		tot->latency_invalid += c.latency_invalid;
+		if (r->hist != NULL)
+			lr_hist_merge(lat, r->hist);
+		for (j = 0; j < r->nb_flows; j++) {
+			const struct lr_seq *s = &r->flows[j];
+			struct lr_seq *d = &m[r->flow_base + j - lo];
+
+			if (s->pkts == 0)
+				continue;
+			d->first_tsc = d->pkts ? RTE_MIN(d->first_tsc, s->first_tsc) :
+				       s->first_tsc;
+			d->last_tsc = RTE_MAX(d->last_tsc, s->last_tsc);
+			d->pkts += s->pkts;
+			d->bytes += s->bytes;
+			d->lost += s->lost;
+			d->out_of_order += s->out_of_order;
+			d->dup += s->dup;
+			d->seq_too_high += s->seq_too_high;
+			d->seq_too_low += s->seq_too_low;
+			d->late += s->late;
+			d->restarts += s->restarts;
+		}
+	}
+	for (j = 0; j < hi - lo; j++) {
+		tot->lost += m[j].lost;
+		tot->out_of_order += m[j].out_of_order;
+		tot->dup += m[j].dup;
+		tot->seq_too_high += m[j].seq_too_high;
+		tot->seq_too_low += m[j].seq_too_low;
+		tot->late += m[j].late;
+		tot->restarts += m[j].restarts;
+	}
+	*base = (uint32_t)lo;
+	*n = (uint32_t)(hi - lo);
+	return m;
+}
+
+static double
+flow_secs(const struct lr_seq *s)
+{
+	return (double)(s->last_tsc - s->first_tsc) / (double)rte_get_tsc_hz();
+}
+
+static json_t *
+flow_json(uint32_t id, const struct lr_seq *s)
+{
+	json_t *o = json_object();
+	double secs = flow_secs(s);
+
+	set_int(o, "flow", id);
+	set_int(o, "packets", (int64_t)s->pkts);
+	set_int(o, "bytes", (int64_t)s->bytes);
+	set_int(o, "lost", s->lost);
+	json_object_set_new(o, "per", json_real(lr_seq_per(lr_seq_unique(s),
+							     s->lost)));
+	set_int(o, "out_of_order", (int64_t)s->out_of_order);
+	set_int(o, "dup", (int64_t)s->dup);
+	set_int(o, "seq_too_high", (int64_t)s->seq_too_high);
+	set_int(o, "seq_too_low", (int64_t)s->seq_too_low);
+	set_int(o, "late", (int64_t)s->late);
+	set_int(o, "restarts", (int64_t)s->restarts);
+	json_object_set_new(o, "duration_s", json_real(secs));
+	json_object_set_new(o, "pps", json_real(secs > 0 ? (s->pkts - 1) / secs : 0));
+	return o;
+}
+
+/* The "rx" section of the result document. */
+static void
+rx_results(json_t *doc)
+{
+	struct lr_rx_counts tot;
+	struct lr_hist *lat = malloc(sizeof(*lat));
+	json_t *o, *flows;
+	struct lr_seq *m;
+	uint32_t base, n, j, seen = 0;
+	unsigned int nb_rx;
+
+	if (lat == NULL)
+		return;
+	m = merge_flows(&base, &n, &tot, lat, &nb_rx);
+	if (m == NULL) {
+		free(lat);
+		return;
+	}
+	o = json_object();
+	flows = json_array();
+	for (j = 0; j < n; j++) {
+		if (m[j].pkts == 0)
+			continue;
+		seen++;
+		json_array_append_new(flows, flow_json(base + j, &m[j]));
+	}
+	set_int(o, "tasks", nb_rx);
+	set_int(o, "flows_seen", seen);
+	counts_json(o, &tot, unique_of(&tot));
+	json_object_set_new(o, "latency", latency_json(lat));
+	json_object_set_new(o, "flows", flows);
+	json_object_set_new(doc, "rx", o);
+	free(m);
+	free(lat);
+}
+
+int
+lr_rx_write_csv(const char *path)
+{
+	struct lr_rx_counts tot;
+	struct lr_hist *lat = malloc(sizeof(*lat));
+	struct lr_seq *m = NULL;
+	uint32_t base = 0, n = 0, j;
+	unsigned int nb_rx = 0;
+	FILE *f;
+	int ret = 0;
+
+	if (lat == NULL)
+		return lr_err(ENOMEM, "csv: no memory");
+	m = merge_flows(&base, &n, &tot, lat, &nb_rx);
+	free(lat);
+	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (f == NULL) {
+		free(m);
+		return lr_err(errno, "csv: cannot write %s", path);
+	}
+	fprintf(f, "flow,packets,bytes,lost,per,out_of_order,dup,seq_too_high,"
+		"seq_too_low,late,restarts,duration_s\n");
+	for (j = 0; m != NULL && j < n; j++) {
+		const struct lr_seq *s = &m[j];
+
+		if (s->pkts == 0)
+			continue;
+		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%.9g,%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%.9f\n", base + j, s->pkts, s->bytes, s->lost,
+			lr_seq_per(lr_seq_unique(s), s->lost), s->out_of_order,
+			s->dup, s->seq_too_high, s->seq_too_low, s->late,
+			s->restarts, flow_secs(s));
+	}
+	if (ferror(f))
+		ret = lr_err(EIO, "csv: cannot write %s", path);
+	if (f != stdout && fclose(f) != 0 && ret == 0)
+		ret = lr_err(errno, "csv: cannot write %s", path);
+	if (f == stdout)
+		fflush(f);
+	free(m);
+	return ret;
+}
+
+/* Live line: loss and latency over every rx task so far. */
+static void
+rx_live(char *buf, size_t len)
+{
+	unsigned int i, nt = lr_engine_task_count(), nb = 0;
+	struct lr_rx_counts tot, c;
+	struct lr_hist *lat = malloc(sizeof(*lat));
+
+	buf[0] = '\0';
+	if (lat == NULL)
+		return;
+	memset(&tot, 0, sizeof(tot));
+	lr_hist_init(lat);
+	for (i = 0; i < nt; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct rx *r = t->priv;
+
+		if (t->role != &lr_rx_role || r == NULL)
+			continue;
+		nb++;
+		lr_rx_counts(t, &c);
+		tot.own += c.own;
+		tot.untracked += c.untracked;
+		tot.unknown_flow += c.unknown_flow;
+		tot.dup += c.dup;
+		tot.lost += c.lost;
+		if (r->hist != NULL)
+			lr_hist_merge(lat, r->hist);
+	}
+	if (nb != 0) {
+		int k = snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
+				 lr_seq_per(unique_of(&tot), tot.lost));
+
+		if (lat->count != 0 && k > 0 && (size_t)k < len)
+			snprintf(buf + k, len - k, " lat p50 %.1f p99 %.1f us",
+				 lr_hist_quantile(lat, 0.5) / 1e3,
+				 lr_hist_quantile(lat, 0.99) / 1e3);
+	}
+	free(lat);
 }
 
 const struct lr_role lr_rx_role = {
 	.name = "rx",
 	.help =
-	"  --count N         stop after N packets, 0: no limit (0)\n",
+	"  --count N         stop after N packets, 0: no limit (0)\n"
+	"  --flows N         flow table entries, ids flow-base.. (65536)\n"
+	"  --flow-base ID    flow id of the first entry (0)\n"
+	"  --latency 0|1     latency from TX timestamps: needs one TSC on both\n"
+	"                    sides (one host: wire, memif, loopback cable) (1)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_rx_conf),
 	.conf_init = rx_conf_init,
@@ -143,4 +614,6 @@ const struct lr_role lr_rx_role = {
 	.poll = rx_poll,
 	.report = rx_report,
 	.free = rx_free,
+	.results = rx_results,
+	.live = rx_live,
 };

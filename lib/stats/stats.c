@@ -79,12 +79,32 @@ fmt_dir(char *buf, size_t len, const char *dir, uint64_t pkts, uint64_t bytes,
 		 dir, pps / 1e6, l2 / 1e9, l1 / 1e9);
 }
 
+/* " | " and each role's live words, "" when none has any. */
+static const char *
+roles_live(char *buf, size_t len)
+{
+	const struct lr_role *r;
+	char words[128];
+	size_t k = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+		if (r->live == NULL)
+			continue;
+		r->live(words, sizeof(words));
+		if (words[0] != '\0' && k < len)
+			k += (size_t)snprintf(buf + k, len - k, " | %s", words);
+	}
+	return buf;
+}
+
 void
 lr_stats_tick(void)
 {
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct lr_stats_totals t;
-	char tx[96], rx[96];
+	char tx[96], rx[96], extra[160];
 	double secs;
 
 	if (!live_on || now - live_last_tsc < hz)
@@ -97,9 +117,9 @@ lr_stats_tick(void)
 		fmt_dir(rx, sizeof(rx), "rx", t.rx_pkts - live_last.rx_pkts,
 			t.rx_bytes - live_last.rx_bytes, secs);
 		fprintf(live_out ? live_out : stdout,
-			"[%7.1f s] %s | %s | drops %" PRIu64 "\n",
+			"[%7.1f s] %s | %s | drops %" PRIu64 "%s\n",
 			(double)(now - run_start_tsc) / hz, tx, rx,
-			t.drops - live_last.drops);
+			t.drops - live_last.drops, roles_live(extra, sizeof(extra)));
 		fflush(live_out ? live_out : stdout);
 	}
 	live_last = t;
@@ -140,6 +160,7 @@ lr_stats_results(void)
 {
 	json_t *doc = json_object(), *ports = json_array(), *tasks = json_array();
 	json_t *tot = json_object();
+	const struct lr_role *r;
 	struct lr_stats_totals t;
 	unsigned int i, n;
 	uint16_t p;
@@ -165,6 +186,9 @@ lr_stats_results(void)
 	json_object_set_new(doc, "ports", ports);
 	json_object_set_new(doc, "tasks", tasks);
 	json_object_set_new(doc, "totals", tot);
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		if (r->results != NULL)
+			r->results(doc);
 	return doc;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,84 @@ frame_bytes_counts_fcs(void **state)
 	assert_int_equal(lr_frame_bytes(9014), LR_FRAME_MAX_BYTES);
 }
 
+/* The ESS paper's Table 1, exact: user data, frame, overhead %, Mpps. */
+static void
+table1_arithmetic(void **state)
+{
+	static const struct { uint32_t user, frame; double ovh, mpps; } t1[] = {
+		{ 1, 64, 98.8, 14.88 }, { 18, 64, 78.6, 14.88 },
+		{ 82, 128, 44.6, 8.45 }, { 210, 256, 23.9, 4.53 },
+		/* The paper prints 5.5 % for 978 B; its own formula,
+		 * 1 - 978 / (1024 + 20), gives 6.3 %: a misprint. */
+		{ 466, 512, 12.4, 2.35 }, { 978, 1024, 6.3, 1.20 },
+		{ 1472, 1518, 4.3, 0.81 }, { 8972, 9018, 0.7, 0.14 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(t1); i++) {
+		uint32_t f = lr_frame_for_user(t1[i].user, 0);
+		double o = lr_overhead(t1[i].user, f) * 100;
+		double pps = lr_line_rate_pps(10e9, f) / 1e6;
+
+		assert_int_equal(f, t1[i].frame);
+		if (fabs(o - t1[i].ovh) > 0.05 || fabs(pps - t1[i].mpps) > 0.005)
+			fail_msg("%u B: %.2f %% %.3f Mpps", t1[i].user, o, pps);
+	}
+	/* Exact line rates: 10, 40 and 100 GbE at 64 and 1518 B. */
+	assert_true(lr_line_rate_pps(10e9, 64) == 10e9 / 672);
+	assert_true(fabs(lr_line_rate_pps(40e9, 64) - 59523809.52) < 0.01);
+	assert_true(fabs(lr_line_rate_pps(100e9, 64) - 148809523.8) < 0.1);
+	assert_true(fabs(lr_line_rate_pps(100e9, 1518) - 8127438.23) < 0.01);
+	assert_int_equal(lr_user_for_frame(1518, 0), 1472);
+	assert_int_equal(lr_user_for_frame(1518, 1), 1452);
+	assert_int_equal(lr_frame_for_user(1452, 1), 1518);
+}
+
+static void
+rates(void **state)
+{
+	struct lr_rate r;
+	double pp, pb;
+
+	(void)state;
+	assert_int_equal(lr_rate_parse("1.5Mpps", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_PPS);
+	assert_true(r.value == 1.5e6);
+	assert_int_equal(lr_rate_parse("2000", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_PPS);
+	assert_int_equal(lr_rate_parse("10Gbps", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_L2);
+	assert_int_equal(lr_rate_parse("10Gbpsl1", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_L1);
+	assert_int_equal(lr_rate_parse("50%", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_PCT);
+	assert_int_equal(lr_rate_parse("max", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_MAX);
+	assert_int_equal(lr_rate_parse("0", &r), 0);
+	assert_int_equal(r.unit, LR_RATE_MAX);
+	assert_int_equal(lr_rate_parse("-1", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("5Mbit", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("5k%", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("", &r), -EINVAL);
+
+	/* 100 % of 10G at 64 B is 14.88 Mpps; 10 Gbit/s L2 at 1518 B is
+	 * 823452 pps; every unit gives the same time per frame as Table 1. */
+	lr_rate_parse("100%", &r);
+	assert_int_equal(lr_rate_cost(&r, 10e9, &pp, &pb), 0);
+	assert_true(fabs(1 / (pp + pb * 64) - 10e9 / 672) < 1e-3);
+	assert_int_equal(lr_rate_cost(&r, 0, &pp, &pb), -EINVAL);
+	lr_rate_parse("10Gbps", &r);
+	lr_rate_cost(&r, 0, &pp, &pb);
+	assert_true(fabs(1 / (pp + pb * 1518) - 10e9 / (8 * 1518)) < 1e-3);
+	lr_rate_parse("10Gbpsl1", &r);
+	lr_rate_cost(&r, 0, &pp, &pb);
+	assert_true(fabs(1 / (pp + pb * 1518) - 10e9 / (8 * 1538)) < 1e-3);
+	lr_rate_parse("1.5Mpps", &r);
+	lr_rate_cost(&r, 0, &pp, &pb);
+	assert_true(pb == 0 && fabs(pp - 1 / 1.5e6) < 1e-15);
+}
+
 int
 main(void)
 {
@@ -89,6 +168,8 @@ main(void)
 		cmocka_unit_test(parse_seconds),
 		cmocka_unit_test(err_message_names_cause),
 		cmocka_unit_test(frame_bytes_counts_fcs),
+		cmocka_unit_test(table1_arithmetic),
+		cmocka_unit_test(rates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

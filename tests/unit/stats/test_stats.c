@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "lr_engine.h"
 #include "lr_gen.h"
+#include "lr_hist.h"
 #include "lr_port.h"
 #include "lr_stats.h"
 #include "../lr_test.h"
@@ -92,11 +94,58 @@ setup(void **state)
 }
 
 
+static void
+hist_exact_and_bounded(void **state)
+{
+	static struct lr_hist h, a, b;
+	uint64_t v, low, w;
+	unsigned int i;
+
+	(void)state;
+	lr_hist_init(&h);
+	assert_int_equal(lr_hist_quantile(&h, 0.5), 0);
+	/* Below 64 ns every value has its own bucket. */
+	for (v = 1; v <= 50; v++)
+		lr_hist_add(&h, v);
+	assert_int_equal(lr_hist_quantile(&h, 0.5), 25);
+	assert_int_equal(lr_hist_quantile(&h, 0.99), 50);
+	assert_int_equal(lr_hist_quantile(&h, 0), 1);
+	assert_true(lr_hist_mean(&h) == 25.5);
+
+	/* Buckets tile the values: each value is inside its bucket, the
+	 * bucket is at most 1/64 of its low end wide. */
+	for (v = 1; v < (1ull << 40); v = v * 3 + 1) {
+		i = lr_hist_bucket(v);
+		low = lr_hist_bucket_low(i, &w);
+		assert_true(low <= v && v < low + w);
+		assert_true(w == 1 || w * 64 <= low);
+	}
+	assert_true(lr_hist_bucket(UINT64_MAX) < LR_HIST_BUCKETS);
+
+	/* 1..100000 ns: quantiles within 1 % of the truth; merging two
+	 * halves gives the same as one. */
+	lr_hist_init(&h);
+	lr_hist_init(&a);
+	lr_hist_init(&b);
+	for (v = 1; v <= 100000; v++) {
+		lr_hist_add(&h, v);
+		lr_hist_add(v % 2 ? &a : &b, v);
+	}
+	lr_hist_merge(&a, &b);
+	assert_memory_equal(&a, &h, sizeof(h));
+	assert_true(labs((long)lr_hist_quantile(&h, 0.5) - 50000) <= 500);
+	assert_true(labs((long)lr_hist_quantile(&h, 0.99) - 99000) <= 990);
+	assert_true(labs((long)lr_hist_quantile(&h, 0.999) - 99900) <= 999);
+	assert_int_equal(lr_hist_quantile(&h, 1), 100000);
+	assert_int_equal(h.min, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(results_sum_tasks),
+		cmocka_unit_test(hist_exact_and_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);

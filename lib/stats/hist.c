@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "lr_hist.h"
+
+void
+lr_hist_init(struct lr_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+uint64_t
+lr_hist_bucket_low(unsigned int i, uint64_t *width)
+{
+	unsigned int k;
+
+	if (i < LR_HIST_SUB) {
+		*width = 1;
+		return i;
+	}
+	k = i / LR_HIST_SUB - 1;	/* the power of two above SUB_BITS */
+	*width = 1ull << k;
+	return (uint64_t)(LR_HIST_SUB + i % LR_HIST_SUB) << k;
+}
+
+void
+lr_hist_merge(struct lr_hist *dst, const struct lr_hist *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < LR_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+uint64_t
+lr_hist_quantile(const struct lr_hist *h, double q)
+{
+	uint64_t rank, seen = 0, low, width, v;
+	unsigned int i;
+
+	if (h->count == 0)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* The smallest value with at least q of all values at or below it. */
+	rank = (uint64_t)(q * (double)h->count);
+	if ((double)rank < q * (double)h->count || rank == 0)
+		rank++;
+	for (i = 0; i < LR_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i == LR_HIST_BUCKETS)
+		return h->max;
+	low = lr_hist_bucket_low(i, &width);
+	v = low + width / 2;
+	return RTE_MAX(h->min, RTE_MIN(v, h->max));
+}
+
+double
+lr_hist_mean(const struct lr_hist *h)
+{
+	return h->count ? (double)h->sum / (double)h->count : 0;
+}

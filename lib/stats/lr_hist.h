@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * A log-linear histogram of nanosecond values (HdrHistogram's layout with
+ * 2^LR_HIST_SUB_BITS sub-buckets per power of two): values below 64 ns are
+ * exact, larger ones fall in buckets 1/64 of their power of two wide, so a
+ * quantile is within 0.8 % of the true value. Min, max and the sum are exact.
+ *
+ * Threading: one histogram per lcore, written by it alone; the main lcore
+ * merges them with lr_hist_merge() for reports (a racy read of counters that
+ * only grow is fine for a running report, exact once the lcores are done).
+ */
+#ifndef LR_HIST_H
+#define LR_HIST_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define LR_HIST_SUB_BITS 6
+#define LR_HIST_SUB (1u << LR_HIST_SUB_BITS)
+#define LR_HIST_BUCKETS (LR_HIST_SUB + (64 - LR_HIST_SUB_BITS) * LR_HIST_SUB)
+
+struct lr_hist {
+	uint64_t count;
+	uint64_t sum;		/**< ns, for the mean */
+	uint64_t min;		/**< UINT64_MAX while empty */
+	uint64_t max;
+	uint64_t b[LR_HIST_BUCKETS];
+};
+
+/** Empty it. */
+void lr_hist_init(struct lr_hist *h);
+
+/** The bucket of value @p v. */
+static inline unsigned int
+lr_hist_bucket(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < LR_HIST_SUB)
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
+	return LR_HIST_SUB + (e - LR_HIST_SUB_BITS) * LR_HIST_SUB +
+	       (unsigned int)((v >> (e - LR_HIST_SUB_BITS)) & (LR_HIST_SUB - 1));
+}
+
+/** Add one value (fast path). */
+static inline void
+lr_hist_add(struct lr_hist *h, uint64_t v)
+{
+	h->b[lr_hist_bucket(v)]++;
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/** The lowest value of bucket @p i, and its width. */
+uint64_t lr_hist_bucket_low(unsigned int i, uint64_t *width);
+
+/** Add @p src into @p dst. */
+void lr_hist_merge(struct lr_hist *dst, const struct lr_hist *src);
+
+/**
+ * The value at quantile @p q (0..1): the middle of the bucket that holds
+ * it, kept within [min, max]. 0 when empty.
+ */
+uint64_t lr_hist_quantile(const struct lr_hist *h, double q);
+
+/** Mean, 0 when empty. */
+double lr_hist_mean(const struct lr_hist *h);
+
+#endif
