@@ -61,6 +61,7 @@ struct gen {
 	bool paced;
 	double next_tsc;		/* when the next packet is due, 0: now */
 	double max_lag_tsc;
+	double mean_cost;		/* TSC cycles per packet on average */
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
 	/* control path only */
@@ -947,6 +948,7 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	 * as long. Costs are kept in TSC cycles. */
 	for (i = 0; i < g->nb_sizes; i++)
 		g->sizes[i].cost *= hz * c->slices;
+	g->mean_cost = sum_cost / g->nb_sizes * hz * c->slices;
 
 	/* The payload after lr_pkt_hdr, summed per size for the UDP checksum:
 	 * prefix sums of its words, built from the pattern once. */
@@ -1110,9 +1112,9 @@ static int
 gen_poll(struct lr_task *t, uint64_t now)
 {
 	struct gen *g = t->priv;
+	uint64_t tsc, due = UINT64_MAX;
 	double cost = 0;
 	uint16_t n, i;
-	uint64_t tsc;
 
 	if (g->nb_pend != 0 && !flush(t, g))
 		return 0;
@@ -1127,8 +1129,12 @@ gen_poll(struct lr_task *t, uint64_t now)
 			return 0;		/* not yet due */
 		if (d - g->next_tsc > g->max_lag_tsc)
 			g->next_tsc = d - g->max_lag_tsc;
+		/* Only what is due: a burst is sent early by no packet,
+		 * so that a run of T seconds sends T x rate, not a burst
+		 * more. Behind the schedule, up to a burst at once. */
+		due = 1 + (uint64_t)((d - g->next_tsc) / g->mean_cost);
 	}
-	n = g->burst;
+	n = due < g->burst ? (uint16_t)due : g->burst;
 	if (n > g->remaining)
 		n = (uint16_t)g->remaining;
 	/* Raw mbufs: a pool mbuf keeps refcnt 1, one segment and, since

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -593,6 +594,21 @@ l_overhead(lua_State *L)
 	return 1;
 }
 
+/* linerate.exe(): this program's path, to start a peer process. */
+static int
+l_exe(lua_State *L)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0) {
+		lr_err(errno, "exe: cannot read /proc/self/exe");
+		return fail(L);
+	}
+	lua_pushlstring(L, path, (size_t)n);
+	return 1;
+}
+
 static int
 l_live(lua_State *L)
 {
@@ -640,6 +656,7 @@ static const luaL_Reg funcs[] = {
 	{ "results", l_results },
 	{ "write_json", l_write_json },
 	{ "write_csv", l_write_csv },
+	{ "exe", l_exe },
 	{ "frame_size", l_frame_size },
 	{ "data_size", l_data_size },
 	{ "line_rate", l_line_rate },
@@ -714,6 +731,26 @@ msg_handler(lua_State *L)
 	return 1;
 }
 
+/* require() looks beside the script and in its lib/ first, so that
+ * scenarios share modules (lua/lib/testbed.lua) from wherever they run. */
+static void
+set_path(lua_State *L, const char *script)
+{
+	const char *slash = strrchr(script, '/');
+	int dirlen = slash ? (int)(slash - script) : 1;
+	const char *dir = slash ? script : ".";
+
+	lua_getglobal(L, "package");
+	lua_pushlstring(L, dir, (size_t)dirlen);
+	lua_pushliteral(L, "/?.lua;");
+	lua_pushlstring(L, dir, (size_t)dirlen);
+	lua_pushliteral(L, "/lib/?.lua;");
+	lua_getfield(L, -5, "path");
+	lua_concat(L, 5);
+	lua_setfield(L, -2, "path");
+	lua_pop(L, 1);
+}
+
 int
 lr_lua_run(const char *script, int argc, char **argv)
 {
@@ -737,6 +774,7 @@ lr_lua_run(const char *script, int argc, char **argv)
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setglobal(L, "arg");
+	set_path(L, script);
 
 	lua_pushcfunction(L, msg_handler);
 	ret = luaL_loadfile(L, script);

@@ -295,11 +295,16 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 		return lr_err(-ret, "port %s: %u/%u descriptors", pi->name, rxd, txd);
 	if (c->mtu != 0) {
 		ret = rte_eth_dev_set_mtu(port_id, c->mtu);
-		/* Rings and the like have no MTU to set: fine if they carry the
-		 * frame (max_rx_pktlen), a refusal otherwise. */
-		if (ret == -ENOTSUP &&
-		    di.max_rx_pktlen >= (uint32_t)c->mtu + RTE_ETHER_HDR_LEN)
+		/* Rings, memif and the like have no MTU to set: they carry
+		 * what they are given (memif chains its buffers), whatever
+		 * max_rx_pktlen they report. */
+		if (ret == -ENOTSUP) {
+			if (di.max_rx_pktlen < (uint32_t)c->mtu + RTE_ETHER_HDR_LEN)
+				PLOG(INFO, "%s: no MTU to set; max_rx_pktlen %u "
+				     "is below MTU %u, which it may still carry",
+				     pi->name, di.max_rx_pktlen, c->mtu);
 			ret = 0;
+		}
 		if (ret != 0)
 			return lr_err(-ret, "port %s: MTU %u refused", pi->name, c->mtu);
 	}

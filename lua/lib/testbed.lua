@@ -1,0 +1,140 @@
+-- testbed.lua: where a scenario's gen sends and its rx receives.
+--
+--   local testbed = require("testbed")
+--   local opt = testbed.args(arg, { mode = "wire", seconds = 2 })
+--   local tb = testbed.open(opt)         -- ports, and the peer process
+--   local rx = tb:rx{ flows = 16 }       -- an rx task where the frames arrive
+--   local gen = assert(linerate.task{ role = "gen", port = tb.tx, ... })
+--   linerate.start(); gen:wait(); local r = tb:rx_done(rx) -- rx's stats()
+--   tb:close()
+--
+-- Modes (mode=):
+--   wire   one process, the virtual wire; gen and rx share the worker lcore
+--   memif  two processes over net_memif: this one sends, a peer process
+--          (lua/peer-rx.lua, started here) receives on its own core
+--   ports  one process, real ports: tx=PORT rx=PORT (a loopback cable)
+-- Port options for every mode: mtu= (9000 default, for 9018 B frames),
+-- speed= (the link speed rates in % refer to: 10G default).
+local linerate = require("linerate")
+
+local testbed = {}
+
+-- key=value arguments over defaults; numbers stay numbers.
+function testbed.args(argv, defaults)
+	local o = {}
+	for k, v in pairs(defaults or {}) do o[k] = v end
+	for _, a in ipairs(argv) do
+		local k, v = a:match("^([%w_]+)=(.*)$")
+		if not k then
+			error(("argument '%s': want key=value"):format(a), 0)
+		end
+		o[k] = tonumber(v) or v
+	end
+	return o
+end
+
+local function port_conf(opt)
+	return { mtu = opt.mtu or 9000, speed = opt.speed or "10G" }
+end
+
+local Testbed = {}
+Testbed.__index = Testbed
+
+-- The peer: a second linerate on the other core, driven line by line on
+-- its stdin; it answers in a file, as a Lua chunk.
+local function start_peer(opt, sock)
+	local here = arg[0]:match("^(.*)/[^/]*$") or "."
+	local reply = os.tmpname()
+	os.remove(reply)
+	local cmd = ("%s --no-pci %s --main-lcore 1 -l 0-1 --file-prefix lr_peer_%d " ..
+	             "--log-level=lib.eal:error -- --no-live %s/peer-rx.lua " ..
+	             "socket=%s reply=%s mtu=%s speed=%s"):format(
+		linerate.exe(), opt.peer_eal or "--no-huge -m 512", math.random(1 << 30),
+		here, sock, reply, port_conf(opt).mtu, port_conf(opt).speed)
+	local pipe = assert(io.popen(cmd, "w"))
+	pipe:setvbuf("line")
+	return pipe, reply
+end
+
+function Testbed:ask(line, timeout)
+	self.pipe:write(line, "\n")
+	local t0 = linerate.now()
+	while true do
+		local f = io.open(self.reply, "r")
+		if f then
+			local text = f:read("a")
+			f:close()
+			if text:sub(-4) == "--.\n" then
+				os.remove(self.reply)
+				local r = assert(load(text, "peer", "t", {}))()
+				if r.error then
+					error("peer: " .. r.error, 0)
+				end
+				return r
+			end
+		end
+		if linerate.now() - t0 > (timeout or 30) then
+			error(("peer did not answer '%s' in %d s"):format(line, timeout or 30), 0)
+		end
+		linerate.sleep(0.01)
+	end
+end
+
+function testbed.open(opt)
+	local tb = setmetatable({ mode = opt.mode }, Testbed)
+	if opt.mode == "wire" then
+		tb.tx, tb.rx_port = assert(linerate.wire("lr_tb", port_conf(opt)))
+	elseif opt.mode == "ports" then
+		assert(opt.tx and opt.rx, "mode=ports needs tx=PORT and rx=PORT")
+		tb.tx = assert(linerate.port(tostring(opt.tx), port_conf(opt)))
+		tb.rx_port = assert(linerate.port(tostring(opt.rx), port_conf(opt)))
+	elseif opt.mode == "memif" then
+		local sock = os.tmpname()
+		os.remove(sock)
+		tb.sock = sock
+		tb.pipe, tb.reply = start_peer(opt, sock)
+		tb:ask("hello", 30)	-- the peer's server port is up
+		local conf = port_conf(opt)
+		conf["link-timeout"] = 10
+		tb.tx = assert(linerate.port(("net_memif0,role=client,socket=%s," ..
+		                              "socket-abstract=no"):format(sock), conf))
+	else
+		error(("mode '%s': want wire, memif or ports"):format(tostring(opt.mode)), 0)
+	end
+	return tb
+end
+
+-- An rx task where the frames arrive: here, or in the peer.
+function Testbed:rx(conf)
+	if self.mode == "memif" then
+		local words = {}
+		for k, v in pairs(conf or {}) do words[#words + 1] = k .. "=" .. tostring(v) end
+		self:ask("start " .. table.concat(words, " "))
+		return "peer"
+	end
+	local c = { role = "rx", port = self.rx_port }
+	for k, v in pairs(conf or {}) do c[k] = v end
+	return assert(linerate.task(c))
+end
+
+-- After the gen is done: wait until nothing arrives for 0.3 s, stop, and
+-- return the rx task's stats() table.
+function Testbed:rx_done(rx)
+	if self.mode == "memif" then
+		linerate.stop()
+		return self:ask("stop", 60)
+	end
+	rx:wait{ idle = 0.3, timeout = 60 }
+	linerate.stop()
+	return rx:stats()
+end
+
+function Testbed:close()
+	if self.pipe then
+		self.pipe:write("quit\n")
+		self.pipe:close()
+		os.remove(self.sock)
+	end
+end
+
+return testbed
