@@ -912,9 +912,10 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES ||
 		    (g->ipv6 && f < LR_UDP6_HDRS_BYTES + LR_HDR_BYTES + LR_FCS_BYTES)) {
 			ret = lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s",
-				     f, g->ipv6 ? 86 : LR_FRAME_MIN_BYTES,
+				     f, g->ipv6 ? LR_UDP6_HDRS_BYTES + LR_HDR_BYTES +
+				     LR_FCS_BYTES : LR_FRAME_MIN_BYTES,
 				     LR_FRAME_MAX_BYTES, g->ipv6 ?
-				     " (IPv6 and the 18 B header need 86 B)" : "");
+				     " (IPv6 and the 18 B header need 84 B)" : "");
 			break;
 		}
 		if (f - RTE_ETHER_HDR_LEN - LR_FCS_BYTES > max_l3) {

@@ -240,7 +240,7 @@ bad_confs(void **state)
 	create_fails(&c, "RFC 8200");
 	set(&c, "udp-cksum", "1");
 	set(&c, "size", "64");
-	create_fails(&c, "86 B");
+	create_fails(&c, "84 B");
 }
 
 /* Run @p c on the wire and hand every received frame to @p check. */
