@@ -127,8 +127,8 @@ def test_scenarios():
     r = lua("flows", "many-flows.lua", "flows=4096", "count=100000", "csv=" + csv)
     expect(r.returncode == 0 and "4096 flows seen" in r.stdout, r.stdout + r.stderr)
     expect(len(open(csv).read().splitlines()) == 4097, "csv rows")
-    r = lua("rate", "rate-accuracy.lua", "sizes=64,1518", "pcts=10,100",
-            "seconds=0.3", "max_err=2")
+    r = lua("rate", "rate-accuracy.lua", "sizes=64,1518", "pcts=1,10",
+            "seconds=0.3", "max_err=1")
     expect(r.returncode == 0, r.stdout + r.stderr)
 
 
