@@ -25,8 +25,12 @@ local s, r = gen:stats(), rx:stats()
 print(string.format("sent %d, received %d (%d linerate frames, %d foreign), %.2f Mpps",
                     s.tx_packets, r.rx_packets, r.own_packets,
                     r.foreign_packets, s.tx_mpps))
-if s.tx_packets ~= count or r.own_packets ~= s.tx_packets then
-	error(string.format("counters disagree: sent %d of %d, received %d",
-	                    s.tx_packets, count, r.own_packets))
+print(string.format("16 flows: %d received once, %d lost (PER %g), %d duplicates, "
+                    .. "%d out of order; latency p50 %.1f us, p99 %.1f us",
+                    r.received, r.lost, r.per, r.dup, r.out_of_order,
+                    r.latency.p50_ns / 1e3, r.latency.p99_ns / 1e3))
+if s.tx_packets ~= count or r.received ~= s.tx_packets or r.lost ~= 0 then
+	error(string.format("counters disagree: sent %d of %d, received %d, lost %d",
+	                    s.tx_packets, count, r.received, r.lost))
 end
 print("quickstart: OK")
