@@ -11,7 +11,7 @@ local testbed = require("testbed")
 local opt = testbed.args(arg, { mode = "wire", mix = "imix", rate = "50%",
                                 count = 1000000, flows = 64 })
 linerate.live(false)
-local tb = testbed.open(opt)
+local tb <close> = testbed.open(opt)
 local rx = tb:rx{ flows = opt.flows }
 local gen = assert(linerate.task{ role = "gen", port = tb.tx, size = opt.mix,
                                   rate = opt.rate, count = opt.count,

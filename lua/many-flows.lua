@@ -15,7 +15,7 @@ local opt = testbed.args(arg, { mode = "wire", flows = 65536, count = 2000000,
                                 src_ip = "10.0.0.1-10.0.0.16",
                                 src_port = "1024-5119" })
 linerate.live(false)
-local tb = testbed.open(opt)
+local tb <close> = testbed.open(opt)
 local rx = tb:rx{ flows = opt.flows }
 local gen = assert(linerate.task{ role = "gen", port = tb.tx, flows = opt.flows,
                                   count = opt.count, rate = opt.rate,

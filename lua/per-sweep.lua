@@ -38,7 +38,7 @@ end
 local speed = bits(opt.speed)
 
 linerate.live(false)
-local tb = testbed.open(opt)
+local tb <close> = testbed.open(opt)
 local out = opt.json and assert(io.open(opt.json, "w"))
 print(("per-sweep: mode %s, rate %s of a %s link, %s per size, %d flow(s)")
       :format(opt.mode, opt.rate, opt.speed,

@@ -2,7 +2,7 @@
 --
 --   local testbed = require("testbed")
 --   local opt = testbed.args(arg, { mode = "wire", seconds = 2 })
---   local tb = testbed.open(opt)         -- ports, and the peer process
+--   local tb <close> = testbed.open(opt) -- ports, and the peer process
 --   local rx = tb:rx{ flows = 16 }       -- an rx task where the frames arrive
 --   local gen = assert(linerate.task{ role = "gen", port = tb.tx, ... })
 --   linerate.start(); gen:wait(); local r = tb:rx_done(rx) -- rx's stats()
@@ -46,14 +46,15 @@ local function start_peer(opt, sock)
 	local here = arg[0]:match("^(.*)/[^/]*$") or "."
 	local reply = os.tmpname()
 	os.remove(reply)
-	local cmd = ("%s --no-pci %s --main-lcore 1 -l 0-1 --file-prefix lr_peer_%d " ..
+	local prefix = "lr_peer_" .. reply:match("[%w_]+$")
+	local cmd = ("%s --no-pci %s --main-lcore 1 -l 0-1 --file-prefix %s " ..
 	             "--log-level=lib.eal:error -- --no-live %s/peer-rx.lua " ..
 	             "socket=%s reply=%s mtu=%s speed=%s"):format(
-		linerate.exe(), opt.peer_eal or "--no-huge -m 512", math.random(1 << 30),
+		linerate.exe(), opt.peer_eal or "--no-huge -m 512", prefix,
 		here, sock, reply, port_conf(opt).mtu, port_conf(opt).speed)
 	local pipe = assert(io.popen(cmd, "w"))
 	pipe:setvbuf("line")
-	return pipe, reply
+	return pipe, reply, prefix
 end
 
 function Testbed:ask(line, timeout)
@@ -92,7 +93,7 @@ function testbed.open(opt)
 		local sock = os.tmpname()
 		os.remove(sock)
 		tb.sock = sock
-		tb.pipe, tb.reply = start_peer(opt, sock)
+		tb.pipe, tb.reply, tb.prefix = start_peer(opt, sock)
 		tb:ask("hello", 30)	-- the peer's server port is up
 		local conf = port_conf(opt)
 		conf["link-timeout"] = 10
@@ -129,12 +130,19 @@ function Testbed:rx_done(rx)
 	return rx:stats()
 end
 
+-- End the peer (closing its stdin ends it too) and remove what it left:
+-- the socket and its EAL runtime directory. Also the __close of
+-- "local tb <close> = testbed.open(opt)", so that an error ends the peer.
 function Testbed:close()
 	if self.pipe then
-		self.pipe:write("quit\n")
-		self.pipe:close()
+		pcall(self.pipe.write, self.pipe, "quit\n")
+		self.pipe:close()	-- waits for the peer to exit
+		self.pipe = nil
 		os.remove(self.sock)
+		os.remove(self.reply)
+		os.execute("rm -rf /var/run/dpdk/" .. self.prefix)
 	end
 end
+Testbed.__close = Testbed.close
 
 return testbed
