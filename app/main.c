@@ -85,7 +85,9 @@ usage(FILE *f)
 "  --rss FIELDS      ip,ipv4,ipv6,udp,tcp,sctp,l2,none (ip,udp,tcp)\n"
 "  --rss-key KEY     symmetric | default | hex bytes (PMD default)\n"
 "  --promisc 0|1     promiscuous rx (1)\n"
-"  --link-timeout S  wait for link up (5)\n",
+"  --link-timeout S  wait for link up (5)\n"
+"  --speed BPS       link speed for rates in %% and the line-rate check,\n"
+"                    e.g. 100G (the link's)\n",
 		LR_VERSION, "gen, rx");
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		fprintf(f, "%s options:\n%s", r->name, r->help);

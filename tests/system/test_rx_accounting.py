@@ -132,6 +132,47 @@ def test_scenarios():
     expect(r.returncode == 0, r.stdout + r.stderr)
 
 
+MULTIQUEUE = r"""
+local linerate = require("linerate")
+linerate.live(false)
+local a, b = assert(linerate.wire("mq", { queues = 2 }))
+local gens, rxs = {}, {}
+for q = 0, 1 do
+	rxs[#rxs + 1] = assert(linerate.task{ role = "rx", port = b, queue = q })
+	gens[#gens + 1] = assert(linerate.task{ role = "gen", port = a, queue = q,
+	                                        flows = 64, count = 100000,
+	                                        slice = q .. "/2", size = "64-256" })
+end
+linerate.start()
+for _, g in ipairs(gens) do assert(g:wait(30)) end
+for _, r in ipairs(rxs) do r:wait{ idle = 0.2 } end
+linerate.stop()
+local rx = linerate.results().rx
+print(("tasks %d flows %d received %d lost %d sent %d"):format(rx.tasks,
+      rx.flows_seen, rx.received, rx.lost,
+      gens[1]:stats().tx_packets + gens[2]:stats().tx_packets))
+"""
+
+
+def test_multiqueue_slices_merged():
+    d = tmpdir()
+    script = os.path.join(d, "mq.lua")
+    open(script, "w").write(MULTIQUEUE)
+    r = run(eal("mq", mem=1024) + ["--", script], timeout=120)
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    expect("tasks 2 flows 64 received 100000 lost 0 sent 100000" in r.stdout, r.stdout)
+    # The CLI gives each tx queue its slice: 1000 in all, not per queue.
+    out = os.path.join(d, "g.json")
+    r = run(eal("mqcli") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--queues", "3", "--count", "1000", "--flows", "10",
+                            "--json", out, "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    tasks = load_json(out)["tasks"]
+    expect([t["tx_packets"] for t in tasks] == [334, 333, 333], tasks)
+    expect([t["flows"] for t in tasks] == [4, 3, 3], tasks)
+    expect([t["first_flow"] for t in tasks] == [0, 4, 7], tasks)
+
+
 def test_bad_input():
     for opts, msg in ((["--rate", "15Mpps"], "above port"),
                       (["--size", "64-9018"], "MTU"),
@@ -146,4 +187,5 @@ def test_bad_input():
 
 if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
-          test_per_sweep_wire_and_memif, test_scenarios, test_bad_input])
+          test_per_sweep_wire_and_memif, test_multiqueue_slices_merged,
+          test_scenarios, test_bad_input])
