@@ -834,8 +834,7 @@ share(uint64_t total, uint16_t i, uint16_t n)
 }
 
 static int
-check_conf(const struct lr_gen_conf *c, const struct lr_port_info *pi,
-	   const struct lr_ip_range *src, const struct lr_ip_range *dst)
+check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 {
 	uint64_t tuples = lr_gen_tuples(c);
 
@@ -865,8 +864,6 @@ check_conf(const struct lr_gen_conf *c, const struct lr_port_info *pi,
 	if (c->udp_cksum == 0 && src->ipv6)
 		return lr_err(EINVAL, "gen: UDP over IPv6 needs its checksum "
 			      "(RFC 8200)");
-	RTE_SET_USED(dst);
-	RTE_SET_USED(pi);
 	return 0;
 }
 
@@ -1031,7 +1028,7 @@ gen_init(struct lr_task *t, const void *arg)
 
 	ret = ranges(c, &src, &dst);
 	if (ret == 0)
-		ret = check_conf(c, pi, &src, &dst);
+		ret = check_conf(c, &src);
 	if (ret != 0)
 		return ret;
 	g = rte_zmalloc_socket("lr_gen", sizeof(*g), RTE_CACHE_LINE_SIZE, t->socket);

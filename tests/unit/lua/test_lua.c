@@ -90,8 +90,26 @@ scenario_moves_packets(void **state)
 		"local res = linerate.results()\n"
 		"assert(#res.tasks == 2 and res.totals.rx_packets == 10000)\n"
 		"assert(res.version == linerate.version)\n"
-		"assert(#linerate.workers() >= 1)\n");
+		"assert(#linerate.workers() >= 1)\n"
+		"assert(r.received == 10000 and r.lost == 0 and r.per == 0)\n"
+		"assert(res.rx.flows_seen == 3 and #res.rx.flows == 3)\n"
+		"assert(res.rx.flows[2].packets == 3334 - 1)\n");
 	assert_null(e);
+}
+
+static void
+size_arithmetic(void **state)
+{
+	(void)state;
+	assert_null(run("assert(linerate.frame_size(1472) == 1518)\n"
+			"assert(linerate.frame_size(1) == 64)\n"
+			"assert(linerate.frame_size(1452, true) == 1518)\n"
+			"assert(linerate.data_size(64) == 18)\n"
+			"assert(math.abs(linerate.line_rate(10e9, 64) - 14880952.38) < 0.01)\n"
+			"assert(math.abs(linerate.overhead(18, 64) - 0.7857) < 1e-4)\n"
+			"assert(linerate.exe():find('test_lua'))\n"));
+	assert_non_null(run("linerate.line_rate(0, 64)"));
+	assert_non_null(run("linerate.frame_size(-1)"));
 }
 
 static int
@@ -122,6 +140,7 @@ main(void)
 		cmocka_unit_test(wrong_types_raise),
 		cmocka_unit_test(failures_return_nil_and_cause),
 		cmocka_unit_test(scenario_moves_packets),
+		cmocka_unit_test(size_arithmetic),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
