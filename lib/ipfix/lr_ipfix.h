@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * IPFIX export (RFC 7011): flow records encoded with IANA information
+ * elements under two templates (IPv4 and IPv6), packed into messages no
+ * larger than the path MTU allows, handed to a transport (a file in the
+ * RFC 5655 format, UDP, or anything with a send function).
+ *
+ * The sequence number of a message counts the data records exported before
+ * it; templates are sent in the first message and, for UDP, again every
+ * template_every messages and every template_period_s seconds (RFC 7011
+ * §8.4). Sets are padded to 4 bytes.
+ *
+ * Threading: one exporter belongs to one thread (the probe's exporter
+ * lcore or the main lcore); it is not for the fast path of workers, which
+ * hand it records through rings.
+ */
+#ifndef LR_IPFIX_H
+#define LR_IPFIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LR_IPFIX_VERSION 10
+#define LR_IPFIX_TMPL_V4 256		/**< template id of IPv4 records */
+#define LR_IPFIX_TMPL_V6 257		/**< template id of IPv6 records */
+#define LR_IPFIX_TMPL_STATS 258		/**< options template: exporter stats */
+#define LR_IPFIX_MSG_MAX 65535
+#define LR_IPFIX_UDP_MTU_DEFAULT 1472	/**< 1500 - IPv4 20 - UDP 8 */
+
+/** flowEndReason (IANA). */
+enum lr_flow_end {
+	LR_FLOW_END_IDLE = 1,		/**< idle timeout */
+	LR_FLOW_END_ACTIVE = 2,		/**< active timeout */
+	LR_FLOW_END_DETECTED = 3,	/**< TCP FIN or RST */
+	LR_FLOW_END_FORCED = 4,		/**< end of run */
+	LR_FLOW_END_RESOURCES = 5,	/**< cache full */
+};
+
+/** A flow record as the exporter takes it. */
+struct lr_flow_rec {
+	uint8_t src[16];		/**< network order; IPv4 in src[0..3] */
+	uint8_t dst[16];
+	uint64_t first_ns;		/**< Unix time of the first packet, ns */
+	uint64_t last_ns;
+	uint64_t packets;
+	uint64_t bytes;			/**< IP bytes, as octetDeltaCount counts */
+	uint32_t ingress;		/**< ingressInterface */
+	uint16_t sport;			/**< host order; ICMP: type << 8 | code in dport */
+	uint16_t dport;
+	uint16_t tcp_flags;		/**< union over the flow */
+	uint16_t vlan;
+	uint8_t proto;
+	uint8_t tos;
+	uint8_t min_ttl;
+	uint8_t max_ttl;
+	uint8_t end_reason;		/**< enum lr_flow_end */
+	uint8_t ipv6;			/**< 0: IPv4, 1: IPv6 */
+};
+
+struct lr_ipfix_conf {
+	uint32_t domain;		/**< observation domain id (0) */
+	uint16_t mtu;			/**< largest message, bytes (1472) */
+	bool nanoseconds;		/**< flowStart/EndNanoseconds instead of
+					 *   the Milliseconds pair (false) */
+	uint32_t template_every;	/**< resend templates every N messages,
+					 *   0: never again (UDP: 100) */
+	uint32_t template_period_s;	/**< and every S seconds, 0: never (UDP: 60) */
+};
+
+/** Send one whole message. @return 0 or -errno. */
+typedef int (*lr_ipfix_send_t)(void *ctx, const void *msg, size_t len);
+
+/** Counters of an exporter. */
+struct lr_ipfix_counts {
+	uint64_t messages;		/**< sent */
+	uint64_t records;		/**< data records sent */
+	uint64_t bytes;
+	uint64_t send_errors;		/**< messages the transport refused */
+	uint64_t records_lost;		/**< records in messages it refused */
+};
+
+struct lr_ipfix {
+	struct lr_ipfix_conf conf;
+	lr_ipfix_send_t send;
+	void *ctx;
+	uint8_t *buf;			/**< the message being built */
+	size_t len;			/**< its bytes so far */
+	size_t set_off;			/**< offset of the open data set, 0: none */
+	uint16_t set_id;
+	uint32_t msg_records;		/**< data records in the message */
+	uint32_t seq;			/**< data records sent before it */
+	uint64_t msgs_since_tmpl;
+	uint64_t tmpl_time_s;		/**< when templates were last sent */
+	bool tmpl_due;
+	struct lr_ipfix_counts c;
+};
+
+/** Fill @p c with the defaults for UDP. */
+void lr_ipfix_conf_init(struct lr_ipfix_conf *c);
+
+/**
+ * Start an exporter that hands whole messages to @p send.
+ * @return 0, -EINVAL (an MTU too small for a template), -ENOMEM.
+ */
+int lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
+		  lr_ipfix_send_t send, void *ctx);
+
+/**
+ * Add one record, sending the message first when it would not fit.
+ * @p now_s is the Unix time in seconds (export time, template period).
+ * @return 0, or the transport's error (the message is counted as lost).
+ */
+int lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r,
+		 uint64_t now_s);
+
+/** Send the message being built, if it holds records. */
+int lr_ipfix_flush(struct lr_ipfix *x, uint64_t now_s);
+
+/**
+ * Send an options record with the exporter's statistics (scope:
+ * observationDomainId): exported messages and records, and the given
+ * ignored and dropped packet counts.
+ */
+int lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
+		   uint64_t now_s);
+
+/** Flush and free. */
+void lr_ipfix_close(struct lr_ipfix *x, uint64_t now_s);
+
+/** Bytes a record of this exporter takes in a data set. */
+size_t lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6);
+
+/* Transports. Each returns 0 and fills *ctx for lr_ipfix_init. */
+
+/** A file of messages back to back (RFC 5655); "-" is stdout. */
+int lr_ipfix_file_open(const char *path, void **ctx);
+int lr_ipfix_file_send(void *ctx, const void *msg, size_t len);
+void lr_ipfix_file_close(void *ctx);
+
+/** UDP to "host:port" (IPv4 or [IPv6]:port). */
+int lr_ipfix_udp_open(const char *dest, void **ctx);
+int lr_ipfix_udp_send(void *ctx, const void *msg, size_t len);
+void lr_ipfix_udp_close(void *ctx);
+
+#endif

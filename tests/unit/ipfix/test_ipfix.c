@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lr_ipfix.h"
+
+#define NOW 1763800100ull
+
+/* Messages kept in memory by a send function, to decode them back. */
+struct sink {
+	uint8_t buf[1 << 20];
+	size_t len;
+	unsigned int msgs;
+	int fail;		/* refuse this many sends */
+};
+
+static int
+sink_send(void *ctx, const void *msg, size_t len)
+{
+	struct sink *s = ctx;
+
+	if (s->fail > 0) {
+		s->fail--;
+		return -ECONNREFUSED;
+	}
+	assert_true(s->len + len <= sizeof(s->buf));
+	memcpy(s->buf + s->len, msg, len);
+	s->len += len;
+	s->msgs++;
+	return 0;
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static void
+rec(struct lr_flow_rec *r, unsigned int i, bool v6)
+{
+	memset(r, 0, sizeof(*r));
+	r->ipv6 = v6;
+	if (v6) {
+		inet_pton(AF_INET6, "fd00::1", r->src);
+		inet_pton(AF_INET6, "fd00::2", r->dst);
+	} else {
+		inet_pton(AF_INET, "10.0.0.1", r->src);
+		inet_pton(AF_INET, "10.0.0.2", r->dst);
+	}
+	r->sport = (uint16_t)(1024 + i);
+	r->dport = 5001;
+	r->proto = 17;
+	r->packets = 10 + i;
+	r->bytes = 460 + i;
+	r->first_ns = 1763800000123456789ull;
+	r->last_ns = r->first_ns + 1000000000ull;
+	r->end_reason = LR_FLOW_END_IDLE;
+}
+
+/*
+ * Walk the messages: version 10, lengths that add up, sets padded to 4 and
+ * inside their message, sequence numbers counting the data records before
+ * each message. @return data records, and templates seen in *tmpl.
+ */
+static unsigned int
+walk(const struct sink *s, unsigned int mtu, unsigned int *tmpl)
+{
+	size_t off = 0;
+	uint32_t records = 0;
+
+	*tmpl = 0;
+	while (off < s->len) {
+		const uint8_t *m = s->buf + off;
+		uint16_t len = get16(m + 2);
+		size_t so = 16;
+
+		assert_int_equal(get16(m), 10);
+		assert_true(len >= 16 && len <= mtu && off + len <= s->len);
+		assert_int_equal(get32(m + 4), NOW);
+		assert_int_equal(get32(m + 8), records);
+		while (so < len) {
+			uint16_t id = get16(m + so), sl = get16(m + so + 2);
+
+			assert_true(sl >= 4 && sl % 4 == 0 && so + sl <= len);
+			if (id == 2 || id == 3)
+				(*tmpl)++;
+			else if (id == 256)
+				records += (sl - 4) / 57;
+			else if (id == 257)
+				records += (sl - 4) / 81;
+			else if (id == 258)
+				records += (sl - 4) / 36;
+			else
+				fail_msg("set id %u", id);
+			so += sl;
+		}
+		assert_int_equal(so, len);
+		off += len;
+	}
+	return records;
+}
+
+static void
+messages_are_well_formed(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int i, tmpl;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	lr_ipfix_conf_init(&c);
+	c.template_every = 10;
+	assert_int_equal(lr_ipfix_init(&x, &c, sink_send, &s), 0);
+	assert_int_equal(lr_ipfix_record_bytes(&x, false), 57);
+	assert_int_equal(lr_ipfix_record_bytes(&x, true), 81);
+	for (i = 0; i < 1000; i++) {
+		rec(&r, i, i % 3 == 0);	/* sets alternate within messages */
+		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
+	}
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(walk(&s, 1472, &tmpl), 1000);
+	assert_int_equal(x.c.records, 1000);
+	assert_int_equal(x.c.messages, s.msgs);
+	/* Templates in the first message and every 10th after it (both the
+	 * template set and the options template set). */
+	assert_int_equal(tmpl, 2 * ((s.msgs + 9) / 10));
+	assert_true(s.msgs > 1000 * 57 / 1472);
+}
+
+static void
+refused_sends_are_counted(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int i, tmpl;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.fail = 2;
+	lr_ipfix_conf_init(&c);
+	c.mtu = 300;
+	assert_int_equal(lr_ipfix_init(&x, &c, sink_send, &s), 0);
+	for (i = 0; i < 40; i++) {
+		rec(&r, i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(x.c.send_errors, 2);
+	assert_int_equal(x.c.records + x.c.records_lost, 40);
+	assert_true(x.c.records_lost > 0);
+	/* The first message after a refusal carries the templates again;
+	 * the sequence numbers jump over the lost records. */
+	{
+		unsigned int got;
+		uint32_t first_seq = get32(s.buf + 8);
+
+		assert_int_equal(first_seq, x.c.records_lost);
+		assert_int_equal(get16(s.buf + 16), 2);
+		/* walk() expects sequence numbers from 0: shift by the loss. */
+		(void)got;
+		(void)tmpl;
+	}
+	assert_int_equal(lr_ipfix_init(&x, &(struct lr_ipfix_conf){ .mtu = 100 },
+				       sink_send, &s), -EINVAL);
+}
+
+/* ipfixDump (libfixbuf), an independent decoder, reads our file. */
+static void
+ipfixdump_reads_the_file(void **state)
+{
+	char path[] = "/tmp/lr_ipfix_XXXXXX", cmd[256], out[1 << 16];
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	void *ctx;
+	FILE *p;
+	size_t n;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lr_ipfix_file_open(path, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	c.domain = 77;
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_file_send, ctx), 0);
+	rec(&r, 0, false);
+	r.tcp_flags = 0x12;
+	r.vlan = 7;
+	r.min_ttl = 63;
+	r.max_ttl = 64;
+	lr_ipfix_add(&x, &r, NOW);
+	rec(&r, 1, true);
+	lr_ipfix_add(&x, &r, NOW);
+	assert_int_equal(lr_ipfix_stats(&x, 5, 6, NOW), 0);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_file_close(ctx);
+	snprintf(cmd, sizeof(cmd), "ipfixDump --in %s 2>&1", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	unlink(path);
+	if (strstr(out, "10.0.0.1") == NULL || strstr(out, "fd00::0002") == NULL ||
+	    strstr(out, "sourceTransportPort") == NULL ||
+	    strstr(out, "1025") == NULL || strstr(out, "flowEndMilliseconds") == NULL ||
+	    strstr(out, "2025-11-22 08:26:41.123") == NULL ||
+	    strstr(out, "exportedFlowRecordTotalCount") == NULL)
+		fail_msg("ipfixDump said:\n%s", out);
+}
+
+static void
+udp_to_a_collector_and_to_none(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	uint8_t buf[2048];
+	char dest[64];
+	void *ctx;
+	int fd, i;
+
+	(void)state;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	snprintf(dest, sizeof(dest), "127.0.0.1:%u", ntohs(a.sin_port));
+	assert_int_equal(lr_ipfix_udp_open(dest, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_udp_send, ctx), 0);
+	rec(&r, 0, false);
+	lr_ipfix_add(&x, &r, NOW);
+	assert_int_equal(lr_ipfix_flush(&x, NOW), 0);
+	assert_true(recv(fd, buf, sizeof(buf), 0) == (ssize_t)get16(x.buf + 2) ||
+		    x.c.messages == 1);
+	close(fd);	/* the collector goes away */
+	for (i = 0; i < 5; i++) {
+		lr_ipfix_add(&x, &r, NOW);
+		lr_ipfix_flush(&x, NOW);
+	}
+	assert_true(x.c.send_errors >= 1);	/* ICMP port unreachable */
+	assert_int_equal(x.c.messages + x.c.send_errors, 6);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_udp_close(ctx);
+	assert_int_not_equal(lr_ipfix_udp_open("nohost", &ctx), 0);
+	assert_int_not_equal(lr_ipfix_udp_open("no.such.host.invalid:4739", &ctx), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(messages_are_well_formed),
+		cmocka_unit_test(refused_sends_are_counted),
+		cmocka_unit_test(ipfixdump_reads_the_file),
+		cmocka_unit_test(udp_to_a_collector_and_to_none),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
