@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lr_parse.h"
+
+/* A frame under construction. */
+struct f {
+	uint8_t b[512];
+	uint32_t n;
+	uint32_t l3;		/* where the IP header starts */
+};
+
+static void
+u8(struct f *f, unsigned int v)
+{
+	f->b[f->n++] = (uint8_t)v;
+}
+
+static void
+u16(struct f *f, unsigned int v)
+{
+	u8(f, v >> 8);
+	u8(f, v);
+}
+
+static void
+u32(struct f *f, uint32_t v)
+{
+	u16(f, v >> 16);
+	u16(f, v & 0xffff);
+}
+
+static void
+eth(struct f *f, unsigned int type)
+{
+	memset(f, 0, sizeof(*f));
+	f->n = 12;
+	u16(f, type);
+}
+
+/* IPv4 header of @p ihl words, total length filled in by fin4(). */
+static void
+ip4(struct f *f, unsigned int ihl, unsigned int proto, unsigned int frag)
+{
+	unsigned int i;
+
+	f->l3 = f->n;
+	u8(f, 0x40 | ihl);
+	u8(f, 0x2e);			/* ToS */
+	u16(f, 0);			/* total length, later */
+	u16(f, 0x1234);			/* id */
+	u16(f, frag);
+	u8(f, 61);			/* TTL */
+	u8(f, proto);
+	u16(f, 0);
+	u32(f, 0x0a000001);
+	u32(f, 0xc0a80102);
+	for (i = 5; i < ihl; i++)
+		u32(f, 0x01010101);	/* options: NOPs */
+}
+
+static void
+fin4(struct f *f)
+{
+	f->b[f->l3 + 2] = (uint8_t)((f->n - f->l3) >> 8);
+	f->b[f->l3 + 3] = (uint8_t)(f->n - f->l3);
+}
+
+static void
+ip6(struct f *f, unsigned int nh)
+{
+	unsigned int i;
+
+	f->l3 = f->n;
+	u32(f, 0x6a100000);		/* traffic class 0xa1 */
+	u16(f, 0);			/* payload length, later */
+	u8(f, nh);
+	u8(f, 33);			/* hop limit */
+	for (i = 0; i < 15; i++)
+		u8(f, i == 0 ? 0xfd : 0);
+	u8(f, 1);
+	for (i = 0; i < 15; i++)
+		u8(f, i == 0 ? 0xfd : 0);
+	u8(f, 2);
+}
+
+static void
+fin6(struct f *f)
+{
+	uint32_t pl = f->n - f->l3 - 40;
+
+	f->b[f->l3 + 4] = (uint8_t)(pl >> 8);
+	f->b[f->l3 + 5] = (uint8_t)pl;
+}
+
+static void
+tcp(struct f *f, unsigned int sport, unsigned int dport, unsigned int flags)
+{
+	u16(f, sport);
+	u16(f, dport);
+	u32(f, 1);
+	u32(f, 0);
+	u16(f, 0x5000 | flags);
+	u16(f, 1024);
+	u32(f, 0);
+}
+
+static void
+udp(struct f *f, unsigned int sport, unsigned int dport)
+{
+	u16(f, sport);
+	u16(f, dport);
+	u16(f, 8);
+	u16(f, 0);
+}
+
+/* Parse a copy of exactly f->n bytes: ASan catches any read past it. */
+static enum lr_parse_result
+parse(const struct f *f, uint32_t len, struct lr_pkt *p)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	enum lr_parse_result r;
+
+	memcpy(copy, f->b, len);
+	r = lr_parse(copy, len, p);
+	free(copy);
+	return r;
+}
+
+static void
+ipv4_tcp_udp_icmp(void **state)
+{
+	struct lr_pkt p;
+	struct f f;
+
+	(void)state;
+	eth(&f, 0x0800);
+	ip4(&f, 5, 6, 0);
+	tcp(&f, 1234, 80, 0x12);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.ipv6, 0);
+	assert_int_equal(p.proto, 6);
+	assert_int_equal(p.sport, 1234);
+	assert_int_equal(p.dport, 80);
+	assert_int_equal(p.tcp_flags, 0x12);
+	assert_int_equal(p.tos, 0x2e);
+	assert_int_equal(p.ttl, 61);
+	assert_int_equal(p.ip_bytes, 40);
+	assert_int_equal(p.src[0], 10);
+	assert_int_equal(p.dst[3], 2);
+	assert_int_equal(p.frag, LR_FRAG_NONE);
+	assert_int_equal(p.l4_off, 34);
+
+	/* Options (IHL 7) move the transport header; padding after the IP
+	 * packet (a 60 B minimum frame) is not counted. */
+	eth(&f, 0x0800);
+	ip4(&f, 7, 17, 0);
+	udp(&f, 53, 5353);
+	fin4(&f);
+	f.n += 10;
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.sport, 53);
+	assert_int_equal(p.ip_bytes, 36);
+	assert_int_equal(p.l4_off, 14 + 28);
+
+	eth(&f, 0x0800);
+	ip4(&f, 5, 1, 0);
+	u8(&f, 8);			/* echo request */
+	u8(&f, 0);
+	u16(&f, 0);
+	u32(&f, 0);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.sport, 0);
+	assert_int_equal(p.dport, 0x0800);
+
+	/* Another protocol: a 3-tuple flow. */
+	eth(&f, 0x0800);
+	ip4(&f, 5, 47, 0);		/* GRE */
+	u32(&f, 0);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.proto, 47);
+	assert_int_equal(p.sport + p.dport, 0);
+}
+
+static void
+vlans_and_mpls(void **state)
+{
+	struct lr_pkt p;
+	struct f f;
+
+	(void)state;
+	eth(&f, 0x88a8);		/* QinQ: outer 100, inner 200 */
+	u16(&f, 100);
+	u16(&f, 0x8100);
+	u16(&f, 200);
+	u16(&f, 0x0800);
+	ip4(&f, 5, 17, 0);
+	udp(&f, 1, 2);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.vlan, 100);
+	assert_int_equal(p.dport, 2);
+
+	eth(&f, 0x8847);		/* two labels, then IPv6 */
+	u32(&f, (16u << 12) | 0x40);
+	u32(&f, (17u << 12) | 0x140);	/* S bit */
+	ip6(&f, 17);
+	udp(&f, 7, 9);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.mpls, 2);
+	assert_int_equal(p.ipv6, 1);
+	assert_int_equal(p.sport, 7);
+
+	eth(&f, 0x8847);		/* a stack that never ends */
+	u32(&f, 0);
+	u32(&f, 0);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_TRUNC_L2);
+
+	eth(&f, 0x0806);		/* ARP */
+	u32(&f, 0);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_NOT_IP);
+}
+
+static void
+ipv6_extension_headers(void **state)
+{
+	struct lr_pkt p;
+	struct f f;
+
+	(void)state;
+	/* hop-by-hop, routing, destination options, then TCP */
+	eth(&f, 0x86dd);
+	ip6(&f, 0);
+	u8(&f, 43); u8(&f, 0); u16(&f, 0); u32(&f, 0);		/* HBH, 8 B */
+	u8(&f, 60); u8(&f, 1); u16(&f, 0); u32(&f, 0);		/* RH, 16 B */
+	u32(&f, 0); u32(&f, 0);
+	u8(&f, 6); u8(&f, 0); u16(&f, 0); u32(&f, 0);		/* DO, 8 B */
+	tcp(&f, 443, 50000, 0x011);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.proto, 6);
+	assert_int_equal(p.sport, 443);
+	assert_int_equal(p.tcp_flags, 0x011);
+	assert_int_equal(p.tos, 0xa1);
+	assert_int_equal(p.ttl, 33);
+	assert_int_equal(p.ip_bytes, 40 + 32 + 20);
+	assert_int_equal(p.src[15], 1);
+
+	/* Fragments: the first has the ports, a later one does not. */
+	eth(&f, 0x86dd);
+	ip6(&f, 44);
+	u8(&f, 17); u8(&f, 0); u16(&f, 0x0001); u32(&f, 0xabcdef01);
+	udp(&f, 1000, 2000);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.frag, LR_FRAG_FIRST);
+	assert_int_equal(p.frag_id, 0xabcdef01);
+	assert_int_equal(p.sport, 1000);
+	eth(&f, 0x86dd);
+	ip6(&f, 44);
+	u8(&f, 17); u8(&f, 0); u16(&f, 0x0100); u32(&f, 0xabcdef01);
+	u32(&f, 0xffffffff);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.frag, LR_FRAG_LATER);
+	assert_int_equal(p.proto, 17);
+	assert_int_equal(p.sport, 0);
+
+	/* A chain of 9 hop-by-hop headers: more than we follow. */
+	eth(&f, 0x86dd);
+	ip6(&f, 0);
+	for (int i = 0; i < 9; i++) {
+		u8(&f, 0); u8(&f, 0); u16(&f, 0); u32(&f, 0);
+	}
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_EXT);
+	/* An extension header longer than the packet. */
+	eth(&f, 0x86dd);
+	ip6(&f, 60);
+	u8(&f, 6); u8(&f, 200); u16(&f, 0); u32(&f, 0);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_EXT);
+}
+
+static void
+ipv4_fragments_and_lies(void **state)
+{
+	struct lr_pkt p;
+	struct f f;
+
+	(void)state;
+	eth(&f, 0x0800);
+	ip4(&f, 5, 17, 0x2000);		/* MF, offset 0 */
+	udp(&f, 5, 6);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.frag, LR_FRAG_FIRST);
+	assert_int_equal(p.frag_id, 0x1234);
+	assert_int_equal(p.sport, 5);
+	eth(&f, 0x0800);
+	ip4(&f, 5, 17, 0x0010);		/* offset 128 B */
+	u32(&f, 0);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
+	assert_int_equal(p.frag, LR_FRAG_LATER);
+	assert_int_equal(p.sport, 0);
+
+	eth(&f, 0x0800);		/* IHL 4 */
+	ip4(&f, 4, 17, 0);
+	udp(&f, 1, 2);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_IHL);
+	eth(&f, 0x0800);		/* total length above the frame */
+	ip4(&f, 5, 17, 0);
+	udp(&f, 1, 2);
+	fin4(&f);
+	f.b[f.l3 + 2] = 0x05;
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_LEN);
+	f.b[f.l3 + 2] = 0;
+	f.b[f.l3 + 3] = 12;		/* below the header */
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_LEN);
+	eth(&f, 0x0800);		/* says IPv4, is version 6 */
+	ip6(&f, 17);
+	udp(&f, 1, 2);
+	fin6(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_BAD_IHL);
+	eth(&f, 0x0800);		/* TCP header cut short */
+	ip4(&f, 5, 6, 0);
+	u32(&f, 0);
+	fin4(&f);
+	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_TRUNC_L4);
+}
+
+/* Every prefix of every good frame, and random bytes: a reason or OK,
+ * never a read past the end (ASan in the sanitizer build). */
+static void
+never_reads_past_the_end(void **state)
+{
+	struct lr_pkt p;
+	struct f f;
+	uint32_t len, i, k, counts[LR_PARSE_REASONS] = { 0 };
+	uint64_t s = 88172645463325252ull;
+
+	(void)state;
+	eth(&f, 0x88a8);
+	u16(&f, 100);
+	u16(&f, 0x8100);
+	u16(&f, 200);
+	u16(&f, 0x86dd);
+	ip6(&f, 0);
+	u8(&f, 44); u8(&f, 0); u16(&f, 0); u32(&f, 0);
+	u8(&f, 6); u8(&f, 0); u16(&f, 0x0001); u32(&f, 7);
+	tcp(&f, 1, 2, 0x2);
+	fin6(&f);
+	for (len = 0; len <= f.n; len++)
+		counts[parse(&f, len, &p)]++;
+	assert_int_equal(counts[LR_PARSE_OK], 1);
+	assert_true(counts[LR_PARSE_TRUNC_L2] > 0 && counts[LR_PARSE_TRUNC_L3] > 0);
+	for (k = 0; k < 200000; k++) {
+		/* Random bytes behind a plausible start, random length. */
+		static const uint16_t types[] = { 0x0800, 0x86dd, 0x8100, 0x8847, 0x88a8 };
+
+		s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+		len = (uint32_t)(s % 200);
+		memset(&f, 0, sizeof(f));
+		for (i = 0; i < sizeof(f.b); i++) {
+			s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+			f.b[i] = (uint8_t)s;
+		}
+		f.b[12] = (uint8_t)(types[k % 5] >> 8);
+		f.b[13] = (uint8_t)types[k % 5];
+		f.b[14] = (uint8_t)((k % 2 ? 0x45 : 0x60) | (f.b[14] & 0x0f));
+		counts[parse(&f, len, &p)]++;
+	}
+	for (i = 0; i < LR_PARSE_REASONS; i++)
+		assert_non_null(lr_parse_reason_names[i]);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ipv4_tcp_udp_icmp),
+		cmocka_unit_test(vlans_and_mpls),
+		cmocka_unit_test(ipv6_extension_headers),
+		cmocka_unit_test(ipv4_fragments_and_lies),
+		cmocka_unit_test(never_reads_past_the_end),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
