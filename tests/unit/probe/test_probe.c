@@ -9,7 +9,9 @@
 
 #include <cmocka.h>
 
+#include "lr_flowcache.h"
 #include "lr_parse.h"
+#include "../lr_test.h"
 
 /* A frame under construction. */
 struct f {
@@ -388,6 +390,211 @@ never_reads_past_the_end(void **state)
 		assert_non_null(lr_parse_reason_names[i]);
 }
 
+/* Flow cache. Exported records land here. */
+static struct lr_flow_rec out[4096];
+static unsigned int nb_out;
+static int refuse;
+
+static int
+keep(void *arg, const struct lr_flow_rec *r)
+{
+	(void)arg;
+	if (refuse)
+		return -1;
+	assert_true(nb_out < RTE_DIM(out));
+	out[nb_out++] = *r;
+	return 0;
+}
+
+static uint32_t
+same_hash(const struct lr_flow_key *k)
+{
+	(void)k;
+	return 42;	/* every flow in one bucket, same signature */
+}
+
+static struct lr_pkt
+pkt(unsigned int flow, unsigned int proto, unsigned int flags, unsigned int ttl)
+{
+	struct lr_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.src[0] = 10;
+	p.src[3] = 1;
+	p.dst[0] = 10;
+	p.dst[3] = 2;
+	p.sport = (uint16_t)(1000 + flow);
+	p.dport = 80;
+	p.proto = (uint8_t)proto;
+	p.tcp_flags = (uint16_t)flags;
+	p.ttl = (uint8_t)ttl;
+	p.ip_bytes = 100;
+	return p;
+}
+
+static struct lr_fc *
+cache(uint32_t entries, uint32_t (*hash)(const struct lr_flow_key *))
+{
+	struct lr_fc_conf c;
+	struct lr_fc *fc;
+
+	lr_fc_conf_init(&c);
+	c.entries = entries;
+	c.export = keep;
+	c.hash = hash;
+	c.active_s = 5;
+	c.inactive_s = 2;
+	fc = lr_fc_create(&c);
+	assert_non_null(fc);
+	nb_out = 0;
+	refuse = 0;
+	return fc;
+}
+
+static const struct lr_flow_rec *
+find(unsigned int flow)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_out; i++)
+		if (out[i].sport == 1000 + flow)
+			return &out[i];
+	return NULL;
+}
+
+#define T0 (1763800000ull * 1000000000ull)
+#define SEC 1000000000ull
+
+static void
+cache_counts_flows(void **state)
+{
+	struct lr_fc *fc = cache(1 << 12, NULL);
+	struct lr_pkt p[48];
+	const struct lr_pkt *pp[48];
+	const struct lr_flow_rec *r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 48; i++) {	/* 3 flows, 16 packets each, one burst */
+		p[i] = pkt(i % 3, 6, i == 5 ? 0x02 : 0x10, 60 + i % 5);
+		pp[i] = &p[i];
+	}
+	lr_fc_update(fc, pp, 48, 7, T0 + 123456789);
+	assert_int_equal(lr_fc_counts(fc)->active, 3);
+	assert_int_equal(lr_fc_flush(fc, T0 + SEC), 3);
+	assert_int_equal(nb_out, 3);
+	r = find(2);
+	assert_non_null(r);
+	assert_int_equal(r->packets, 16);
+	assert_int_equal(r->bytes, 1600);
+	assert_int_equal(r->tcp_flags, 0x12);	/* SYN from packet 5, ACK */
+	assert_int_equal(r->min_ttl, 60);
+	assert_int_equal(r->max_ttl, 64);
+	assert_int_equal(r->ingress, 7);
+	assert_int_equal(r->end_reason, LR_FLOW_END_FORCED);
+	assert_true(r->first_ns == T0 + 123456789);
+	assert_int_equal(lr_fc_counts(fc)->active, 0);
+	assert_true(lr_fc_capacity(fc) == 4096);
+	assert_true(lr_fc_entry_bytes() <= 256);	/* 1M flows in <= 256 MB */
+	lr_fc_free(fc);
+}
+
+/* Every key hashes alike: full key comparison keeps 8 flows apart, and a
+ * ninth evicts the least recently seen for lack of resources. */
+static void
+cache_collisions_and_full(void **state)
+{
+	struct lr_fc *fc = cache(8, same_hash);
+	struct lr_pkt p;
+	const struct lr_pkt *pp = &p;
+	unsigned int f, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++)
+		for (f = 0; f < 8; f++) {
+			p = pkt(f, 17, 0, 64);
+			lr_fc_update(fc, &pp, 1, 0, T0 + (k * 8 + f) * 1000);
+		}
+	assert_int_equal(nb_out, 0);
+	p = pkt(8, 17, 0, 64);
+	lr_fc_update(fc, &pp, 1, 0, T0 + SEC / 2);
+	assert_int_equal(nb_out, 1);
+	assert_int_equal(out[0].sport, 1000);		/* flow 0, oldest */
+	assert_int_equal(out[0].packets, 3);
+	assert_int_equal(out[0].end_reason, LR_FLOW_END_RESOURCES);
+	lr_fc_flush(fc, T0 + SEC);
+	assert_int_equal(nb_out, 9);
+	for (f = 1; f < 8; f++)
+		assert_int_equal(find(f)->packets, 3);
+	assert_int_equal(find(8)->packets, 1);
+	assert_int_equal(lr_fc_counts(fc)->ended[LR_FLOW_END_RESOURCES], 1);
+	lr_fc_free(fc);
+}
+
+/* Inactive 2 s, active 5 s, FIN ends at once, a refused export counted. */
+static void
+cache_timeouts(void **state)
+{
+	struct lr_fc *fc = cache(64, NULL);
+	struct lr_pkt p;
+	const struct lr_pkt *pp = &p;
+	unsigned int s;
+
+	(void)state;
+	p = pkt(1, 17, 0, 64);
+	lr_fc_update(fc, &pp, 1, 0, T0);
+	lr_fc_expire(fc, T0);
+	assert_int_equal(lr_fc_expire(fc, T0 + SEC), 0);	/* 1 s idle */
+	assert_int_equal(lr_fc_expire(fc, T0 + 2 * SEC), 1);	/* 2 s: gone */
+	assert_int_equal(out[0].end_reason, LR_FLOW_END_IDLE);
+
+	/* One packet a second for 7 s: active for 5 s, then a new record;
+	 * no walk runs, the update path ends it. */
+	for (s = 0; s <= 7; s++) {
+		p = pkt(2, 17, 0, 64);
+		lr_fc_update(fc, &pp, 1, 0, T0 + (10 + s) * SEC);
+	}
+	assert_int_equal(nb_out, 2);
+	assert_int_equal(out[1].end_reason, LR_FLOW_END_ACTIVE);
+	assert_int_equal(out[1].packets, 5);
+	/* The walk ends flows with no more packets on time: the last
+	 * packet at 17 s, the new record began at 15 s: active ends at 20. */
+	assert_int_equal(lr_fc_expire(fc, T0 + 18 * SEC), 0);
+	assert_int_equal(lr_fc_expire(fc, T0 + 19 * SEC), 1);	/* idle 2 s */
+	assert_int_equal(out[2].packets, 3);
+
+	p = pkt(3, 6, 0x10, 64);
+	lr_fc_update(fc, &pp, 1, 0, T0 + 30 * SEC);
+	p = pkt(3, 6, 0x11, 64);				/* FIN */
+	lr_fc_update(fc, &pp, 1, 0, T0 + 30 * SEC + 5);
+	assert_int_equal(nb_out, 4);
+	assert_int_equal(out[3].end_reason, LR_FLOW_END_DETECTED);
+	assert_int_equal(out[3].packets, 2);
+	assert_int_equal(out[3].tcp_flags, 0x11);
+
+	refuse = 1;
+	p = pkt(4, 17, 0, 64);
+	lr_fc_update(fc, &pp, 1, 0, T0 + 40 * SEC);
+	assert_int_equal(lr_fc_flush(fc, T0 + 41 * SEC), 1);
+	assert_int_equal(lr_fc_counts(fc)->export_drops, 1);
+	lr_fc_free(fc);
+}
+
+static int
+eal_up(void **state)
+{
+	(void)state;
+	return lr_test_eal_init("probe");
+}
+
+static int
+eal_down(void **state)
+{
+	(void)state;
+	lr_test_eal_fini();
+	return 0;
+}
+
 int
 main(void)
 {
@@ -397,7 +604,10 @@ main(void)
 		cmocka_unit_test(ipv6_extension_headers),
 		cmocka_unit_test(ipv4_fragments_and_lies),
 		cmocka_unit_test(never_reads_past_the_end),
+		cmocka_unit_test(cache_counts_flows),
+		cmocka_unit_test(cache_collisions_and_full),
+		cmocka_unit_test(cache_timeouts),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, eal_up, eal_down);
 }

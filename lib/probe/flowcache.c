@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "lr_common.h"
+#include "lr_flowcache.h"
+
+#define TCP_FIN 0x01
+#define TCP_RST 0x04
+#define NS 1000000000ull
+
+/* A flow in the cache: what its record needs, nothing else. */
+struct fc_rec {
+	struct lr_flow_key key;
+	uint64_t first_ns;
+	uint64_t last_ns;
+	uint64_t packets;
+	uint64_t bytes;
+	uint16_t tcp_flags;
+	uint8_t min_ttl;
+	uint8_t max_ttl;
+	uint8_t tos;
+	uint8_t pad[3];
+};
+
+/* One cache line of signatures and deadlines, then the records. */
+struct fc_bucket {
+	uint32_t sig[LR_FC_WAYS];	/* hash | 1; 0: empty */
+	uint32_t expire[LR_FC_WAYS];	/* Unix seconds when the flow ends */
+	struct fc_rec rec[LR_FC_WAYS];
+} __rte_cache_aligned;
+
+struct lr_fc {
+	struct fc_bucket *b;
+	uint32_t mask;			/* buckets - 1 */
+	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
+	uint64_t scan_ns;		/* time of the last walk */
+	double scan_carry;		/* buckets owed to the walk */
+	struct lr_fc_conf conf;
+	struct lr_fc_counts c;
+};
+
+void
+lr_fc_conf_init(struct lr_fc_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->entries = 1u << 20;
+	c->active_s = 300;
+	c->inactive_s = 30;
+	c->socket = SOCKET_ID_ANY;
+}
+
+size_t
+lr_fc_entry_bytes(void)
+{
+	return sizeof(struct fc_bucket) / LR_FC_WAYS;
+}
+
+struct lr_fc *
+lr_fc_create(const struct lr_fc_conf *c)
+{
+	uint32_t nb = 1;
+	struct lr_fc *fc;
+
+	if (c->entries == 0 || c->entries > (1u << 30) || c->export == NULL ||
+	    c->active_s == 0 || c->inactive_s == 0)
+		return lr_err_null(EINVAL, "probe: flow cache of %u entries, "
+				   "timeouts %u/%u s: want 1..2^30 entries and "
+				   "timeouts > 0", c->entries, c->active_s,
+				   c->inactive_s);
+	while ((uint64_t)nb * LR_FC_WAYS < c->entries)
+		nb <<= 1;
+	fc = rte_zmalloc_socket("lr_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
+				c->socket);
+	if (fc == NULL)
+		return lr_err_null(ENOMEM, "probe: no memory for a flow cache");
+	fc->b = rte_zmalloc_socket("lr_fc_table", sizeof(*fc->b) * nb,
+				   RTE_CACHE_LINE_SIZE, c->socket);
+	if (fc->b == NULL) {
+		rte_free(fc);
+		return lr_err_null(ENOMEM, "probe: no memory for %u flows (%zu MB) "
+				   "on socket %d", nb * LR_FC_WAYS,
+				   sizeof(struct fc_bucket) * nb >> 20, c->socket);
+	}
+	fc->mask = nb - 1;
+	fc->conf = *c;
+	return fc;
+}
+
+void
+lr_fc_free(struct lr_fc *fc)
+{
+	if (fc == NULL)
+		return;
+	rte_free(fc->b);
+	rte_free(fc);
+}
+
+uint32_t
+lr_fc_capacity(const struct lr_fc *fc)
+{
+	return (fc->mask + 1) * LR_FC_WAYS;
+}
+
+const struct lr_fc_counts *
+lr_fc_counts(const struct lr_fc *fc)
+{
+	return &fc->c;
+}
+
+void
+lr_fc_key(const struct lr_pkt *p, uint16_t ingress, struct lr_flow_key *k)
+{
+	memcpy(k->src, p->src, 16);
+	memcpy(k->dst, p->dst, 16);
+	k->sport = p->sport;
+	k->dport = p->dport;
+	k->vlan = p->vlan;
+	k->ingress = ingress;
+	k->proto = p->proto;
+	k->ipv6 = p->ipv6;
+	memset(k->pad, 0, sizeof(k->pad));
+}
+
+static inline uint32_t
+hash_of(const struct lr_fc *fc, const struct lr_flow_key *k)
+{
+	if (fc->conf.hash != NULL)
+		return fc->conf.hash(k);
+	return rte_hash_crc(k, sizeof(*k), 0x4c52);
+}
+
+static inline bool
+key_eq(const struct lr_flow_key *a, const struct lr_flow_key *b)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+
+	RTE_BUILD_BUG_ON(sizeof(*a) != 48);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		(x[4] ^ y[4]) | (x[5] ^ y[5])) == 0;
+}
+
+/* Hand a record to the exporter and free its slot. */
+static void
+end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
+	 enum lr_flow_end why)
+{
+	const struct fc_rec *r = &b->rec[j];
+	struct lr_flow_rec out;
+
+	memcpy(out.src, r->key.src, 16);
+	memcpy(out.dst, r->key.dst, 16);
+	out.first_ns = r->first_ns;
+	out.last_ns = r->last_ns;
+	out.packets = r->packets;
+	out.bytes = r->bytes;
+	out.ingress = r->key.ingress;
+	out.sport = r->key.sport;
+	out.dport = r->key.dport;
+	out.tcp_flags = r->tcp_flags;
+	out.vlan = r->key.vlan;
+	out.proto = r->key.proto;
+	out.tos = r->tos;
+	out.min_ttl = r->min_ttl;
+	out.max_ttl = r->max_ttl;
+	out.end_reason = (uint8_t)why;
+	out.ipv6 = r->key.ipv6;
+	if (fc->conf.export(fc->conf.arg, &out) < 0)
+		fc->c.export_drops++;
+	fc->c.ended[why]++;
+	fc->c.active--;
+	b->sig[j] = 0;
+}
+
+static inline uint32_t
+deadline(const struct lr_fc *fc, const struct fc_rec *r, uint32_t now_s)
+{
+	uint32_t idle = now_s + fc->conf.inactive_s;
+	uint32_t act = (uint32_t)(r->first_ns / NS) + fc->conf.active_s;
+
+	return RTE_MIN(idle, act);
+}
+
+/* Why a flow whose deadline passed ends: idle, or active for too long. */
+static inline enum lr_flow_end
+expired_why(const struct lr_fc *fc, const struct fc_rec *r, uint32_t now_s)
+{
+	return (uint32_t)(r->last_ns / NS) + fc->conf.inactive_s <= now_s ?
+	       LR_FLOW_END_IDLE : LR_FLOW_END_ACTIVE;
+}
+
+/* A slot for a new flow: an empty one, or the least recently seen flow of
+ * the bucket, ended for lack of resources. */
+static unsigned int
+make_slot(struct lr_fc *fc, struct fc_bucket *b)
+{
+	unsigned int j, old = 0;
+
+	for (j = 0; j < LR_FC_WAYS; j++)
+		if (b->sig[j] == 0)
+			return j;
+	for (j = 1; j < LR_FC_WAYS; j++)
+		if (b->rec[j].last_ns < b->rec[old].last_ns)
+			old = j;
+	end_flow(fc, b, old, LR_FLOW_END_RESOURCES);
+	return old;
+}
+
+static inline void
+account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
+	const struct lr_pkt *p, uint64_t now_ns, uint32_t now_s)
+{
+	struct fc_rec *r = &b->rec[j];
+
+	r->packets++;
+	r->bytes += p->ip_bytes;
+	r->last_ns = now_ns;
+	r->tcp_flags |= p->tcp_flags;
+	if (p->ttl < r->min_ttl)
+		r->min_ttl = p->ttl;
+	if (p->ttl > r->max_ttl)
+		r->max_ttl = p->ttl;
+	b->expire[j] = deadline(fc, r, now_s);
+	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
+		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
+}
+
+static void
+create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
+       const struct lr_flow_key *k, const struct lr_pkt *p, uint64_t now_ns,
+       uint32_t now_s)
+{
+	unsigned int j = make_slot(fc, b);
+	struct fc_rec *r = &b->rec[j];
+
+	r->key = *k;
+	r->first_ns = now_ns;
+	r->packets = 0;
+	r->bytes = 0;
+	r->tcp_flags = 0;
+	r->min_ttl = 255;
+	r->max_ttl = 0;
+	r->tos = p->tos;
+	b->sig[j] = sig;
+	fc->c.created++;
+	fc->c.active++;
+	account(fc, b, j, p, now_ns, now_s);
+}
+
+void
+lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
+	     uint16_t ingress, uint64_t now_ns)
+{
+	struct lr_flow_key key[LR_BURST];
+	struct fc_bucket *bk[LR_BURST];
+	uint32_t sig[LR_BURST];
+	int cand[LR_BURST];
+	uint32_t now_s = (uint32_t)(now_ns / NS);
+	unsigned int i, j;
+
+	while (n > LR_BURST) {
+		lr_fc_update(fc, pkts, LR_BURST, ingress, now_ns);
+		pkts += LR_BURST;
+		n -= LR_BURST;
+	}
+	/* 1: hash, and fetch each bucket's line of signatures. */
+	for (i = 0; i < n; i++) {
+		uint32_t h;
+
+		lr_fc_key(pkts[i], ingress, &key[i]);
+		h = hash_of(fc, &key[i]);
+		sig[i] = h | 1;
+		bk[i] = &fc->b[h & fc->mask];
+		rte_prefetch0(bk[i]);
+	}
+	/* 2: the record whose signature matches, fetched too. */
+	for (i = 0; i < n; i++) {
+		cand[i] = -1;
+		for (j = 0; j < LR_FC_WAYS; j++) {
+			if (bk[i]->sig[j] == sig[i]) {
+				cand[i] = (int)j;
+				rte_prefetch0(&bk[i]->rec[j]);
+				break;
+			}
+		}
+	}
+	/* 3: compare whole keys, update or create. A flow made earlier in
+	 * this burst is found by looking again. */
+	for (i = 0; i < n; i++) {
+		struct fc_bucket *b = bk[i];
+		int found = -1;
+
+		if (pkts[i]->frag == LR_FRAG_LATER)
+			fc->c.frag_later++;
+		fc->c.packets++;
+		if (cand[i] >= 0 && b->sig[cand[i]] == sig[i] &&
+		    key_eq(&b->rec[cand[i]].key, &key[i]))
+			found = cand[i];
+		for (j = 0; found < 0 && j < LR_FC_WAYS; j++)
+			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
+				found = (int)j;
+		if (found >= 0 && b->expire[found] <= now_s) {
+			/* Its time was up before the walk came by. */
+			end_flow(fc, b, (unsigned int)found,
+				 expired_why(fc, &b->rec[found], now_s));
+			found = -1;
+		}
+		if (found >= 0)
+			account(fc, b, (unsigned int)found, pkts[i], now_ns, now_s);
+		else
+			create(fc, b, sig[i], &key[i], pkts[i], now_ns, now_s);
+	}
+}
+
+static unsigned int
+expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_s)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < LR_FC_WAYS; j++) {
+		if (b->sig[j] != 0 && b->expire[j] <= now_s) {
+			end_flow(fc, b, j, expired_why(fc, &b->rec[j], now_s));
+			n++;
+		}
+	}
+	return n;
+}
+
+unsigned int
+lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
+{
+	uint32_t nb = fc->mask + 1, now_s = (uint32_t)(now_ns / NS), k, todo;
+	unsigned int n = 0;
+
+	if (fc->scan_ns == 0 || now_ns < fc->scan_ns) {
+		fc->scan_ns = now_ns;
+		return 0;
+	}
+	/* The whole table once a second, a slice at a time. */
+	fc->scan_carry += (double)nb * (double)(now_ns - fc->scan_ns) / NS;
+	fc->scan_ns = now_ns;
+	todo = fc->scan_carry >= nb ? nb : (uint32_t)fc->scan_carry;
+	fc->scan_carry -= todo;
+	for (k = 0; k < todo; k++) {
+		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_s);
+		fc->scan_pos = (fc->scan_pos + 1) & fc->mask;
+	}
+	return n;
+}
+
+unsigned int
+lr_fc_flush(struct lr_fc *fc, uint64_t now_ns)
+{
+	uint32_t i;
+	unsigned int j, n = 0;
+
+	RTE_SET_USED(now_ns);
+	for (i = 0; i <= fc->mask; i++)
+		for (j = 0; j < LR_FC_WAYS; j++)
+			if (fc->b[i].sig[j] != 0) {
+				end_flow(fc, &fc->b[i], j, LR_FLOW_END_FORCED);
+				n++;
+			}
+	return n;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The probe's flow cache: one per worker lcore (a shard), fixed capacity,
+ * bucketized: a bucket is one cache line of 8 signatures and 8 expiry times,
+ * followed by its 8 records. A lookup hashes the key, reads the bucket's
+ * line, and compares the full key of the records whose signature matches:
+ * two flows whose hashes collide stay two flows.
+ *
+ * Expiry: each record carries its deadline, min(last + inactive, first +
+ * active), in the bucket line; lr_fc_expire() walks the buckets so that the
+ * whole table is seen once a second, so a flow leaves no later than its
+ * timeout + 1 s even when no more packets arrive. TCP FIN or RST ends a flow
+ * at once; a full bucket evicts its oldest record (lackOfResources);
+ * lr_fc_flush() ends them all (forced end).
+ *
+ * Threading: a cache belongs to one lcore. Expired records go to the
+ * export callback, on that lcore.
+ */
+#ifndef LR_FLOWCACHE_H
+#define LR_FLOWCACHE_H
+
+#include <stdint.h>
+
+#include "lr_ipfix.h"
+#include "lr_parse.h"
+
+#define LR_FC_WAYS 8
+
+/** The full flow key: compared whole. */
+struct lr_flow_key {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint16_t vlan;
+	uint16_t ingress;
+	uint8_t proto;
+	uint8_t ipv6;
+	uint8_t pad[6];
+};
+
+struct lr_fc_conf {
+	uint32_t entries;		/**< capacity, rounded up to 8 x 2^k (2^20) */
+	uint32_t active_s;		/**< active timeout (300) */
+	uint32_t inactive_s;		/**< inactive timeout (30) */
+	int socket;			/**< NUMA socket of the table */
+	/** Export one ended record; returns 0, or < 0 when it was dropped. */
+	int (*export)(void *arg, const struct lr_flow_rec *r);
+	void *arg;
+	/** The hash of a key; NULL: CRC32. Tests give a bad one. */
+	uint32_t (*hash)(const struct lr_flow_key *k);
+};
+
+/** Counters of one cache (written by its lcore). */
+struct lr_fc_counts {
+	uint64_t packets;		/**< packets accounted */
+	uint64_t created;		/**< flows created */
+	uint64_t active;		/**< flows in the cache now */
+	uint64_t ended[6];		/**< by enum lr_flow_end (1..5) */
+	uint64_t export_drops;		/**< records the export callback refused */
+	uint64_t frag_later;		/**< later fragments (accounted, no ports) */
+};
+
+struct lr_fc;
+
+void lr_fc_conf_init(struct lr_fc_conf *c);
+
+/** @return a cache, or NULL with lr_errmsg() (no memory on the socket). */
+struct lr_fc *lr_fc_create(const struct lr_fc_conf *c);
+void lr_fc_free(struct lr_fc *fc);
+
+/** Bytes of memory per entry (table / capacity). */
+size_t lr_fc_entry_bytes(void);
+
+/** The capacity after rounding. */
+uint32_t lr_fc_capacity(const struct lr_fc *fc);
+
+/**
+ * Account @p n parsed packets received at Unix time @p now_ns on
+ * @p ingress. Looks up the burst in two passes with prefetching.
+ */
+void lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+		  unsigned int n, uint16_t ingress, uint64_t now_ns);
+
+/**
+ * End the flows whose timeout has passed at @p now_ns, walking the part of
+ * the table due since the last call (all of it once a second).
+ * @return records ended.
+ */
+unsigned int lr_fc_expire(struct lr_fc *fc, uint64_t now_ns);
+
+/** End every flow (end of run). @return records ended. */
+unsigned int lr_fc_flush(struct lr_fc *fc, uint64_t now_ns);
+
+/** The cache's counters. */
+const struct lr_fc_counts *lr_fc_counts(const struct lr_fc *fc);
+
+/** The key of a parsed packet (also what tests compare with). */
+void lr_fc_key(const struct lr_pkt *p, uint16_t ingress, struct lr_flow_key *k);
+
+#endif
