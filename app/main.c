@@ -22,6 +22,7 @@
 #include "lr_gen.h"
 #include "lr_lua.h"
 #include "lr_port.h"
+#include "lr_probe.h"
 #include "lr_rx.h"
 #include "lr_stats.h"
 
@@ -51,6 +52,7 @@ struct opts {
 static const struct lr_role *const builtin_roles[] = {
 	&lr_gen_role,
 	&lr_rx_role,
+	&lr_probe_role,
 };
 
 static void
@@ -88,7 +90,7 @@ usage(FILE *f)
 "  --link-timeout S  wait for link up (5)\n"
 "  --speed BPS       link speed for rates in %% and the line-rate check,\n"
 "                    e.g. 100G (the link's)\n",
-		LR_VERSION, "gen, rx");
+		LR_VERSION, "gen, rx, probe");
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		fprintf(f, "%s options:\n%s", r->name, r->help);
 }

@@ -72,6 +72,19 @@ lcore_loop(void *arg)
 	return 0;
 }
 
+/* Every role's tick hook, then the one set by lr_engine_set_tick(). */
+static void
+ticks(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_roles; i++)
+		if (roles[i]->tick != NULL)
+			roles[i]->tick();
+	if (tick_fn != NULL)
+		tick_fn();
+}
+
 /* Join an lcore whose loop has returned, so that it can take new tasks. */
 static void
 reap(unsigned int l)
@@ -276,11 +289,19 @@ lr_engine_stop(void)
 			lr_task_stop(tasks[i]);
 	RTE_LCORE_FOREACH_WORKER(l) {
 		if (lcores[l].launched) {
+			/* Drain what the lcores hand on while they finish. */
+			while (rte_eal_get_lcore_state(l) == RUNNING) {
+				ticks();
+				rte_delay_us_sleep(100);
+			}
 			rte_eal_wait_lcore(l);
 			lcores[l].launched = false;
 			lcores[l].nb = 0;
 		}
 	}
+	for (i = 0; i < nb_roles; i++)
+		if (roles[i]->stopped != NULL)
+			roles[i]->stopped();
 }
 
 static uint64_t
@@ -330,8 +351,7 @@ wait_for(struct lr_task *t, double timeout_s, double idle_s)
 		} else if (idle_s > 0 && now - last_change > (uint64_t)(idle_s * hz)) {
 			return 1;
 		}
-		if (tick_fn != NULL)
-			tick_fn();
+		ticks();
 		rte_delay_us_sleep(1000);
 	}
 }
@@ -356,8 +376,7 @@ lr_engine_sleep(double s)
 	while (rte_rdtsc() < end) {
 		if (interrupted)
 			return lr_err(EINTR, "interrupted");
-		if (tick_fn != NULL)
-			tick_fn();
+		ticks();
 		rte_delay_us_sleep(1000);
 	}
 	return 0;

@@ -83,6 +83,12 @@ struct lr_role {
 	/** Control path, once a second: a few words for the live line over
 	 *  every task of the role, "" for none. May be NULL. */
 	void (*live)(char *buf, size_t len);
+	/** Control path, about every millisecond while the main lcore
+	 *  waits or sleeps (the probe's exporter drains its rings). */
+	void (*tick)(void);
+	/** Control path, after lr_engine_stop() has joined the lcores: hand
+	 *  on what the role's tasks still hold (the probe's flows). */
+	void (*stopped)(void);
 };
 
 /** A task. Roles read port, queue and priv and write st. */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The probe role: one flow cache shard per rx queue (RSS picks the shard:
+ * with the symmetric key both directions of a flow meet on one lcore),
+ * tables on the port's NUMA socket, expired records handed through a
+ * per-task rte_ring to one IPFIX exporter on the main lcore.
+ *
+ * Threading: the poll runs on the task's lcore and writes only its cache,
+ * its counters and its ring. The exporter runs in the role's tick hook on
+ * the main lcore (while it waits or sleeps) and, once the lcores have
+ * stopped, flushes every cache itself (the stopped hook).
+ */
+#ifndef LR_PROBE_H
+#define LR_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lr_engine.h"
+#include "lr_ipfix.h"
+#include "lr_parse.h"
+
+#define LR_PROBE_EXPORT_MAX 256
+
+struct lr_probe_conf {
+	uint32_t entries;		/**< flow cache capacity per task (2^20) */
+	uint32_t active_s;		/**< active timeout (300) */
+	uint32_t inactive_s;		/**< inactive timeout (30) */
+	uint32_t ring;			/**< export ring records per task (16384) */
+	char export[LR_PROBE_EXPORT_MAX];/**< udp:HOST:PORT, file:PATH, none */
+	struct lr_ipfix_conf ipfix;
+};
+
+void lr_probe_conf_init(struct lr_probe_conf *c);
+
+extern const struct lr_role lr_probe_role;
+
+/** Counters of a probe task beyond struct lr_task_stats. */
+struct lr_probe_counts {
+	uint64_t parsed[LR_PARSE_REASONS];	/**< packets by parse result */
+	uint64_t ring_full;			/**< records the ring refused */
+};
+
+void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);
+
+#endif

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "lr_common.h"
+#include "lr_flowcache.h"
+#include "lr_port.h"
+#include "lr_probe.h"
+
+#define EXPIRE_EVERY_US 100	/* the expiry walk's step */
+#define DRAIN_BURST 64
+
+struct probe {
+	struct lr_fc *fc;
+	struct rte_ring *ring;		/* ended records to the exporter */
+	struct lr_probe_counts c;	/* written by the task's lcore */
+	uint64_t tsc0;			/* TSC and Unix ns at init: */
+	uint64_t ns0;			/* packet times from the TSC */
+	double ns_per_tsc;
+	uint64_t expire_tsc;		/* next expiry walk */
+	uint64_t expire_step;
+	bool direct;			/* stopped: export without the ring */
+	bool flushed;
+};
+
+/* The one exporter of the process, on the main lcore. */
+static struct {
+	bool up;
+	char spec[LR_PROBE_EXPORT_MAX];
+	struct lr_ipfix x;
+	void *ctx;
+	void (*close)(void *ctx);
+	uint64_t flush_s;
+	unsigned int users;		/* probe tasks not yet freed */
+} ex;
+
+void
+lr_probe_conf_init(struct lr_probe_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->entries = 1u << 20;
+	c->active_s = 300;
+	c->inactive_s = 30;
+	c->ring = 16384;
+	snprintf(c->export, sizeof(c->export), "none");
+	lr_ipfix_conf_init(&c->ipfix);
+}
+
+static void
+probe_conf_init(void *conf)
+{
+	lr_probe_conf_init(conf);
+}
+
+static int
+num(const char *key, const char *val, uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (lr_parse_u64(val, v) != 0 || *v < min || *v > max)
+		return lr_err(EINVAL, "probe: %s '%s': want %" PRIu64 "..%" PRIu64,
+			      key, val, min, max);
+	return 0;
+}
+
+static int
+probe_conf_set(void *conf, const char *key, const char *val)
+{
+	struct lr_probe_conf *c = conf;
+	uint64_t v;
+	int ret = 0;
+
+	if (strcmp(key, "entries") == 0) {
+		ret = num(key, val, 8, 1u << 30, &v);
+		c->entries = (uint32_t)v;
+	} else if (strcmp(key, "active") == 0) {
+		ret = num(key, val, 1, 86400, &v);
+		c->active_s = (uint32_t)v;
+	} else if (strcmp(key, "inactive") == 0) {
+		ret = num(key, val, 1, 86400, &v);
+		c->inactive_s = (uint32_t)v;
+	} else if (strcmp(key, "ring") == 0) {
+		ret = num(key, val, 64, 1u << 24, &v);
+		c->ring = (uint32_t)v;
+	} else if (strcmp(key, "export") == 0) {
+		if (strncmp(val, "udp:", 4) != 0 && strncmp(val, "file:", 5) != 0 &&
+		    strcmp(val, "none") != 0)
+			return lr_err(EINVAL, "probe: export '%s': want udp:HOST:PORT, "
+				      "file:PATH or none", val);
+		if (strlen(val) >= sizeof(c->export))
+			return lr_err(EINVAL, "probe: export '%s' is too long", val);
+		snprintf(c->export, sizeof(c->export), "%s", val);
+	} else if (strcmp(key, "ns") == 0) {
+		ret = num(key, val, 0, 1, &v);
+		c->ipfix.nanoseconds = v != 0;
+	} else if (strcmp(key, "domain") == 0) {
+		ret = num(key, val, 0, UINT32_MAX, &v);
+		c->ipfix.domain = (uint32_t)v;
+	} else if (strcmp(key, "ipfix-mtu") == 0) {
+		ret = num(key, val, 256, 65535, &v);
+		c->ipfix.mtu = (uint16_t)v;
+	} else if (strcmp(key, "template-every") == 0) {
+		ret = num(key, val, 0, UINT32_MAX, &v);
+		c->ipfix.template_every = (uint32_t)v;
+	} else if (strcmp(key, "template-period") == 0) {
+		ret = num(key, val, 0, 86400, &v);
+		c->ipfix.template_period_s = (uint32_t)v;
+	} else {
+		return -ENOENT;
+	}
+	return ret;
+}
+
+static uint64_t
+unix_s(void)
+{
+	return (uint64_t)time(NULL);
+}
+
+static int
+drop_send(void *ctx, const void *msg, size_t len)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(msg);
+	RTE_SET_USED(len);
+	return 0;	/* export=none: count, send nowhere */
+}
+
+static int
+exporter_open(const struct lr_probe_conf *c)
+{
+	struct lr_ipfix_conf ic = c->ipfix;
+	lr_ipfix_send_t send;
+	int ret;
+
+	if (ex.up) {
+		if (strcmp(ex.spec, c->export) != 0)
+			return lr_err(EINVAL, "probe: one exporter per process: "
+				      "'%s' already, not '%s'", ex.spec, c->export);
+		return 0;
+	}
+	if (strncmp(c->export, "udp:", 4) == 0) {
+		ret = lr_ipfix_udp_open(c->export + 4, &ex.ctx);
+		send = lr_ipfix_udp_send;
+		ex.close = lr_ipfix_udp_close;
+	} else if (strncmp(c->export, "file:", 5) == 0) {
+		ret = lr_ipfix_file_open(c->export + 5, &ex.ctx);
+		send = lr_ipfix_file_send;
+		ex.close = lr_ipfix_file_close;
+		/* A file is one stream: templates once. */
+		ic.template_every = 0;
+		ic.template_period_s = 0;
+	} else {
+		ret = 0;
+		ex.ctx = NULL;
+		send = drop_send;
+		ex.close = NULL;
+	}
+	if (ret != 0)
+		return ret;
+	ret = lr_ipfix_init(&ex.x, &ic, send, ex.ctx);
+	if (ret != 0) {
+		if (ex.close != NULL)
+			ex.close(ex.ctx);
+		return ret;
+	}
+	snprintf(ex.spec, sizeof(ex.spec), "%s", c->export);
+	ex.flush_s = unix_s();
+	ex.up = true;
+	return 0;
+}
+
+static void
+exporter_close(void)
+{
+	if (!ex.up)
+		return;
+	lr_ipfix_close(&ex.x, unix_s());
+	if (ex.close != NULL)
+		ex.close(ex.ctx);
+	ex.up = false;
+}
+
+/* The cache's export callback, on the task's lcore (or, once the task has
+ * stopped, on the main lcore straight to the exporter). */
+static int
+to_exporter(void *arg, const struct lr_flow_rec *r)
+{
+	struct probe *p = arg;
+
+	if (p->direct)
+		return lr_ipfix_add(&ex.x, r, unix_s()) == 0 ? 0 : -1;
+	if (rte_ring_sp_enqueue_elem(p->ring, (void *)(uintptr_t)r, sizeof(*r)) != 0) {
+		p->c.ring_full++;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+probe_free(struct lr_task *t)
+{
+	struct probe *p = t->priv;
+
+	if (p == NULL)
+		return;
+	lr_fc_free(p->fc);
+	rte_ring_free(p->ring);
+	rte_free(p);
+	t->priv = NULL;
+	if (ex.users > 0 && --ex.users == 0)
+		exporter_close();
+}
+
+static int
+probe_init(struct lr_task *t, const void *arg)
+{
+	const struct lr_probe_conf *c = arg;
+	static unsigned int seq;
+	struct lr_fc_conf fcc;
+	struct timespec ts;
+	char name[RTE_RING_NAMESIZE];
+	struct probe *p;
+	int ret;
+
+	ret = exporter_open(c);
+	if (ret != 0)
+		return ret;
+	p = rte_zmalloc_socket("lr_probe", sizeof(*p), RTE_CACHE_LINE_SIZE,
+			       t->socket);
+	if (p == NULL) {
+		if (ex.users == 0)
+			exporter_close();
+		return lr_err(ENOMEM, "probe: no memory on socket %d", t->socket);
+	}
+	t->priv = p;
+	ex.users++;
+	snprintf(name, sizeof(name), "lr_probe_%u", seq++);
+	p->ring = rte_ring_create_elem(name, sizeof(struct lr_flow_rec),
+				       rte_align32pow2(c->ring), t->socket,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (p->ring == NULL) {
+		probe_free(t);
+		return lr_err(ENOMEM, "probe: no export ring of %u records",
+			      c->ring);
+	}
+	lr_fc_conf_init(&fcc);
+	fcc.entries = c->entries;
+	fcc.active_s = c->active_s;
+	fcc.inactive_s = c->inactive_s;
+	fcc.socket = t->socket;
+	fcc.export = to_exporter;
+	fcc.arg = p;
+	p->fc = lr_fc_create(&fcc);
+	if (p->fc == NULL) {
+		ret = -rte_errno;
+		probe_free(t);
+		return ret;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->tsc0 = rte_rdtsc();
+	p->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	p->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
+	return 0;
+}
+
+static inline uint64_t
+ns_of(const struct probe *p, uint64_t tsc)
+{
+	return p->ns0 + (uint64_t)((double)(tsc - p->tsc0) * p->ns_per_tsc);
+}
+
+static int
+probe_poll(struct lr_task *t, uint64_t now)
+{
+	struct probe *p = t->priv;
+	struct rte_mbuf *m[LR_BURST];
+	struct lr_pkt pk[LR_BURST];
+	const struct lr_pkt *pp[LR_BURST];
+	uint64_t bytes = 0;
+	uint16_t n, i, k = 0;
+
+	n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
+	now = rte_rdtsc();
+	if (n != 0) {
+		for (i = 0; i < n && i < LR_PREFETCH; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+		for (i = 0; i < n; i++) {
+			enum lr_parse_result r;
+
+			if (i + LR_PREFETCH < n)
+				rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH],
+							       void *));
+			bytes += m[i]->pkt_len;
+			r = lr_parse(rte_pktmbuf_mtod(m[i], const uint8_t *),
+				     m[i]->data_len, &pk[k]);
+			p->c.parsed[r]++;
+			if (r == LR_PARSE_OK) {
+				pp[k] = &pk[k];
+				k++;
+			}
+		}
+		lr_fc_update(p->fc, pp, k, t->port, ns_of(p, now));
+		rte_pktmbuf_free_bulk(m, n);
+		t->st.rx_pkts += n;
+		t->st.rx_bytes += bytes;
+	}
+	if (now >= p->expire_tsc) {
+		lr_fc_expire(p->fc, ns_of(p, now));
+		p->expire_tsc = now + p->expire_step;
+	}
+	return 0;
+}
+
+/* Control path: take what the rings hold into IPFIX messages. */
+static void
+drain(struct probe *p, uint64_t now_s)
+{
+	struct lr_flow_rec r[DRAIN_BURST];
+	unsigned int n, i;
+
+	do {
+		n = rte_ring_sc_dequeue_burst_elem(p->ring, r, sizeof(r[0]),
+						   DRAIN_BURST, NULL);
+		for (i = 0; i < n; i++)
+			lr_ipfix_add(&ex.x, &r[i], now_s);
+	} while (n == DRAIN_BURST);
+}
+
+static void
+probe_tick(void)
+{
+	unsigned int i, n = lr_engine_task_count();
+	uint64_t now_s;
+
+	if (!ex.up)
+		return;
+	now_s = unix_s();
+	for (i = 0; i < n; i++) {
+		struct lr_task *t = lr_engine_task(i);
+
+		if (t->role == &lr_probe_role && t->priv != NULL)
+			drain(t->priv, now_s);
+	}
+	/* Records do not wait in a half-full message for more than 1 s. */
+	if (now_s > ex.flush_s) {
+		lr_ipfix_flush(&ex.x, now_s);
+		ex.flush_s = now_s;
+	}
+}
+
+static uint64_t
+port_dropped(void)
+{
+	struct rte_eth_stats es;
+	uint64_t d = 0;
+	uint16_t p;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (lr_port_info(p) != NULL && rte_eth_stats_get(p, &es) == 0)
+			d += es.imissed + es.rx_nombuf;
+	return d;
+}
+
+/* The lcores have stopped: empty the rings, then end every flow still in a
+ * cache straight into the exporter, and send it all with the statistics. */
+static void
+probe_stopped(void)
+{
+	unsigned int i, j, n = lr_engine_task_count();
+	uint64_t now_s, ignored = 0;
+	bool any = false;
+
+	if (!ex.up)
+		return;
+	now_s = unix_s();
+	for (i = 0; i < n; i++) {
+		struct lr_task *t = lr_engine_task(i);
+		struct probe *p = t->priv;
+
+		if (t->role != &lr_probe_role || p == NULL)
+			continue;
+		for (j = 1; j < LR_PARSE_REASONS; j++)
+			ignored += p->c.parsed[j];
+		if (p->flushed || lr_task_state(t) != LR_TASK_DONE)
+			continue;
+		drain(p, now_s);
+		p->direct = true;
+		lr_fc_flush(p->fc, ns_of(p, rte_rdtsc()));
+		p->flushed = true;
+		any = true;
+	}
+	if (any)
+		lr_ipfix_stats(&ex.x, ignored, port_dropped(), now_s);
+	lr_ipfix_flush(&ex.x, now_s);
+}
+
+void
+lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out)
+{
+	const struct probe *p = t->priv;
+
+	*out = p->c;
+}
+
+static void
+counts_json(json_t *o, const struct lr_probe_counts *c,
+	    const struct lr_fc_counts *f)
+{
+	static const char *const ends[] = { NULL, "idle", "active", "end_detected",
+					    "forced", "lack_of_resources" };
+	json_t *parsed = json_object(), *ended = json_object();
+	unsigned int j;
+
+	for (j = 0; j < LR_PARSE_REASONS; j++)
+		json_object_set_new(parsed, lr_parse_reason_names[j],
+				    json_integer((json_int_t)c->parsed[j]));
+	for (j = 1; j < RTE_DIM(ends); j++)
+		json_object_set_new(ended, ends[j],
+				    json_integer((json_int_t)f->ended[j]));
+	json_object_set_new(o, "parsed", parsed);
+	json_object_set_new(o, "flows_created", json_integer((json_int_t)f->created));
+	json_object_set_new(o, "flows_active", json_integer((json_int_t)f->active));
+	json_object_set_new(o, "flows_ended", ended);
+	json_object_set_new(o, "later_fragments", json_integer((json_int_t)f->frag_later));
+	json_object_set_new(o, "export_ring_full", json_integer((json_int_t)c->ring_full));
+	json_object_set_new(o, "export_drops", json_integer((json_int_t)f->export_drops));
+}
+
+static void
+probe_report(const struct lr_task *t, json_t *o)
+{
+	const struct probe *p = t->priv;
+
+	counts_json(o, &p->c, lr_fc_counts(p->fc));
+	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
+	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes()));
+}
+
+static void
+probe_results(json_t *doc)
+{
+	struct lr_probe_counts tot;
+	struct lr_fc_counts ft;
+	unsigned int i, j, n = lr_engine_task_count(), nb = 0;
+	json_t *o, *e;
+
+	memset(&tot, 0, sizeof(tot));
+	memset(&ft, 0, sizeof(ft));
+	for (i = 0; i < n; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct probe *p = t->priv;
+		const struct lr_fc_counts *f;
+
+		if (t->role != &lr_probe_role || p == NULL)
+			continue;
+		nb++;
+		f = lr_fc_counts(p->fc);
+		for (j = 0; j < LR_PARSE_REASONS; j++)
+			tot.parsed[j] += p->c.parsed[j];
+		tot.ring_full += p->c.ring_full;
+		ft.packets += f->packets;
+		ft.created += f->created;
+		ft.active += f->active;
+		ft.frag_later += f->frag_later;
+		ft.export_drops += f->export_drops;
+		for (j = 0; j < RTE_DIM(ft.ended); j++)
+			ft.ended[j] += f->ended[j];
+	}
+	if (nb == 0)
+		return;
+	o = json_object();
+	json_object_set_new(o, "tasks", json_integer(nb));
+	counts_json(o, &tot, &ft);
+	e = json_object();
+	json_object_set_new(e, "to", json_string(ex.up ? ex.spec : "closed"));
+	if (ex.up) {
+		json_object_set_new(e, "messages", json_integer((json_int_t)ex.x.c.messages));
+		json_object_set_new(e, "records", json_integer((json_int_t)ex.x.c.records));
+		json_object_set_new(e, "bytes", json_integer((json_int_t)ex.x.c.bytes));
+		json_object_set_new(e, "send_errors", json_integer((json_int_t)ex.x.c.send_errors));
+		json_object_set_new(e, "records_lost", json_integer((json_int_t)ex.x.c.records_lost));
+	}
+	json_object_set_new(o, "exporter", e);
+	json_object_set_new(doc, "probe", o);
+}
+
+static void
+probe_live(char *buf, size_t len)
+{
+	unsigned int i, n = lr_engine_task_count(), nb = 0;
+	uint64_t active = 0, created = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct probe *p = t->priv;
+
+		if (t->role != &lr_probe_role || p == NULL)
+			continue;
+		nb++;
+		active += lr_fc_counts(p->fc)->active;
+		created += lr_fc_counts(p->fc)->created;
+	}
+	if (nb != 0)
+		snprintf(buf, len, "flows %" PRIu64 " active, %" PRIu64 " made, "
+			 "%" PRIu64 " exported", active, created,
+			 ex.up ? ex.x.c.records : 0);
+}
+
+const struct lr_role lr_probe_role = {
+	.name = "probe",
+	.help =
+	"  --entries N       flow cache capacity per queue (1M; 96 B each)\n"
+	"  --active S --inactive S   timeouts (300, 30)\n"
+	"  --export TO       udp:HOST:PORT, file:PATH (RFC 5655) or none (none)\n"
+	"  --ns 0|1          flowStart/EndNanoseconds, not Milliseconds (0)\n"
+	"  --domain ID       IPFIX observation domain (0)\n"
+	"  --ipfix-mtu B     largest IPFIX message (1472)\n"
+	"  --template-every N --template-period S  UDP template resend (100, 60)\n"
+	"  --ring N          export ring records per queue (16384)\n",
+	.uses_rx = true,
+	.conf_bytes = sizeof(struct lr_probe_conf),
+	.conf_init = probe_conf_init,
+	.conf_set = probe_conf_set,
+	.init = probe_init,
+	.poll = probe_poll,
+	.report = probe_report,
+	.free = probe_free,
+	.results = probe_results,
+	.live = probe_live,
+	.tick = probe_tick,
+	.stopped = probe_stopped,
+};

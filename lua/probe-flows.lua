@@ -1,0 +1,30 @@
+-- probe-flows.lua: gen sends N flows over the testbed to the probe, which
+-- exports them as IPFIX; prints what was sent and what the probe saw.
+--
+--   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/probe-flows.lua [key=value ...]
+--
+--   flows=16384 count=1000000 size=64 export=file:flows.ipfix entries=65536
+--   active=300 inactive=30
+local linerate = require("linerate")
+local testbed = require("testbed")
+
+local opt = testbed.args(arg, { mode = "wire", flows = 16384, count = 1000000,
+                                size = 64, export = "none", entries = 65536,
+                                active = 300, inactive = 30 })
+linerate.live(false)
+assert(opt.mode == "wire" or opt.mode == "ports", "probe-flows: mode=wire or ports")
+local tb <close> = testbed.open(opt)
+local probe = assert(linerate.task{ role = "probe", port = tb.rx_port,
+                                    entries = opt.entries, export = opt.export,
+                                    active = opt.active, inactive = opt.inactive })
+local gen = assert(linerate.task{ role = "gen", port = tb.tx, flows = opt.flows,
+                                  count = opt.count, size = opt.size,
+                                  src_ip = "10.0.0.1-10.0.0.4" })
+linerate.start()
+assert(gen:wait(600))
+probe:wait{ idle = 0.3, timeout = 600 }
+linerate.stop()
+local s, p = gen:stats(), linerate.results().probe
+print(("probe-flows: sent %d frames in %d flows; probe parsed %d, made %d flows, "
+       .. "exported %d records in %d messages"):format(s.tx_packets, opt.flows,
+	p.parsed.ok, p.flows_created, p.exporter.records, p.exporter.messages))
