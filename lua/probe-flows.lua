@@ -26,5 +26,7 @@ probe:wait{ idle = 0.3, timeout = 600 }
 linerate.stop()
 local s, p = gen:stats(), linerate.results().probe
 print(("probe-flows: sent %d frames in %d flows; probe parsed %d, made %d flows, "
-       .. "exported %d records in %d messages"):format(s.tx_packets, opt.flows,
-	p.parsed.ok, p.flows_created, p.exporter.records, p.exporter.messages))
+       .. "exported %d records in %d messages; %d sends failed, %d records lost")
+      :format(s.tx_packets, opt.flows, p.parsed.ok, p.flows_created,
+              p.exporter.records, p.exporter.messages, p.exporter.send_errors,
+              p.exporter.records_lost))

@@ -1,0 +1,154 @@
+"""The probe role end to end: gen's flows into the probe, IPFIX out, read by
+independent collectors (ipfixDump from libfixbuf, nfcapd + nfdump); a
+collector that is down; malformed packets counted by reason; bad options.
+"""
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import time
+
+from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+
+
+def probe_flows(name, *args):
+    return run(eal(name, mem=1024) + ["--", os.path.join(SRC, "lua", "probe-flows.lua")] +
+               list(args), timeout=300)
+
+
+def ipfixdump(path):
+    r = subprocess.run(["ipfixDump", "--in", path], capture_output=True, text=True,
+                       timeout=60)
+    expect(r.returncode == 0, r.stderr)
+    recs, cur = [], None
+    for line in r.stdout.splitlines():
+        if line.startswith("--- data record"):
+            cur = {}
+            recs.append(cur)
+        m = re.match(r"\s*\(\d+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
+        if m and cur is not None:
+            cur[m.group(1)] = m.group(2).strip()
+    return recs
+
+
+def test_file_export_read_by_ipfixdump():
+    d = tmpdir()
+    path = os.path.join(d, "f.ipfix")
+    r = probe_flows("pf", "flows=500", "count=50000", "size=128",
+                    "export=file:" + path)
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    recs = ipfixdump(path)
+    flows = [x for x in recs if "sourceIPv4Address" in x]
+    stats = [x for x in recs if "exportedFlowRecordTotalCount" in x]
+    expect(len(flows) == 500, len(flows))
+    expect(sum(int(x["packetDeltaCount"]) for x in flows) == 50000, "packets")
+    # 128 B frames: 110 B of IP per packet
+    expect(all(int(x["octetDeltaCount"]) == 110 * int(x["packetDeltaCount"])
+               for x in flows), "bytes")
+    tuples = {(x["sourceIPv4Address"], x["destinationIPv4Address"],
+               x["sourceTransportPort"], x["destinationTransportPort"],
+               x["protocolIdentifier"]) for x in flows}
+    expect(len(tuples) == 500, len(tuples))
+    expect(all(t[1] == "10.0.0.2" and t[3] == "5001" and t[4] == "17" for t in tuples),
+           list(tuples)[:3])
+    expect(all(x["flowEndReason"] == "4" for x in flows), "forced end")
+    expect(len(stats) == 1 and stats[0]["exportedFlowRecordTotalCount"] == "500", stats)
+
+
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_udp_export_read_by_nfcapd():
+    d = tmpdir()
+    nf = os.path.join(d, "nf")
+    os.mkdir(nf)
+    port = free_udp_port()
+    cap = subprocess.Popen(["nfcapd", "-b", "127.0.0.1", "-p", str(port), "-w", nf,
+                            "-t", "3600"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        r = probe_flows("pu", "flows=2000", "count=100000",
+                        "export=udp:127.0.0.1:%d" % port)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+        time.sleep(0.5)
+    finally:
+        cap.send_signal(signal.SIGTERM)
+        cap.wait(timeout=30)
+    out = subprocess.run(["nfdump", "-R", nf, "-q", "-o", "fmt:%sa %da %sp %dp %pkt %byt"],
+                         capture_output=True, text=True, timeout=60)
+    expect(out.returncode == 0, out.stderr)
+    rows = [l.split() for l in out.stdout.splitlines() if l.strip()]
+    expect(len(rows) == 2000, len(rows))
+    expect(sum(int(x[4]) for x in rows) == 100000, "packets")
+    expect(len({(x[0], x[2]) for x in rows}) == 2000, "distinct flows")
+
+
+def test_collector_down_is_counted():
+    # Nothing listens on the port: after the first message, ICMP port
+    # unreachable makes sends fail; the run ends normally, failures counted.
+    r = probe_flows("pdown", "flows=5000", "count=50000",
+                    "export=udp:127.0.0.1:%d" % free_udp_port())
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    m = re.search(r"exported (\d+) records in (\d+) messages; (\d+) sends failed, "
+                  r"(\d+) records lost", r.stdout)
+    expect(m, r.stdout)
+    sent, msgs, failed, lost = (int(x) for x in m.groups())
+    expect(failed >= 1 and lost >= 1, r.stdout)
+    expect(sent + lost == 5001, r.stdout)	# 5000 flows and the statistics
+
+
+def test_malformed_counted_by_reason():
+    from scapy.all import IP, IPv6, TCP, UDP, ARP, Ether, IPv6ExtHdrHopByHop, Raw, wrpcap
+    d = tmpdir()
+    path = os.path.join(d, "bad.pcap")
+    good = Ether() / IP(src="10.1.1.1", dst="10.1.1.2") / TCP(sport=1, dport=2, flags="S")
+    pkts = [good, good,
+            Ether() / ARP(),
+            Ether(bytes(Ether() / IP())[:20]),                      # trunc_l3
+            Ether(bytes(Ether() / IP(ihl=4) / UDP())),              # bad_ihl
+            Ether(bytes(Ether() / IP(len=999) / UDP())),            # bad_len
+            Ether(bytes(Ether() / IP(proto=6) / Raw(b"\x00" * 8))),  # trunc_l4
+            Ether() / IPv6() / IPv6ExtHdrHopByHop(nh=0) / IPv6ExtHdrHopByHop(nh=0) /
+            IPv6ExtHdrHopByHop(nh=0) / IPv6ExtHdrHopByHop(nh=0) / IPv6ExtHdrHopByHop(nh=0) /
+            IPv6ExtHdrHopByHop(nh=0) / IPv6ExtHdrHopByHop(nh=0) / IPv6ExtHdrHopByHop(nh=0) /
+            IPv6ExtHdrHopByHop(nh=0) / Raw(b"\x00" * 8),            # bad_ext
+            Raw(b"\x00" * 10)]                                     # trunc_l2
+    wrpcap(path, pkts)
+    ipfix = os.path.join(d, "bad.ipfix")
+    out = os.path.join(d, "r.json")
+    r = run(eal("pbad", mem=1024) + ["--", "--role", "probe", "--port",
+                                     "net_pcap0,rx_pcap=" + path, "--duration", "0.5",
+                                     "--entries", "1024", "--export", "file:" + ipfix,
+                                     "--json", out, "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    p = load_json(out)["probe"]
+    want = {"ok": 2, "not_ip": 1, "trunc_l2": 1, "trunc_l3": 1, "bad_ihl": 1,
+            "bad_len": 1, "bad_ext": 1, "trunc_l4": 1}
+    expect(p["parsed"] == want, p["parsed"])
+    flows = [x for x in ipfixdump(ipfix) if "sourceIPv4Address" in x]
+    expect(len(flows) == 1 and flows[0]["packetDeltaCount"] == "2" and
+           flows[0]["tcpControlBits"] == "2", flows)
+
+
+def test_bad_options():
+    for opts, msg in ((["--export", "tcp:1.2.3.4:5"], "want udp"),
+                      (["--entries", "0"], "entries"),
+                      (["--active", "0"], "active"),
+                      (["--export", "udp:nohost.invalid:9"], "collector")):
+        r = run(eal("pbadopt") + ["--", "--role", "probe", "--port", "net_null0",
+                                  "--duration", "0.1"] + opts)
+        expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
+
+
+if __name__ == "__main__":
+    main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
+          test_collector_down_is_counted, test_malformed_counted_by_reason,
+          test_bad_options])
