@@ -18,7 +18,7 @@ local gen = assert(linerate.task{ role = "gen", port = tb.tx, size = opt.mix,
                                   flows = opt.flows })
 linerate.start()
 assert(gen:wait(600))
-local r = tb:rx_done(rx)
+local r = tb:rx_done(rx, gen:stats().tx_packets)
 tb:close()
 local s = gen:stats()
 local mean = s.tx_bytes / s.tx_packets + 4

@@ -23,7 +23,7 @@ local gen = assert(linerate.task{ role = "gen", port = tb.tx, flows = opt.flows,
                                   src_port = opt.src_port })
 linerate.start()
 assert(gen:wait(600))
-local r = tb:rx_done(rx)
+local r = tb:rx_done(rx, gen:stats().tx_packets)
 tb:close()
 local s = gen:stats()
 print(("many-flows: %d flows, %d frames at %.3f Mpps; received %d, lost %d, PER %.3g"):format(

@@ -3,9 +3,11 @@
 -- Reads commands on stdin, answers each by writing a Lua chunk to reply=.
 --   hello            -> {}                     (the port is up)
 --   start k=v ...    -> {}                     (an rx task with those options)
---   stop             -> the task's stats()     (after 0.3 s without frames)
+--   stop [N]         -> the task's stats()     (once N frames are in, or
+--                                              0.3 s without frames after 5 s)
 --   quit
 local linerate = require("linerate")
+local testbed = require("testbed")
 local opt = {}
 for _, a in ipairs(arg) do
 	local k, v = a:match("^([%w_-]+)=(.*)$")
@@ -60,7 +62,8 @@ for line in io.lines() do
 		linerate.start()
 		answer({})
 	elseif cmd == "stop" then
-		rx:wait{ idle = 0.3, timeout = 60 }
+		local n = tonumber(rest)
+		testbed.drain(rx, n and n > 0 and n or nil)
 		linerate.stop()
 		answer(rx:stats())
 	elseif cmd == "quit" then

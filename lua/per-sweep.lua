@@ -64,7 +64,7 @@ for step, data in ipairs(sizes) do
 	local gen = assert(linerate.task(g))
 	linerate.start()
 	assert(gen:wait(3600))
-	local r = tb:rx_done(rx)
+	local r = tb:rx_done(rx, gen:stats().tx_packets)
 	local s = gen:stats()
 	-- Loss is what was sent and not received once; rx's sequence numbers
 	-- say the same except for a tail lost after the last arrival.

@@ -22,7 +22,7 @@ local gen = assert(linerate.task{ role = "gen", port = tb.tx, flows = opt.flows,
                                   src_ip = "10.0.0.1-10.0.0.4" })
 linerate.start()
 assert(gen:wait(600))
-probe:wait{ idle = 0.3, timeout = 600 }
+testbed.drain(probe, gen:stats().tx_packets)
 linerate.stop()
 local s, p = gen:stats(), linerate.results().probe
 print(("probe-flows: sent %d frames in %d flows; probe parsed %d, made %d flows, "

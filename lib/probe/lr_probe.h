@@ -28,6 +28,7 @@ struct lr_probe_conf {
 	uint32_t active_s;		/**< active timeout (300) */
 	uint32_t inactive_s;		/**< inactive timeout (30) */
 	uint32_t ring;			/**< export ring records per task (16384) */
+	uint64_t count;			/**< stop after this many packets, 0: no */
 	char export[LR_PROBE_EXPORT_MAX];/**< udp:HOST:PORT, file:PATH, none */
 	struct lr_ipfix_conf ipfix;
 };

@@ -29,6 +29,7 @@ struct probe {
 	double ns_per_tsc;
 	uint64_t expire_tsc;		/* next expiry walk */
 	uint64_t expire_step;
+	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
 	bool direct;			/* stopped: export without the ring */
 	bool flushed;
 };
@@ -87,6 +88,8 @@ probe_conf_set(void *conf, const char *key, const char *val)
 	} else if (strcmp(key, "inactive") == 0) {
 		ret = num(key, val, 1, 86400, &v);
 		c->inactive_s = (uint32_t)v;
+	} else if (strcmp(key, "count") == 0) {
+		ret = num(key, val, 0, UINT64_MAX, &c->count);
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
@@ -270,6 +273,7 @@ probe_init(struct lr_task *t, const void *arg)
 	p->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	p->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
+	p->remaining = c->count ? c->count : UINT64_MAX;
 	return 0;
 }
 
@@ -313,6 +317,11 @@ probe_poll(struct lr_task *t, uint64_t now)
 		rte_pktmbuf_free_bulk(m, n);
 		t->st.rx_pkts += n;
 		t->st.rx_bytes += bytes;
+		if (p->remaining <= n) {
+			p->remaining = 0;
+			return 1;
+		}
+		p->remaining -= n;
 	}
 	if (now >= p->expire_tsc) {
 		lr_fc_expire(p->fc, ns_of(p, now));
@@ -527,7 +536,8 @@ const struct lr_role lr_probe_role = {
 	"  --domain ID       IPFIX observation domain (0)\n"
 	"  --ipfix-mtu B     largest IPFIX message (1472)\n"
 	"  --template-every N --template-period S  UDP template resend (100, 60)\n"
-	"  --ring N          export ring records per queue (16384)\n",
+	"  --ring N          export ring records per queue (16384)\n"
+	"  --count N         stop after N packets, 0: no limit (0)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

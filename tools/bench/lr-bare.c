@@ -3,7 +3,7 @@
  * lr-bare: the ceiling a port gives with nothing else to do, for the
  * benchmarks to set linerate's figures against.
  *
- *   lr-bare [EAL options] -- tx|rx PORT-DEVARGS SECONDS [SIZE]
+ *   lr-bare [EAL options] -- tx|rx PORT-DEVARGS SECONDS [SIZE [MBUFS]]
  *
  * tx: rte_pktmbuf_alloc_bulk, set the length, rte_eth_tx_burst, in bursts
  *     of 32 on the first worker lcore. No payload writes, no pacing.
@@ -29,6 +29,7 @@ static volatile int stop;
 static uint16_t port;
 static struct rte_mempool *pool;
 static uint32_t len = 60;
+static uint32_t nb_mbufs = 16383;
 static uint64_t packets, cycles;
 static double seconds;
 
@@ -112,13 +113,15 @@ main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	if (argc < 4 || (strcmp(argv[1], "tx") != 0 && strcmp(argv[1], "rx") != 0)) {
-		fprintf(stderr, "usage: lr-bare [EAL] -- tx|rx DEVARGS SECONDS [SIZE]\n");
+		fprintf(stderr, "usage: lr-bare [EAL] -- tx|rx DEVARGS SECONDS [SIZE [MBUFS]]\n");
 		return 2;
 	}
 	tx = strcmp(argv[1], "tx") == 0;
 	seconds = atof(argv[3]);
 	if (argc > 4)
 		len = (uint32_t)atoi(argv[4]) - 4;
+	if (argc > 5)	/* net_pcap's infinite_rx holds the whole file */
+		nb_mbufs = (uint32_t)atoi(argv[5]);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	{
@@ -133,7 +136,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	pool = rte_pktmbuf_pool_create("bare", 16383, 256, 0,
+	pool = rte_pktmbuf_pool_create("bare", nb_mbufs, 256, 0,
 				       RTE_PKTMBUF_HEADROOM + RTE_MAX(len, 2048u),
 				       rte_socket_id());
 	memset(&ec, 0, sizeof(ec));

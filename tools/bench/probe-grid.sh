@@ -1,0 +1,46 @@
+#!/bin/bash
+# probe-grid.sh: Table I of the CESNET paper on this testbed: the probe's
+# packet rate on one worker lcore for frame sizes x flow counts, fed from
+# memory by net_pcap (infinite_rx=1 replays a pcap that gen wrote), next to
+# lr-bare rx on the same replay (the source's own ceiling) in the same run.
+#
+#   tools/bench/probe-grid.sh [BUILD=build] [SECONDS=3] [SIZES="64 128 256 512"] [FLOWS="128 16384 131072"]
+set -eu
+BUILD=${1:-build}
+SECS=${2:-3}
+SIZES=${3:-64 128 256 512}
+FLOWS=${4:-128 16384 131072}
+LR=$BUILD/app/linerate
+BARE=$BUILD/tools/bench/lr-bare
+PFX=lr_bench_$$
+DIR=$(mktemp -d)
+EAL="--no-pci --no-huge -m 3072 -l 0-1 --log-level=lib.eal:error"
+trap 'rm -rf /var/run/dpdk/${PFX}_* "$DIR"' EXIT
+
+printf "%6s %8s %12s %12s %8s %10s\n" size flows "bare Mpps" "probe Mpps" ratio "flows made"
+for size in $SIZES; do
+	for flows in $FLOWS; do
+		pcap=$DIR/s${size}_f$flows.pcap
+		count=$(( flows * 2 > 65536 ? flows * 2 : 65536 ))
+		mbufs=$(( count + 8192 ))
+		$LR $EAL --file-prefix ${PFX}_g -- --role gen --port "net_pcap0,tx_pcap=$pcap" \
+			--count $count --size "$size" --flows "$flows" \
+			--src-ip 10.0.0.1-10.0.0.4 --order shuffle --no-live >/dev/null 2>&1
+		src="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+		bare=$($BARE $EAL --file-prefix ${PFX}_b -- rx "$src" "$SECS" "$size" $mbufs 2>/dev/null |
+			awk '/lr-bare:/ { print $(NF - 1) }')
+		$LR $EAL --file-prefix ${PFX}_p -- --role probe --port "$src" \
+			--duration "$SECS" --entries $((flows * 2 > 65536 ? flows * 2 : 65536)) \
+			--mbufs $mbufs --export none --json "$DIR/p.json" --no-live >/dev/null 2>&1
+		/usr/bin/python3 - "$DIR/p.json" "$size" "$flows" "$bare" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["tasks"][0]
+mpps = t["rx_packets"] / t["duration_s"] / 1e6
+bare = float(sys.argv[4])
+print("%6s %8s %12.2f %12.2f %8.2f %10d" % (sys.argv[2], sys.argv[3], bare, mpps,
+      mpps / bare, d["probe"]["flows_created"]))
+PY
+		rm -f "$pcap"
+	done
+done

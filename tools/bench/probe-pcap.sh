@@ -1,0 +1,36 @@
+#!/bin/bash
+# probe-pcap.sh: one pcap of 1,000,000 64 B frames over 16384 flows (written
+# by gen), read through net_pcap by the probe process and by softflowd -r, in
+# the same run: packets per CPU-second of each whole process (user + sys,
+# start-up included), ROUNDS times, medians.
+#
+#   tools/bench/probe-pcap.sh [BUILD=build] [ROUNDS=3]
+set -eu
+BUILD=${1:-build}
+ROUNDS=${2:-3}
+LR=$BUILD/app/linerate
+PFX=lr_bench_$$
+DIR=$(mktemp -d)
+EAL="--no-pci --no-huge -m 1024 -l 0-1 --log-level=lib.eal:error"
+trap 'rm -rf /var/run/dpdk/${PFX}_* "$DIR"' EXIT
+N=1000000
+
+$LR $EAL --file-prefix ${PFX}_g -- --role gen --port "net_pcap0,tx_pcap=$DIR/f.pcap" \
+	--count $N --flows 16384 --src-ip 10.0.0.1-10.0.0.4 --order shuffle --no-live >/dev/null 2>&1
+cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
+lr=() sf=()
+for r in $(seq "$ROUNDS"); do
+	lr+=("$(cpu $LR $EAL --file-prefix ${PFX}_p -- --role probe \
+		--port "net_pcap0,rx_pcap=$DIR/f.pcap" --count $N --entries 65536 \
+		--export "file:$DIR/o.ipfix" --no-live)")
+	sf+=("$(cpu softflowd -r "$DIR/f.pcap" -n 127.0.0.1:9 -v 10 -d)")
+done
+med() { printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+l=$(med "${lr[@]}")
+s=$(med "${sf[@]}")
+awk -v l="$l" -v s="$s" -v n=$N -v lr="${lr[*]}" -v sf="${sf[*]}" 'BEGIN {
+	printf "linerate probe   %.2f CPU-s  %.2f Mpps per CPU-s   (runs: %s)\n", l, n / l / 1e6, lr
+	printf "softflowd -r     %.2f CPU-s  %.2f Mpps per CPU-s   (runs: %s)\n", s, n / s / 1e6, sf
+	printf "probe / softflowd  %.1f  (target >= 3)\n", s / l
+}'
+ipfixDump --in "$DIR/o.ipfix" 2>/dev/null | tail -1
