@@ -5,6 +5,7 @@
 # lr-bare rx on the same replay (the source's own ceiling) in the same run.
 #
 #   tools/bench/probe-grid.sh [BUILD=build] [SECONDS=3] [SIZES="64 128 256 512"] [FLOWS="128 16384 131072"]
+#   HUGE=1 tools/bench/probe-grid.sh ...     (hugepages instead of --no-huge)
 set -eu
 BUILD=${1:-build}
 SECS=${2:-3}
@@ -14,7 +15,9 @@ LR=$BUILD/app/linerate
 BARE=$BUILD/tools/bench/lr-bare
 PFX=lr_bench_$$
 DIR=$(mktemp -d)
-EAL="--no-pci --no-huge -m 3072 -l 0-1 --log-level=lib.eal:error"
+MEM="--no-huge -m 3072"
+[ "${HUGE:-0}" = 1 ] && MEM="--huge-unlink -m 1800"	# 1 GiB+ of 2 MiB pages
+EAL="--no-pci $MEM -l 0-1 --log-level=lib.eal:error"
 trap 'rm -rf /var/run/dpdk/${PFX}_* "$DIR"' EXIT
 
 printf "%6s %8s %12s %12s %8s %10s\n" size flows "bare Mpps" "probe Mpps" ratio "flows made"
