@@ -55,6 +55,33 @@ def test_file_export_read_by_ipfixdump():
            list(tuples)[:3])
     expect(all(x["flowEndReason"] == "4" for x in flows), "forced end")
     expect(len(stats) == 1 and stats[0]["exportedFlowRecordTotalCount"] == "500", stats)
+    tshark_reads(path, d, 500, 50000)
+
+
+def tshark_reads(path, d, flows, packets):
+    """The file's messages as UDP datagrams to 4739, decoded by tshark's
+    cflow dissector: no malformed message, every record and packet."""
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    data = open(path, "rb").read()
+    off, frames = 0, []
+    while off < len(data):
+        n = struct.unpack(">H", data[off + 2:off + 4])[0]
+        frames.append(Ether() / IP(src="127.0.0.1", dst="127.0.0.1") /
+                      UDP(sport=40000, dport=4739) / Raw(data[off:off + n]))
+        off += n
+    pcap = os.path.join(d, "ipfix.pcap")
+    wrpcap(pcap, frames)
+    r = subprocess.run(["tshark", "-r", pcap, "-d", "udp.port==4739,cflow", "-T",
+                        "fields", "-E", "occurrence=a", "-e", "cflow.packets",
+                        "-e", "_ws.malformed"], capture_output=True, text=True,
+                       timeout=120)
+    expect(r.returncode == 0, r.stderr)
+    counts = []
+    for line in r.stdout.splitlines():
+        cols = line.split("\t")
+        expect(len(cols) < 2 or cols[1] == "", "tshark: malformed: " + line)
+        counts += [int(x) for x in cols[0].split(",") if x]
+    expect(len(counts) == flows and sum(counts) == packets, (len(counts), sum(counts)))
 
 
 def free_udp_port():
