@@ -315,6 +315,7 @@ probe_poll(struct lr_task *t, uint64_t now)
 		}
 		lr_fc_update(p->fc, pp, k, t->port, ns_of(p, now));
 		rte_pktmbuf_free_bulk(m, n);
+		p->c.busy_tsc += rte_rdtsc() - now;
 		t->st.rx_pkts += n;
 		t->st.rx_bytes += bytes;
 		if (p->remaining <= n) {
@@ -443,6 +444,12 @@ counts_json(json_t *o, const struct lr_probe_counts *c,
 	json_object_set_new(o, "later_fragments", json_integer((json_int_t)f->frag_later));
 	json_object_set_new(o, "export_ring_full", json_integer((json_int_t)c->ring_full));
 	json_object_set_new(o, "export_drops", json_integer((json_int_t)f->export_drops));
+	/* What a packet costs the probe (parse, cache, free), not counting
+	 * the PMD's rx: the rate one lcore could take alone is tsc_hz / it. */
+	json_object_set_new(o, "cycles_per_packet", json_real(f->packets ?
+		(double)c->busy_tsc / (double)f->packets : 0));
+	json_object_set_new(o, "mpps_per_lcore", json_real(c->busy_tsc ?
+		(double)f->packets * (double)rte_get_tsc_hz() / (double)c->busy_tsc / 1e6 : 0));
 }
 
 static void
@@ -477,6 +484,7 @@ probe_results(json_t *doc)
 		for (j = 0; j < LR_PARSE_REASONS; j++)
 			tot.parsed[j] += p->c.parsed[j];
 		tot.ring_full += p->c.ring_full;
+		tot.busy_tsc += p->c.busy_tsc;
 		ft.packets += f->packets;
 		ft.created += f->created;
 		ft.active += f->active;
