@@ -165,6 +165,41 @@ def test_malformed_counted_by_reason():
            flows[0]["tcpControlBits"] == "2", flows)
 
 
+SHARDS = r"""
+local linerate = require("linerate")
+linerate.live(false)
+local a, b = assert(linerate.wire("sh", { queues = 2 }))
+local probes, gens = {}, {}
+for q = 0, 1 do
+	probes[#probes + 1] = assert(linerate.task{ role = "probe", port = b, queue = q,
+	                                            entries = 4096, export = arg[1] })
+	gens[#gens + 1] = assert(linerate.task{ role = "gen", port = a, queue = q,
+	                                        flows = 1000, count = 20000,
+	                                        slice = q .. "/2" })
+end
+linerate.start()
+for _, g in ipairs(gens) do assert(g:wait(30)) end
+for _, p in ipairs(probes) do p:wait{ idle = 0.3 } end
+linerate.stop()
+local p = linerate.results().probe
+print(("shards %d made %d exported %d"):format(p.tasks, p.flows_created, p.exporter.records))
+"""
+
+
+def test_two_shards_no_duplicates():
+    d = tmpdir()
+    script = os.path.join(d, "sh.lua")
+    open(script, "w").write(SHARDS)
+    path = os.path.join(d, "sh.ipfix")
+    r = run(eal("shards", mem=1024) + ["--", script, "file:" + path], timeout=120)
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    expect("shards 2 made 1000 exported 1001" in r.stdout, r.stdout)
+    flows = [x for x in ipfixdump(path) if "sourceIPv4Address" in x]
+    keys = [(x["sourceIPv4Address"], x["sourceTransportPort"]) for x in flows]
+    expect(len(keys) == 1000 and len(set(keys)) == 1000, len(set(keys)))
+    expect(sum(int(x["packetDeltaCount"]) for x in flows) == 20000, "packets")
+
+
 def test_bad_options():
     for opts, msg in ((["--export", "tcp:1.2.3.4:5"], "want udp"),
                       (["--entries", "0"], "entries"),
@@ -178,4 +213,4 @@ def test_bad_options():
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
-          test_bad_options])
+          test_two_shards_no_duplicates, test_bad_options])
