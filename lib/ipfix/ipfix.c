@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +82,12 @@ lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6)
 	for (i = 0; i < RTE_DIM(flow_fields); i++)
 		n += field_of(x, flow_fields[i], ipv6).len;
 	return n;
+}
+
+static inline uint16_t
+get16_(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 static inline uint8_t *
@@ -175,7 +184,7 @@ lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 		return lr_err(ENOMEM, "ipfix: no memory");
 	x->send = send;
 	x->ctx = ctx;
-	x->tmpl_due = true;
+	x->tmpl_due = !c->transport_templates;
 	return 0;
 }
 
@@ -198,8 +207,9 @@ begin_msg(struct lr_ipfix *x, uint64_t now_s)
 
 	x->len = MSG_HDR_BYTES;
 	x->msg_records = 0;
-	if ((c->template_every && x->msgs_since_tmpl >= c->template_every) ||
-	    (c->template_period_s && now_s >= x->tmpl_time_s + c->template_period_s))
+	if (((c->template_every && x->msgs_since_tmpl >= c->template_every) ||
+	     (c->template_period_s && now_s >= x->tmpl_time_s + c->template_period_s)) &&
+	    !c->transport_templates)
 		x->tmpl_due = true;
 	if (x->tmpl_due) {
 		put_templates(x);
@@ -232,7 +242,7 @@ send_msg(struct lr_ipfix *x, uint64_t now_s)
 		x->c.send_errors++;
 		x->c.records_lost += x->msg_records;
 		/* A collector that was away gets the templates again. */
-		x->tmpl_due = true;
+		x->tmpl_due = !x->conf.transport_templates;
 	}
 	x->len = 0;
 	x->msg_records = 0;
@@ -335,7 +345,7 @@ lr_ipfix_flush(struct lr_ipfix *x, uint64_t now_s)
 {
 	if (x->len == 0 || x->msg_records == 0) {
 		if (x->len > MSG_HDR_BYTES)
-			x->tmpl_due = true;	/* templates not sent after all */
+			x->tmpl_due = !x->conf.transport_templates;
 		x->len = 0;
 		x->set_off = 0;
 		x->set_id = 0;
@@ -446,4 +456,277 @@ lr_ipfix_udp_close(void *ctx)
 
 	close(u->fd);
 	free(u);
+}
+
+size_t
+lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
+		      uint64_t now_s)
+{
+	size_t n = MSG_HDR_BYTES + templates_size();
+	uint8_t *save_buf = x->buf;
+	size_t save_len = x->len;
+
+	if (len < n)
+		return 0;
+	/* Build it in @p buf with the exporter's own writer. */
+	x->buf = buf;
+	x->len = MSG_HDR_BYTES;
+	put_templates(x);
+	put16(buf, LR_IPFIX_VERSION);
+	put16(buf + 2, (uint16_t)x->len);
+	put32(buf + 4, (uint32_t)now_s);
+	put32(buf + 8, x->seq);
+	put32(buf + 12, x->conf.domain);
+	n = x->len;
+	x->buf = save_buf;
+	x->len = save_len;
+	return n;
+}
+
+#define TCP_BACKOFF_MIN_MS 500
+#define TCP_BACKOFF_MAX_MS 30000
+
+/* The queue holds whole messages, in order; qoff bytes of the first one
+ * have gone out. */
+struct tcp_ctx {
+	int fd;				/* -1: down */
+	bool connecting;		/* non-blocking connect under way */
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	uint64_t next_try_ms;
+	uint64_t backoff_ms;
+	uint8_t *q;
+	size_t qlen;
+	size_t qcap;
+	size_t qoff;
+	struct lr_ipfix *x;
+	uint64_t connects;
+	uint64_t refused;		/* messages refused: no room */
+	uint64_t cut;			/* messages cut by a lost connection */
+};
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static size_t
+head_len(const struct tcp_ctx *t)
+{
+	return t->qlen >= 4 ? (size_t)get16_(t->q + 2) : 0;
+}
+
+static void
+drop_head(struct tcp_ctx *t)
+{
+	size_t n = head_len(t);
+
+	memmove(t->q, t->q + n, t->qlen - n);
+	t->qlen -= n;
+	t->qoff = 0;
+}
+
+static void
+tcp_down(struct tcp_ctx *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	t->connecting = false;
+	if (t->qoff != 0) {
+		/* The collector saw half a message and a closed stream: the
+		 * rest cannot follow on a new connection. */
+		drop_head(t);
+		t->cut++;
+	}
+	t->next_try_ms = mono_ms() + t->backoff_ms;
+	t->backoff_ms = RTE_MIN(t->backoff_ms * 2, (uint64_t)TCP_BACKOFF_MAX_MS);
+}
+
+/* A new connection: the templates go first, before what waited. */
+static void
+tcp_up(struct tcp_ctx *t)
+{
+	uint8_t tm[1024];
+	size_t n = t->x ? lr_ipfix_template_msg(t->x, tm, sizeof(tm),
+						(uint64_t)time(NULL)) : 0;
+
+	t->connecting = false;
+	t->backoff_ms = TCP_BACKOFF_MIN_MS;
+	t->connects++;
+	while (n != 0 && t->qlen + n > t->qcap && t->qlen != 0) {
+		drop_head(t);	/* the oldest gives way to the templates */
+		t->refused++;
+	}
+	if (n == 0 || t->qlen + n > t->qcap)
+		return;
+	memmove(t->q + n, t->q, t->qlen);
+	memcpy(t->q, tm, n);
+	t->qlen += n;
+}
+
+/* Try to (re)connect when it is time; finish a connect under way. */
+static void
+tcp_connect(struct tcp_ctx *t)
+{
+	struct pollfd pfd;
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (t->fd >= 0 && t->connecting) {
+		pfd.fd = t->fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, 0) <= 0)
+			return;
+		if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err)
+			tcp_down(t);
+		else
+			tcp_up(t);
+		return;
+	}
+	if (t->fd >= 0 || mono_ms() < t->next_try_ms)
+		return;
+	t->fd = socket(t->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (t->fd < 0) {
+		tcp_down(t);
+		return;
+	}
+	if (connect(t->fd, (struct sockaddr *)&t->sa, t->salen) == 0)
+		tcp_up(t);
+	else if (errno == EINPROGRESS)
+		t->connecting = true;
+	else
+		tcp_down(t);
+}
+
+/* Send what waits, as far as the socket takes it now. */
+static void
+tcp_push(struct tcp_ctx *t)
+{
+	while (t->fd >= 0 && !t->connecting && t->qlen > 0) {
+		size_t len = head_len(t);
+		ssize_t n = send(t->fd, t->q + t->qoff, len - t->qoff,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				tcp_down(t);
+			return;
+		}
+		t->qoff += (size_t)n;
+		if (t->qoff == len)
+			drop_head(t);
+	}
+}
+
+int
+lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx)
+{
+	char host[256], *port;
+	struct addrinfo hints, *ai = NULL;
+	struct tcp_ctx *t;
+	int ret;
+
+	snprintf(host, sizeof(host), "%s", dest);
+	port = strrchr(host, ':');
+	if (port == NULL || port == host)
+		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
+	*port++ = '\0';
+	if (host[0] == '[' && port[-2] == ']') {
+		port[-2] = '\0';
+		memmove(host, host + 1, strlen(host));
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	ret = getaddrinfo(host, port, &hints, &ai);
+	if (ret != 0)
+		return lr_err(EINVAL, "ipfix: collector '%s': %s", dest,
+			      gai_strerror(ret));
+	t = calloc(1, sizeof(*t));
+	if (t != NULL)
+		t->q = malloc(buffer_bytes);
+	if (t == NULL || t->q == NULL) {
+		free(t);
+		freeaddrinfo(ai);
+		return lr_err(ENOMEM, "ipfix: no memory for a %zu B buffer",
+			      buffer_bytes);
+	}
+	memcpy(&t->sa, ai->ai_addr, ai->ai_addrlen);
+	t->salen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	t->fd = -1;
+	t->qcap = buffer_bytes;
+	t->backoff_ms = TCP_BACKOFF_MIN_MS;
+	*ctx = t;
+	return 0;
+}
+
+void
+lr_ipfix_tcp_attach(void *ctx, struct lr_ipfix *x)
+{
+	struct tcp_ctx *t = ctx;
+
+	t->x = x;
+	tcp_connect(t);		/* the first try, now that templates exist */
+}
+
+int
+lr_ipfix_tcp_poll(void *ctx, unsigned int wait_ms)
+{
+	struct tcp_ctx *t = ctx;
+	uint64_t end = mono_ms() + wait_ms;
+
+	for (;;) {
+		tcp_connect(t);
+		tcp_push(t);
+		if (t->qlen == 0)
+			return 0;
+		if (mono_ms() >= end)
+			break;
+		usleep(1000);
+	}
+	return t->fd >= 0 && !t->connecting ? -EAGAIN : -ENOTCONN;
+}
+
+int
+lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len)
+{
+	struct tcp_ctx *t = ctx;
+
+	tcp_connect(t);
+	tcp_push(t);
+	if (t->qlen + len > t->qcap) {
+		t->refused++;
+		return -ENOBUFS;
+	}
+	memcpy(t->q + t->qlen, msg, len);
+	t->qlen += len;
+	tcp_push(t);
+	return 0;
+}
+
+void
+lr_ipfix_tcp_state(const void *ctx, size_t *waiting, uint64_t *connects,
+		   uint64_t *refused)
+{
+	const struct tcp_ctx *t = ctx;
+
+	*waiting = t->qlen;
+	*connects = t->connects;
+	*refused = t->refused + t->cut;
+}
+
+void
+lr_ipfix_tcp_close(void *ctx)
+{
+	struct tcp_ctx *t = ctx;
+
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->q);
+	free(t);
 }

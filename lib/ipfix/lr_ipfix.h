@@ -67,6 +67,8 @@ struct lr_ipfix_conf {
 	uint32_t template_every;	/**< resend templates every N messages,
 					 *   0: never again (UDP: 100) */
 	uint32_t template_period_s;	/**< and every S seconds, 0: never (UDP: 60) */
+	bool transport_templates;	/**< the transport sends them (TCP: at
+					 *   each connection); messages never do */
 };
 
 /** Send one whole message. @return 0 or -errno. */
@@ -143,5 +145,27 @@ void lr_ipfix_file_close(void *ctx);
 int lr_ipfix_udp_open(const char *dest, void **ctx);
 int lr_ipfix_udp_send(void *ctx, const void *msg, size_t len);
 void lr_ipfix_udp_close(void *ctx);
+
+/**
+ * TCP to "host:port" (RFC 7011 §10.4): one stream, templates at the start
+ * of every connection. While the collector is away, messages wait in a
+ * buffer of @p buffer_bytes (then they are refused and their records counted
+ * lost); the transport reconnects with backoff (0.5 s doubling to 30 s) and
+ * sends the templates, then what waited. Non-blocking: a send never waits.
+ */
+int lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx);
+/** The exporter whose templates start each connection (after init). */
+void lr_ipfix_tcp_attach(void *ctx, struct lr_ipfix *x);
+int lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len);
+/** Try to send what waits for up to @p wait_ms (0: what goes at once). */
+int lr_ipfix_tcp_poll(void *ctx, unsigned int wait_ms);
+/** Bytes waiting, connections made, messages refused for want of room. */
+void lr_ipfix_tcp_state(const void *ctx, size_t *waiting, uint64_t *connects,
+			uint64_t *refused);
+void lr_ipfix_tcp_close(void *ctx);
+
+/** A message that holds only the templates (for a new TCP connection). */
+size_t lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
+			     uint64_t now_s);
 
 #endif

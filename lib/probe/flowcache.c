@@ -32,7 +32,7 @@ struct fc_rec {
 /* One cache line of signatures and deadlines, then the records. */
 struct fc_bucket {
 	uint32_t sig[LR_FC_WAYS];	/* hash | 1; 0: empty */
-	uint32_t expire[LR_FC_WAYS];	/* Unix seconds when the flow ends */
+	uint32_t expire[LR_FC_WAYS];	/* when the flow ends: ms of the epoch */
 	struct fc_rec rec[LR_FC_WAYS];
 } __rte_cache_aligned;
 
@@ -42,6 +42,7 @@ struct lr_fc {
 	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
 	uint64_t scan_ns;		/* time of the last walk */
 	double scan_carry;		/* buckets owed to the walk */
+	uint64_t epoch_ns;		/* deadlines count ms from here */
 	struct lr_fc_conf conf;
 	struct lr_fc_counts c;
 };
@@ -178,20 +179,36 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	b->sig[j] = 0;
 }
 
+/* Deadlines are 32-bit milliseconds from the cache's epoch, compared as a
+ * signed difference: exact to 1 ms, and they may wrap (every 49 days). */
 static inline uint32_t
-deadline(const struct lr_fc *fc, const struct fc_rec *r, uint32_t now_s)
+ms_of(struct lr_fc *fc, uint64_t ns)
 {
-	uint32_t idle = now_s + fc->conf.inactive_s;
-	uint32_t act = (uint32_t)(r->first_ns / NS) + fc->conf.active_s;
+	if (unlikely(fc->epoch_ns == 0))
+		fc->epoch_ns = ns;
+	return (uint32_t)((ns - fc->epoch_ns) / 1000000);
+}
 
-	return RTE_MIN(idle, act);
+static inline bool
+past(uint32_t deadline, uint32_t now_ms)
+{
+	return (int32_t)(deadline - now_ms) <= 0;
+}
+
+static inline uint32_t
+deadline(struct lr_fc *fc, const struct fc_rec *r, uint32_t now_ms)
+{
+	uint32_t idle = now_ms + fc->conf.inactive_s * 1000;
+	uint32_t act = ms_of(fc, r->first_ns) + fc->conf.active_s * 1000;
+
+	return (int32_t)(idle - act) < 0 ? idle : act;
 }
 
 /* Why a flow whose deadline passed ends: idle, or active for too long. */
 static inline enum lr_flow_end
-expired_why(const struct lr_fc *fc, const struct fc_rec *r, uint32_t now_s)
+expired_why(const struct lr_fc *fc, const struct fc_rec *r, uint64_t now_ns)
 {
-	return (uint32_t)(r->last_ns / NS) + fc->conf.inactive_s <= now_s ?
+	return r->last_ns + fc->conf.inactive_s * NS <= now_ns ?
 	       LR_FLOW_END_IDLE : LR_FLOW_END_ACTIVE;
 }
 
@@ -214,7 +231,7 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 
 static inline void
 account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_pkt *p, uint64_t now_ns, uint32_t now_s)
+	const struct lr_pkt *p, uint64_t now_ns, uint32_t now_ms)
 {
 	struct fc_rec *r = &b->rec[j];
 
@@ -226,7 +243,7 @@ account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		r->min_ttl = p->ttl;
 	if (p->ttl > r->max_ttl)
 		r->max_ttl = p->ttl;
-	b->expire[j] = deadline(fc, r, now_s);
+	b->expire[j] = deadline(fc, r, now_ms);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
 		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
 }
@@ -234,7 +251,7 @@ account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
        const struct lr_flow_key *k, const struct lr_pkt *p, uint64_t now_ns,
-       uint32_t now_s)
+       uint32_t now_ms)
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
@@ -250,7 +267,7 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	account(fc, b, j, p, now_ns, now_s);
+	account(fc, b, j, p, now_ns, now_ms);
 }
 
 void
@@ -261,7 +278,7 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	struct fc_bucket *bk[LR_BURST];
 	uint32_t sig[LR_BURST];
 	int cand[LR_BURST];
-	uint32_t now_s = (uint32_t)(now_ns / NS);
+	uint32_t now_ms = ms_of(fc, now_ns);
 	unsigned int i, j;
 
 	while (n > LR_BURST) {
@@ -305,27 +322,28 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		for (j = 0; found < 0 && j < LR_FC_WAYS; j++)
 			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
 				found = (int)j;
-		if (found >= 0 && b->expire[found] <= now_s) {
+		if (found >= 0 && past(b->expire[found], now_ms)) {
 			/* Its time was up before the walk came by. */
 			end_flow(fc, b, (unsigned int)found,
-				 expired_why(fc, &b->rec[found], now_s));
+				 expired_why(fc, &b->rec[found], now_ns));
 			found = -1;
 		}
 		if (found >= 0)
-			account(fc, b, (unsigned int)found, pkts[i], now_ns, now_s);
+			account(fc, b, (unsigned int)found, pkts[i], now_ns, now_ms);
 		else
-			create(fc, b, sig[i], &key[i], pkts[i], now_ns, now_s);
+			create(fc, b, sig[i], &key[i], pkts[i], now_ns, now_ms);
 	}
 }
 
 static unsigned int
-expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_s)
+expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_ms,
+	      uint64_t now_ns)
 {
 	unsigned int j, n = 0;
 
 	for (j = 0; j < LR_FC_WAYS; j++) {
-		if (b->sig[j] != 0 && b->expire[j] <= now_s) {
-			end_flow(fc, b, j, expired_why(fc, &b->rec[j], now_s));
+		if (b->sig[j] != 0 && past(b->expire[j], now_ms)) {
+			end_flow(fc, b, j, expired_why(fc, &b->rec[j], now_ns));
 			n++;
 		}
 	}
@@ -335,7 +353,7 @@ expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_s)
 unsigned int
 lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 {
-	uint32_t nb = fc->mask + 1, now_s = (uint32_t)(now_ns / NS), k, todo;
+	uint32_t nb = fc->mask + 1, now_ms = ms_of(fc, now_ns), k, todo;
 	unsigned int n = 0;
 
 	if (fc->scan_ns == 0 || now_ns < fc->scan_ns) {
@@ -348,7 +366,7 @@ lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 	todo = fc->scan_carry >= nb ? nb : (uint32_t)fc->scan_carry;
 	fc->scan_carry -= todo;
 	for (k = 0; k < todo; k++) {
-		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_s);
+		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_ms, now_ns);
 		fc->scan_pos = (fc->scan_pos + 1) & fc->mask;
 	}
 	return n;

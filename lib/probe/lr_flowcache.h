@@ -8,7 +8,7 @@
  * two flows whose hashes collide stay two flows.
  *
  * Expiry: each record carries its deadline, min(last + inactive, first +
- * active), in the bucket line; lr_fc_expire() walks the buckets so that the
+ * active) in milliseconds, in the bucket line; lr_fc_expire() walks the buckets so that the
  * whole table is seen once a second, so a flow leaves no later than its
  * timeout + 1 s even when no more packets arrive. TCP FIN or RST ends a flow
  * at once; a full bucket evicts its oldest record (lackOfResources);

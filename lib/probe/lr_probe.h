@@ -22,6 +22,7 @@
 #include "lr_parse.h"
 
 #define LR_PROBE_EXPORT_MAX 256
+#define LR_PROBE_TCP_BUFFER (16u << 20)	/**< IPFIX waiting for a TCP collector */
 
 struct lr_probe_conf {
 	uint32_t entries;		/**< flow cache capacity per task (2^20) */
@@ -29,7 +30,7 @@ struct lr_probe_conf {
 	uint32_t inactive_s;		/**< inactive timeout (30) */
 	uint32_t ring;			/**< export ring records per task (16384) */
 	uint64_t count;			/**< stop after this many packets, 0: no */
-	char export[LR_PROBE_EXPORT_MAX];/**< udp:HOST:PORT, file:PATH, none */
+	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
 	struct lr_ipfix_conf ipfix;
 };
 

@@ -41,6 +41,7 @@ static struct {
 	struct lr_ipfix x;
 	void *ctx;
 	void (*close)(void *ctx);
+	bool tcp;
 	uint64_t flush_s;
 	unsigned int users;		/* probe tasks not yet freed */
 } ex;
@@ -94,10 +95,10 @@ probe_conf_set(void *conf, const char *key, const char *val)
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
 	} else if (strcmp(key, "export") == 0) {
-		if (strncmp(val, "udp:", 4) != 0 && strncmp(val, "file:", 5) != 0 &&
-		    strcmp(val, "none") != 0)
+		if (strncmp(val, "udp:", 4) != 0 && strncmp(val, "tcp:", 4) != 0 &&
+		    strncmp(val, "file:", 5) != 0 && strcmp(val, "none") != 0)
 			return lr_err(EINVAL, "probe: export '%s': want udp:HOST:PORT, "
-				      "file:PATH or none", val);
+				      "tcp:HOST:PORT, file:PATH or none", val);
 		if (strlen(val) >= sizeof(c->export))
 			return lr_err(EINVAL, "probe: export '%s' is too long", val);
 		snprintf(c->export, sizeof(c->export), "%s", val);
@@ -154,6 +155,16 @@ exporter_open(const struct lr_probe_conf *c)
 		ret = lr_ipfix_udp_open(c->export + 4, &ex.ctx);
 		send = lr_ipfix_udp_send;
 		ex.close = lr_ipfix_udp_close;
+	} else if (strncmp(c->export, "tcp:", 4) == 0) {
+		ret = lr_ipfix_tcp_open(c->export + 4, LR_PROBE_TCP_BUFFER, &ex.ctx);
+		send = lr_ipfix_tcp_send;
+		ex.close = lr_ipfix_tcp_close;
+		ex.tcp = true;
+		/* One stream per connection: templates at its start, sent
+		 * by the transport on every (re)connection. */
+		ic.template_every = 0;
+		ic.template_period_s = 0;
+		ic.transport_templates = true;
 	} else if (strncmp(c->export, "file:", 5) == 0) {
 		ret = lr_ipfix_file_open(c->export + 5, &ex.ctx);
 		send = lr_ipfix_file_send;
@@ -175,6 +186,8 @@ exporter_open(const struct lr_probe_conf *c)
 			ex.close(ex.ctx);
 		return ret;
 	}
+	if (ex.tcp)
+		lr_ipfix_tcp_attach(ex.ctx, &ex.x);
 	snprintf(ex.spec, sizeof(ex.spec), "%s", c->export);
 	ex.flush_s = unix_s();
 	ex.up = true;
@@ -187,9 +200,14 @@ exporter_close(void)
 	if (!ex.up)
 		return;
 	lr_ipfix_close(&ex.x, unix_s());
+	if (ex.tcp) {
+		/* What waits for the collector gets two more seconds. */
+		lr_ipfix_tcp_poll(ex.ctx, 2000);
+	}
 	if (ex.close != NULL)
 		ex.close(ex.ctx);
 	ex.up = false;
+	ex.tcp = false;
 }
 
 /* The cache's export callback, on the task's lcore (or, once the task has
@@ -361,6 +379,8 @@ probe_tick(void)
 		if (t->role == &lr_probe_role && t->priv != NULL)
 			drain(t->priv, now_s);
 	}
+	if (ex.tcp)
+		lr_ipfix_tcp_poll(ex.ctx, 0);	/* reconnect, push what waits */
 	/* Records do not wait in a half-full message for more than 1 s. */
 	if (now_s > ex.flush_s) {
 		lr_ipfix_flush(&ex.x, now_s);
@@ -506,6 +526,15 @@ probe_results(json_t *doc)
 		json_object_set_new(e, "bytes", json_integer((json_int_t)ex.x.c.bytes));
 		json_object_set_new(e, "send_errors", json_integer((json_int_t)ex.x.c.send_errors));
 		json_object_set_new(e, "records_lost", json_integer((json_int_t)ex.x.c.records_lost));
+		if (ex.tcp) {
+			size_t waiting;
+			uint64_t connects, refused;
+
+			lr_ipfix_tcp_state(ex.ctx, &waiting, &connects, &refused);
+			json_object_set_new(e, "tcp_waiting_bytes", json_integer((json_int_t)waiting));
+			json_object_set_new(e, "tcp_connects", json_integer((json_int_t)connects));
+			json_object_set_new(e, "tcp_refused_messages", json_integer((json_int_t)refused));
+		}
 	}
 	json_object_set_new(o, "exporter", e);
 	json_object_set_new(doc, "probe", o);
@@ -539,7 +568,8 @@ const struct lr_role lr_probe_role = {
 	.help =
 	"  --entries N       flow cache capacity per queue (1M; 96 B each)\n"
 	"  --active S --inactive S   timeouts (300, 30)\n"
-	"  --export TO       udp:HOST:PORT, file:PATH (RFC 5655) or none (none)\n"
+	"  --export TO       udp:HOST:PORT, tcp:HOST:PORT, file:PATH (RFC 5655)\n"
+	"                    or none (none)\n"
 	"  --ns 0|1          flowStart/EndNanoseconds, not Milliseconds (0)\n"
 	"  --domain ID       IPFIX observation domain (0)\n"
 	"  --ipfix-mtu B     largest IPFIX message (1472)\n"

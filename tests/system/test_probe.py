@@ -200,8 +200,79 @@ def test_two_shards_no_duplicates():
     expect(sum(int(x["packetDeltaCount"]) for x in flows) == 20000, "packets")
 
 
+TCP_RUN = r"""
+local linerate = require("linerate")
+linerate.live(false)
+local a, b = assert(linerate.wire("tc"))
+local probe = assert(linerate.task{ role = "probe", port = b, entries = 4096,
+                                    active = 1, inactive = 1, export = arg[1] })
+local gen = assert(linerate.task{ role = "gen", port = a, flows = 200,
+                                  rate = 20000, duration = 3 })
+linerate.start()
+assert(gen:wait(30))
+probe:wait{ idle = 0.3 }
+linerate.stop()
+print(("sent %d"):format(gen:stats().tx_packets))
+"""
+
+
+def collect_tcp(port, out, secs, delay):
+    """A TCP collector that starts after delay s, writes the stream to out."""
+    import threading
+
+    def serve():
+        time.sleep(delay)
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
+        s.listen(4)
+        s.settimeout(secs)
+        end = time.time() + secs
+        with open(out, "wb") as f:
+            try:
+                while time.time() < end:
+                    c, _ = s.accept()
+                    c.settimeout(max(0.1, end - time.time()))
+                    while True:
+                        try:
+                            d = c.recv(65536)
+                        except socket.timeout:
+                            break
+                        if not d:
+                            break
+                        f.write(d)
+            except socket.timeout:
+                pass
+        s.close()
+    t = threading.Thread(target=serve)
+    t.start()
+    return t
+
+
+def test_tcp_collector_late_gets_everything():
+    # The collector comes up 1.5 s into a 3 s run: records made before wait
+    # in the buffer, the exporter reconnects with backoff, sends templates
+    # and then all of it. Every packet sent is in the records collected.
+    d = tmpdir()
+    port = free_udp_port()
+    out = os.path.join(d, "tcp.ipfix")
+    th = collect_tcp(port, out, 12, 1.5)
+    script = os.path.join(d, "tcp.lua")
+    open(script, "w").write(TCP_RUN)
+    r = run(eal("tcp", mem=1024) + ["--", script, "tcp:127.0.0.1:%d" % port],
+            timeout=120)
+    th.join()
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    sent = int(re.search(r"sent (\d+)", r.stdout).group(1))
+    flows = [x for x in ipfixdump(out) if "sourceIPv4Address" in x]
+    expect(sum(int(x["packetDeltaCount"]) for x in flows) == sent,
+           (len(flows), sent))
+    expect(len(flows) > 200, len(flows))		# active timeout 1 s: several each
+    expect({x["flowEndReason"] for x in flows} >= {"2", "4"}, "active and forced ends")
+
+
 def test_bad_options():
-    for opts, msg in ((["--export", "tcp:1.2.3.4:5"], "want udp"),
+    for opts, msg in ((["--export", "sctp:1.2.3.4:5"], "want udp"),
                       (["--entries", "0"], "entries"),
                       (["--active", "0"], "active"),
                       (["--export", "udp:nohost.invalid:9"], "collector")):
@@ -213,4 +284,5 @@ def test_bad_options():
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
-          test_two_shards_no_duplicates, test_bad_options])
+          test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
+          test_bad_options])
