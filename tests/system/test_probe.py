@@ -271,6 +271,60 @@ def test_tcp_collector_late_gets_everything():
     expect({x["flowEndReason"] for x in flows} >= {"2", "4"}, "active and forced ends")
 
 
+def test_same_flows_as_softflowd():
+    # One pcap (gen's UDP flows and scapy's TCP ones) through softflowd -r
+    # into nfcapd, and through the probe into a file: the same 5-tuples with
+    # the same packet and byte counts.
+    from scapy.all import IP, TCP, Ether, rdpcap, wrpcap
+    d = tmpdir()
+    pcap = os.path.join(d, "t.pcap")
+    r = run(eal("sfg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
+                          "--count", "20000", "--flows", "2000", "--size", "100-300",
+                          "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    pkts = list(rdpcap(pcap))
+    for i in range(50):		# 50 TCP flows of 4 packets, no FIN
+        for k in range(4):
+            pkts.append(Ether() / IP(src="10.9.0.%d" % (i + 1), dst="10.9.1.1") /
+                        TCP(sport=40000 + i, dport=443, flags="A") / (b"x" * (k * 10)))
+    wrpcap(pcap, pkts)
+    nf = os.path.join(d, "nf")
+    os.mkdir(nf)
+    port = free_udp_port()
+    cap = subprocess.Popen(["nfcapd", "-b", "127.0.0.1", "-p", str(port), "-w", nf,
+                            "-t", "3600"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        sf = subprocess.run(["softflowd", "-r", pcap, "-n", "127.0.0.1:%d" % port,
+                             "-v", "10", "-d"], capture_output=True, text=True,
+                            timeout=120)
+        expect(sf.returncode == 0, sf.stderr)
+        time.sleep(0.5)
+    finally:
+        cap.send_signal(signal.SIGTERM)
+        cap.wait(timeout=30)
+    out = subprocess.run(["nfdump", "-R", nf, "-q", "-o",
+                          "fmt:%sa %da %sp %dp %pr %pkt %byt"],
+                         capture_output=True, text=True, timeout=60)
+    expect(out.returncode == 0, out.stderr)
+    theirs = sorted(tuple(l.split()) for l in out.stdout.splitlines() if l.strip())
+    ipfix = os.path.join(d, "p.ipfix")
+    r = run(eal("sfp", mem=1024) + ["--", "--role", "probe", "--port",
+                                    "net_pcap0,rx_pcap=" + pcap, "--count",
+                                    str(len(pkts)), "--entries", "8192",
+                                    "--export", "file:" + ipfix, "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    names = {"6": "TCP", "17": "UDP"}
+    ours = sorted((x["sourceIPv4Address"], x["destinationIPv4Address"],
+                   x["sourceTransportPort"], x["destinationTransportPort"],
+                   names[x["protocolIdentifier"]], x["packetDeltaCount"],
+                   x["octetDeltaCount"])
+                  for x in ipfixdump(ipfix) if "sourceIPv4Address" in x)
+    expect(len(ours) == 2050, len(ours))
+    expect(ours == theirs, "differ: %s" % (set(ours) ^ set(theirs),))
+
+
 def test_bad_options():
     for opts, msg in ((["--export", "sctp:1.2.3.4:5"], "want udp"),
                       (["--entries", "0"], "entries"),
@@ -285,4 +339,4 @@ if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
-          test_bad_options])
+          test_same_flows_as_softflowd, test_bad_options])
