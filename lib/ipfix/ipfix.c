@@ -44,6 +44,12 @@ static const struct field flow_fields[] = {
 	{ IE_START_MS, 8 }, { IE_END_MS, 8 },
 };
 
+/* RFC 5103: the reverse direction's elements, same ids under PEN 29305. */
+static const struct field rev_fields[] = {
+	{ IE_OCTETS, 8 }, { IE_PACKETS, 8 }, { IE_TCP_FLAGS, 2 },
+	{ IE_MIN_TTL, 1 }, { IE_MAX_TTL, 1 },
+};
+
 static const struct field stats_fields[] = {
 	{ IE_DOMAIN, 4 },	/* scope */
 	{ IE_EXP_MSGS, 8 }, { IE_EXP_RECS, 8 }, { IE_IGNORED_PKTS, 8 },
@@ -81,6 +87,9 @@ lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6)
 
 	for (i = 0; i < RTE_DIM(flow_fields); i++)
 		n += field_of(x, flow_fields[i], ipv6).len;
+	if (x->conf.biflow)
+		for (i = 0; i < RTE_DIM(rev_fields); i++)
+			n += rev_fields[i].len;
 	return n;
 }
 
@@ -122,10 +131,11 @@ ntp_of_ns(uint64_t ns)
 	return s << 32 | frac;
 }
 
+/* A flow template: header, field specifiers, 8 B each with a PEN. */
 static size_t
-template_bytes(size_t nb_fields)
+flow_template_bytes(bool biflow)
 {
-	return 4 + 4 * nb_fields;
+	return 4 + 4 * RTE_DIM(flow_fields) + (biflow ? 8 * RTE_DIM(rev_fields) : 0);
 }
 
 /* Template set (both flow templates) and options template set. */
@@ -134,20 +144,27 @@ put_templates(struct lr_ipfix *x)
 {
 	uint8_t *p = x->buf + x->len, *start = p;
 	size_t i, n = RTE_DIM(flow_fields);
+	bool bi = x->conf.biflow;
 	int fam;
 
 	p = put16(p, SET_TEMPLATE);
-	p = put16(p, (uint16_t)(SET_HDR_BYTES + 2 * template_bytes(n)));
+	p = put16(p, (uint16_t)(SET_HDR_BYTES + 2 * flow_template_bytes(bi)));
 	for (fam = 0; fam < 2; fam++) {
 		p = put16(p, fam ? LR_IPFIX_TMPL_V6 : LR_IPFIX_TMPL_V4);
-		p = put16(p, (uint16_t)n);
+		p = put16(p, (uint16_t)(n + (bi ? RTE_DIM(rev_fields) : 0)));
 		for (i = 0; i < n; i++) {
 			struct field f = field_of(x, flow_fields[i], fam);
 
 			p = put16(p, f.id);
 			p = put16(p, f.len);
 		}
+		for (i = 0; bi && i < RTE_DIM(rev_fields); i++) {
+			p = put16(p, 0x8000 | rev_fields[i].id);
+			p = put16(p, rev_fields[i].len);
+			p = put32(p, LR_IPFIX_PEN_REVERSE);
+		}
 	}
+	n = RTE_DIM(flow_fields);
 	n = RTE_DIM(stats_fields);
 	p = put16(p, SET_OPTIONS_TEMPLATE);
 	p = put16(p, (uint16_t)(SET_HDR_BYTES + 6 + 4 * n + 2));	/* + pad */
@@ -163,9 +180,9 @@ put_templates(struct lr_ipfix *x)
 }
 
 static size_t
-templates_size(void)
+templates_size(const struct lr_ipfix_conf *c)
 {
-	return SET_HDR_BYTES + 2 * template_bytes(RTE_DIM(flow_fields)) +
+	return SET_HDR_BYTES + 2 * flow_template_bytes(c->biflow) +
 	       SET_HDR_BYTES + 6 + 4 * RTE_DIM(stats_fields) + 2;
 }
 
@@ -175,10 +192,10 @@ lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 {
 	memset(x, 0, sizeof(*x));
 	x->conf = *c;
-	if (c->mtu < MSG_HDR_BYTES + templates_size() ||
-	    c->mtu < MSG_HDR_BYTES + SET_HDR_BYTES + 81 + 3)
+	if (c->mtu < MSG_HDR_BYTES + templates_size(c) ||
+	    c->mtu < MSG_HDR_BYTES + SET_HDR_BYTES + 81 + 20 + 3)
 		return lr_err(EINVAL, "ipfix: MTU %u cannot hold the templates "
-			      "(%zu B)", c->mtu, MSG_HDR_BYTES + templates_size());
+			      "(%zu B)", c->mtu, MSG_HDR_BYTES + templates_size(c));
 	x->buf = calloc(1, c->mtu);
 	if (x->buf == NULL)
 		return lr_err(ENOMEM, "ipfix: no memory");
@@ -311,6 +328,13 @@ lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r, uint64_t now_s)
 		case IE_END_NS: p = put64(p, ntp_of_ns(r->last_ns)); break;
 		default: break;
 		}
+	}
+	if (x->conf.biflow) {
+		p = put64(p, r->rev_bytes);
+		p = put64(p, r->rev_packets);
+		p = put16(p, r->rev_tcp_flags);
+		*p++ = r->rev_min_ttl;
+		*p++ = r->rev_max_ttl;
 	}
 	x->len = (size_t)(p - x->buf);
 	x->msg_records++;
@@ -462,7 +486,7 @@ size_t
 lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
 		      uint64_t now_s)
 {
-	size_t n = MSG_HDR_BYTES + templates_size();
+	size_t n = MSG_HDR_BYTES + templates_size(&x->conf);
 	uint8_t *save_buf = x->buf;
 	size_t save_len = x->len;
 

@@ -28,6 +28,7 @@
 #define LR_IPFIX_TMPL_STATS 258		/**< options template: exporter stats */
 #define LR_IPFIX_MSG_MAX 65535
 #define LR_IPFIX_UDP_MTU_DEFAULT 1472	/**< 1500 - IPv4 20 - UDP 8 */
+#define LR_IPFIX_PEN_REVERSE 29305	/**< RFC 5103's reverse elements */
 
 /** flowEndReason (IANA). */
 enum lr_flow_end {
@@ -57,6 +58,12 @@ struct lr_flow_rec {
 	uint8_t max_ttl;
 	uint8_t end_reason;		/**< enum lr_flow_end */
 	uint8_t ipv6;			/**< 0: IPv4, 1: IPv6 */
+	/* Biflow (RFC 5103): the reverse direction, dst -> src. */
+	uint64_t rev_packets;
+	uint64_t rev_bytes;
+	uint16_t rev_tcp_flags;
+	uint8_t rev_min_ttl;
+	uint8_t rev_max_ttl;
 };
 
 struct lr_ipfix_conf {
@@ -69,6 +76,10 @@ struct lr_ipfix_conf {
 	uint32_t template_period_s;	/**< and every S seconds, 0: never (UDP: 60) */
 	bool transport_templates;	/**< the transport sends them (TCP: at
 					 *   each connection); messages never do */
+	bool biflow;			/**< records carry the reverse direction:
+					 *   reverseOctetDeltaCount, ...Packet...,
+					 *   ...TcpControlBits, ...Minimum/MaximumTTL
+					 *   (PEN 29305, RFC 5103) */
 };
 
 /** Send one whole message. @return 0 or -errno. */

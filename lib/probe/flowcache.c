@@ -26,26 +26,51 @@ struct fc_rec {
 	uint8_t min_ttl;
 	uint8_t max_ttl;
 	uint8_t tos;
-	uint8_t pad[3];
+	uint8_t swapped;	/* biflow: the initiator is key.dst */
+	uint8_t pad[2];
+};
+
+/* Biflow's reverse direction, in a table beside the buckets (only with
+ * biflow, so that a uniflow cache keeps its smaller lines). */
+struct fc_rev {
+	uint64_t packets;
+	uint64_t bytes;
+	uint16_t tcp_flags;
+	uint8_t min_ttl;
+	uint8_t max_ttl;
+	uint8_t pad[4];
 };
 
 /* One cache line of signatures and deadlines, then the records. */
 struct fc_bucket {
 	uint32_t sig[LR_FC_WAYS];	/* hash | 1; 0: empty */
-	uint32_t expire[LR_FC_WAYS];	/* when the flow ends: ms of the epoch */
+	uint32_t expire[LR_FC_WAYS];	/* when the flow ends, in ticks */
 	struct fc_rec rec[LR_FC_WAYS];
 } __rte_cache_aligned;
 
 struct lr_fc {
 	struct fc_bucket *b;
+	struct fc_rev *rev;		/* [bucket * WAYS + way], biflow only */
 	uint32_t mask;			/* buckets - 1 */
 	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
 	uint64_t scan_ns;		/* time of the last walk */
 	double scan_carry;		/* buckets owed to the walk */
-	uint64_t epoch_ns;		/* deadlines count ms from here */
+	uint64_t epoch_ns;		/* deadlines count ticks from here */
+	uint32_t inactive_ticks;
+	uint32_t active_ticks;
 	struct lr_fc_conf conf;
 	struct lr_fc_counts c;
 };
+
+/* Deadlines count ticks of 2^20 ns (1.05 ms): a shift, not a division, per
+ * packet. */
+#define TICK_SHIFT 20
+
+static uint32_t
+ticks_of_s(uint32_t s)
+{
+	return (uint32_t)(((uint64_t)s * NS + (1u << TICK_SHIFT) - 1) >> TICK_SHIFT);
+}
 
 void
 lr_fc_conf_init(struct lr_fc_conf *c)
@@ -58,9 +83,16 @@ lr_fc_conf_init(struct lr_fc_conf *c)
 }
 
 size_t
-lr_fc_entry_bytes(void)
+lr_fc_entry_bytes(bool biflow)
 {
-	return sizeof(struct fc_bucket) / LR_FC_WAYS;
+	return sizeof(struct fc_bucket) / LR_FC_WAYS +
+	       (biflow ? sizeof(struct fc_rev) : 0);
+}
+
+static inline struct fc_rev *
+rev_of(const struct lr_fc *fc, const struct fc_bucket *b, unsigned int j)
+{
+	return &fc->rev[(size_t)(b - fc->b) * LR_FC_WAYS + j];
 }
 
 struct lr_fc *
@@ -89,8 +121,20 @@ lr_fc_create(const struct lr_fc_conf *c)
 				   "on socket %d", nb * LR_FC_WAYS,
 				   sizeof(struct fc_bucket) * nb >> 20, c->socket);
 	}
+	if (c->biflow) {
+		fc->rev = rte_zmalloc_socket("lr_fc_rev", sizeof(*fc->rev) * nb *
+					     LR_FC_WAYS, RTE_CACHE_LINE_SIZE,
+					     c->socket);
+		if (fc->rev == NULL) {
+			rte_free(fc->b);
+			rte_free(fc);
+			return lr_err_null(ENOMEM, "probe: no memory for biflow");
+		}
+	}
 	fc->mask = nb - 1;
 	fc->conf = *c;
+	fc->inactive_ticks = ticks_of_s(c->inactive_s);
+	fc->active_ticks = ticks_of_s(c->active_s);
 	return fc;
 }
 
@@ -99,6 +143,7 @@ lr_fc_free(struct lr_fc *fc)
 {
 	if (fc == NULL)
 		return;
+	rte_free(fc->rev);
 	rte_free(fc->b);
 	rte_free(fc);
 }
@@ -115,18 +160,23 @@ lr_fc_counts(const struct lr_fc *fc)
 	return &fc->c;
 }
 
-void
-lr_fc_key(const struct lr_pkt *p, uint16_t ingress, struct lr_flow_key *k)
+bool
+lr_fc_key(const struct lr_pkt *p, uint16_t ingress, bool biflow,
+	  struct lr_flow_key *k)
 {
-	memcpy(k->src, p->src, 16);
-	memcpy(k->dst, p->dst, 16);
-	k->sport = p->sport;
-	k->dport = p->dport;
+	int c = biflow ? memcmp(p->src, p->dst, 16) : 0;
+	bool swap = c > 0 || (c == 0 && biflow && p->sport > p->dport);
+
+	memcpy(k->src, swap ? p->dst : p->src, 16);
+	memcpy(k->dst, swap ? p->src : p->dst, 16);
+	k->sport = swap ? p->dport : p->sport;
+	k->dport = swap ? p->sport : p->dport;
 	k->vlan = p->vlan;
 	k->ingress = ingress;
 	k->proto = p->proto;
 	k->ipv6 = p->ipv6;
 	memset(k->pad, 0, sizeof(k->pad));
+	return swap;
 }
 
 static inline uint32_t
@@ -155,15 +205,31 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	const struct fc_rec *r = &b->rec[j];
 	struct lr_flow_rec out;
 
-	memcpy(out.src, r->key.src, 16);
-	memcpy(out.dst, r->key.dst, 16);
+	/* Biflow: the source is who sent the first packet. */
+	memcpy(out.src, r->swapped ? r->key.dst : r->key.src, 16);
+	memcpy(out.dst, r->swapped ? r->key.src : r->key.dst, 16);
 	out.first_ns = r->first_ns;
 	out.last_ns = r->last_ns;
 	out.packets = r->packets;
 	out.bytes = r->bytes;
 	out.ingress = r->key.ingress;
-	out.sport = r->key.sport;
-	out.dport = r->key.dport;
+	out.sport = r->swapped ? r->key.dport : r->key.sport;
+	out.dport = r->swapped ? r->key.sport : r->key.dport;
+	if (fc->rev != NULL) {
+		const struct fc_rev *v = rev_of(fc, b, j);
+
+		out.rev_packets = v->packets;
+		out.rev_bytes = v->bytes;
+		out.rev_tcp_flags = v->tcp_flags;
+		out.rev_min_ttl = v->packets ? v->min_ttl : 0;
+		out.rev_max_ttl = v->max_ttl;
+	} else {
+		out.rev_packets = 0;
+		out.rev_bytes = 0;
+		out.rev_tcp_flags = 0;
+		out.rev_min_ttl = 0;
+		out.rev_max_ttl = 0;
+	}
 	out.tcp_flags = r->tcp_flags;
 	out.vlan = r->key.vlan;
 	out.proto = r->key.proto;
@@ -179,15 +245,17 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	b->sig[j] = 0;
 }
 
-/* Deadlines are 32-bit milliseconds from the cache's epoch, compared as a
- * signed difference: exact to 1 ms, and they may wrap (every 49 days). */
+/* Deadlines are 32-bit ticks (TICK_SHIFT) from the cache's epoch, compared
+ * as a signed difference, so they may wrap (every 52 days). */
 static inline uint32_t
 ms_of(struct lr_fc *fc, uint64_t ns)
 {
 	if (unlikely(fc->epoch_ns == 0))
 		fc->epoch_ns = ns;
-	return (uint32_t)((ns - fc->epoch_ns) / 1000000);
+	return (uint32_t)((ns - fc->epoch_ns) >> TICK_SHIFT);
 }
+
+
 
 static inline bool
 past(uint32_t deadline, uint32_t now_ms)
@@ -198,8 +266,8 @@ past(uint32_t deadline, uint32_t now_ms)
 static inline uint32_t
 deadline(struct lr_fc *fc, const struct fc_rec *r, uint32_t now_ms)
 {
-	uint32_t idle = now_ms + fc->conf.inactive_s * 1000;
-	uint32_t act = ms_of(fc, r->first_ns) + fc->conf.active_s * 1000;
+	uint32_t idle = now_ms + fc->inactive_ticks;
+	uint32_t act = ms_of(fc, r->first_ns) + fc->active_ticks;
 
 	return (int32_t)(idle - act) < 0 ? idle : act;
 }
@@ -231,18 +299,31 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 
 static inline void
 account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_pkt *p, uint64_t now_ns, uint32_t now_ms)
+	const struct lr_pkt *p, bool swapped, uint64_t now_ns, uint32_t now_ms)
 {
 	struct fc_rec *r = &b->rec[j];
 
-	r->packets++;
-	r->bytes += p->ip_bytes;
 	r->last_ns = now_ns;
-	r->tcp_flags |= p->tcp_flags;
-	if (p->ttl < r->min_ttl)
-		r->min_ttl = p->ttl;
-	if (p->ttl > r->max_ttl)
-		r->max_ttl = p->ttl;
+	if (unlikely(swapped != (bool)r->swapped)) {
+		/* Biflow, the reverse direction. */
+		struct fc_rev *v = rev_of(fc, b, j);
+
+		v->packets++;
+		v->bytes += p->ip_bytes;
+		v->tcp_flags |= p->tcp_flags;
+		if (p->ttl < v->min_ttl)
+			v->min_ttl = p->ttl;
+		if (p->ttl > v->max_ttl)
+			v->max_ttl = p->ttl;
+	} else {
+		r->packets++;
+		r->bytes += p->ip_bytes;
+		r->tcp_flags |= p->tcp_flags;
+		if (p->ttl < r->min_ttl)
+			r->min_ttl = p->ttl;
+		if (p->ttl > r->max_ttl)
+			r->max_ttl = p->ttl;
+	}
 	b->expire[j] = deadline(fc, r, now_ms);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
 		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
@@ -250,8 +331,8 @@ account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
-       const struct lr_flow_key *k, const struct lr_pkt *p, uint64_t now_ns,
-       uint32_t now_ms)
+       const struct lr_flow_key *k, const struct lr_pkt *p, bool swapped,
+       uint64_t now_ns, uint32_t now_ms)
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
@@ -264,10 +345,17 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	r->min_ttl = 255;
 	r->max_ttl = 0;
 	r->tos = p->tos;
+	r->swapped = swapped;
+	if (fc->rev != NULL) {
+		struct fc_rev *v = rev_of(fc, b, j);
+
+		memset(v, 0, sizeof(*v));
+		v->min_ttl = 255;
+	}
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	account(fc, b, j, p, now_ns, now_ms);
+	account(fc, b, j, p, swapped, now_ns, now_ms);
 }
 
 void
@@ -277,6 +365,7 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	struct lr_flow_key key[LR_BURST];
 	struct fc_bucket *bk[LR_BURST];
 	uint32_t sig[LR_BURST];
+	bool swap[LR_BURST];
 	int cand[LR_BURST];
 	uint32_t now_ms = ms_of(fc, now_ns);
 	unsigned int i, j;
@@ -290,7 +379,7 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	for (i = 0; i < n; i++) {
 		uint32_t h;
 
-		lr_fc_key(pkts[i], ingress, &key[i]);
+		swap[i] = lr_fc_key(pkts[i], ingress, fc->conf.biflow, &key[i]);
 		h = hash_of(fc, &key[i]);
 		sig[i] = h | 1;
 		bk[i] = &fc->b[h & fc->mask];
@@ -329,9 +418,11 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 			found = -1;
 		}
 		if (found >= 0)
-			account(fc, b, (unsigned int)found, pkts[i], now_ns, now_ms);
+			account(fc, b, (unsigned int)found, pkts[i], swap[i],
+				now_ns, now_ms);
 		else
-			create(fc, b, sig[i], &key[i], pkts[i], now_ns, now_ms);
+			create(fc, b, sig[i], &key[i], pkts[i], swap[i], now_ns,
+			       now_ms);
 	}
 }
 

@@ -8,7 +8,7 @@
  * two flows whose hashes collide stay two flows.
  *
  * Expiry: each record carries its deadline, min(last + inactive, first +
- * active) in milliseconds, in the bucket line; lr_fc_expire() walks the buckets so that the
+ * active) in ticks of 2^20 ns, in the bucket line; lr_fc_expire() walks the buckets so that the
  * whole table is seen once a second, so a flow leaves no later than its
  * timeout + 1 s even when no more packets arrive. TCP FIN or RST ends a flow
  * at once; a full bucket evicts its oldest record (lackOfResources);
@@ -20,6 +20,7 @@
 #ifndef LR_FLOWCACHE_H
 #define LR_FLOWCACHE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lr_ipfix.h"
@@ -48,6 +49,9 @@ struct lr_fc_conf {
 	/** Export one ended record; returns 0, or < 0 when it was dropped. */
 	int (*export)(void *arg, const struct lr_flow_rec *r);
 	void *arg;
+	bool biflow;			/**< both directions in one record (RFC
+					 *   5103); the first packet's sender is
+					 *   the source */
 	/** The hash of a key; NULL: CRC32. Tests give a bad one. */
 	uint32_t (*hash)(const struct lr_flow_key *k);
 };
@@ -70,8 +74,8 @@ void lr_fc_conf_init(struct lr_fc_conf *c);
 struct lr_fc *lr_fc_create(const struct lr_fc_conf *c);
 void lr_fc_free(struct lr_fc *fc);
 
-/** Bytes of memory per entry (table / capacity). */
-size_t lr_fc_entry_bytes(void);
+/** Bytes of memory per entry (tables / capacity). */
+size_t lr_fc_entry_bytes(bool biflow);
 
 /** The capacity after rounding. */
 uint32_t lr_fc_capacity(const struct lr_fc *fc);
@@ -96,7 +100,12 @@ unsigned int lr_fc_flush(struct lr_fc *fc, uint64_t now_ns);
 /** The cache's counters. */
 const struct lr_fc_counts *lr_fc_counts(const struct lr_fc *fc);
 
-/** The key of a parsed packet (also what tests compare with). */
-void lr_fc_key(const struct lr_pkt *p, uint16_t ingress, struct lr_flow_key *k);
+/**
+ * The key of a parsed packet (also what tests compare with). With
+ * @p biflow the endpoints are put in a fixed order, so that both
+ * directions have one key. @return true when they were swapped.
+ */
+bool lr_fc_key(const struct lr_pkt *p, uint16_t ingress, bool biflow,
+	       struct lr_flow_key *k);
 
 #endif

@@ -31,6 +31,7 @@ struct probe {
 	uint64_t expire_step;
 	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
 	bool direct;			/* stopped: export without the ring */
+	bool biflow;
 	bool flushed;
 };
 
@@ -102,6 +103,9 @@ probe_conf_set(void *conf, const char *key, const char *val)
 		if (strlen(val) >= sizeof(c->export))
 			return lr_err(EINVAL, "probe: export '%s' is too long", val);
 		snprintf(c->export, sizeof(c->export), "%s", val);
+	} else if (strcmp(key, "biflow") == 0) {
+		ret = num(key, val, 0, 1, &v);
+		c->ipfix.biflow = v != 0;
 	} else if (strcmp(key, "ns") == 0) {
 		ret = num(key, val, 0, 1, &v);
 		c->ipfix.nanoseconds = v != 0;
@@ -146,9 +150,14 @@ exporter_open(const struct lr_probe_conf *c)
 	int ret;
 
 	if (ex.up) {
-		if (strcmp(ex.spec, c->export) != 0)
+		if (strcmp(ex.spec, c->export) != 0 ||
+		    ex.x.conf.biflow != c->ipfix.biflow ||
+		    ex.x.conf.nanoseconds != c->ipfix.nanoseconds)
 			return lr_err(EINVAL, "probe: one exporter per process: "
-				      "'%s' already, not '%s'", ex.spec, c->export);
+				      "'%s'%s%s already; every probe task must "
+				      "give the same export, biflow and ns", ex.spec,
+				      ex.x.conf.biflow ? " biflow" : "",
+				      ex.x.conf.nanoseconds ? " ns" : "");
 		return 0;
 	}
 	if (strncmp(c->export, "udp:", 4) == 0) {
@@ -279,6 +288,8 @@ probe_init(struct lr_task *t, const void *arg)
 	fcc.inactive_s = c->inactive_s;
 	fcc.socket = t->socket;
 	fcc.export = to_exporter;
+	fcc.biflow = c->ipfix.biflow;
+	p->biflow = c->ipfix.biflow;
 	fcc.arg = p;
 	p->fc = lr_fc_create(&fcc);
 	if (p->fc == NULL) {
@@ -479,7 +490,7 @@ probe_report(const struct lr_task *t, json_t *o)
 
 	counts_json(o, &p->c, lr_fc_counts(p->fc));
 	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
-	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes()));
+	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
 }
 
 static void
@@ -570,6 +581,7 @@ const struct lr_role lr_probe_role = {
 	"  --active S --inactive S   timeouts (300, 30)\n"
 	"  --export TO       udp:HOST:PORT, tcp:HOST:PORT, file:PATH (RFC 5655)\n"
 	"                    or none (none)\n"
+	"  --biflow 0|1      both directions in one record, RFC 5103 (0)\n"
 	"  --ns 0|1          flowStart/EndNanoseconds, not Milliseconds (0)\n"
 	"  --domain ID       IPFIX observation domain (0)\n"
 	"  --ipfix-mtu B     largest IPFIX message (1472)\n"

@@ -27,7 +27,7 @@ def ipfixdump(path):
         if line.startswith("--- data record"):
             cur = {}
             recs.append(cur)
-        m = re.match(r"\s*\(\d+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
+        m = re.match(r"\s*\([\d/]+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
         if m and cur is not None:
             cur[m.group(1)] = m.group(2).strip()
     return recs
@@ -325,6 +325,38 @@ def test_same_flows_as_softflowd():
     expect(ours == theirs, "differ: %s" % (set(ours) ^ set(theirs),))
 
 
+def test_biflow_read_by_ipfixdump():
+    # 20 TCP connections, both directions, the server's SYN-ACK after the
+    # client's SYN: one record each, the client as source, the reverse
+    # direction under RFC 5103's elements (PEN 29305).
+    from scapy.all import IP, TCP, Ether, wrpcap
+    d = tmpdir()
+    pcap = os.path.join(d, "bi.pcap")
+    pkts = []
+    for i in range(20):
+        c, s_ = "10.5.0.%d" % (200 - i), "10.5.0.1"	# client > server
+        pkts.append(Ether() / IP(src=c, dst=s_, ttl=64) / TCP(sport=50000 + i, dport=80, flags="S"))
+        pkts.append(Ether() / IP(src=s_, dst=c, ttl=63) / TCP(sport=80, dport=50000 + i, flags="SA"))
+        for k in range(3):
+            pkts.append(Ether() / IP(src=c, dst=s_, ttl=64) / TCP(sport=50000 + i, dport=80, flags="A"))
+    wrpcap(pcap, pkts)
+    ipfix = os.path.join(d, "bi.ipfix")
+    r = run(eal("bi", mem=1024) + ["--", "--role", "probe", "--port",
+                                   "net_pcap0,rx_pcap=" + pcap, "--count", str(len(pkts)),
+                                   "--entries", "1024", "--biflow", "1",
+                                   "--export", "file:" + ipfix, "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    flows = [x for x in ipfixdump(ipfix) if "sourceIPv4Address" in x]
+    expect(len(flows) == 20, len(flows))
+    for x in flows:
+        expect(x["destinationIPv4Address"] == "10.5.0.1" and
+               x["destinationTransportPort"] == "80", x)
+        expect(x["packetDeltaCount"] == "4" and x["reversePacketDeltaCount"] == "1", x)
+        # client: SYN then ACKs (0x12), server: SYN-ACK (0x12)
+        expect(x["tcpControlBits"] == "18" and x["reverseTcpControlBits"] == "18", x)
+        expect(x["reverseMinimumTTL"] == "63" and x["minimumTTL"] == "64", x)
+
+
 def test_bad_options():
     for opts, msg in ((["--export", "sctp:1.2.3.4:5"], "want udp"),
                       (["--entries", "0"], "entries"),
@@ -339,4 +371,5 @@ if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
-          test_same_flows_as_softflowd, test_bad_options])
+          test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
+          test_bad_options])

@@ -464,6 +464,7 @@ find(unsigned int flow)
 
 #define T0 (1763800000ull * 1000000000ull)
 #define SEC 1000000000ull
+#define MS 1000000ull
 
 static void
 cache_counts_flows(void **state)
@@ -495,7 +496,9 @@ cache_counts_flows(void **state)
 	assert_true(r->first_ns == T0 + 123456789);
 	assert_int_equal(lr_fc_counts(fc)->active, 0);
 	assert_true(lr_fc_capacity(fc) == 4096);
-	assert_true(lr_fc_entry_bytes() <= 256);	/* 1M flows in <= 256 MB */
+	assert_true(lr_fc_entry_bytes(true) <= 256);	/* 1M flows in <= 256 MB */
+	assert_int_equal(lr_fc_entry_bytes(false), 96);
+	assert_int_equal(lr_fc_entry_bytes(true), 120);
 	lr_fc_free(fc);
 }
 
@@ -545,7 +548,9 @@ cache_timeouts(void **state)
 	lr_fc_update(fc, &pp, 1, 0, T0);
 	lr_fc_expire(fc, T0);
 	assert_int_equal(lr_fc_expire(fc, T0 + SEC), 0);	/* 1 s idle */
-	assert_int_equal(lr_fc_expire(fc, T0 + 2 * SEC), 1);	/* 2 s: gone */
+	/* Deadlines are kept in ticks of 1.05 ms, rounded up: 2 s later and
+	 * a tick, it is gone. */
+	assert_int_equal(lr_fc_expire(fc, T0 + 2 * SEC + 2 * MS), 1);
 	assert_int_equal(out[0].end_reason, LR_FLOW_END_IDLE);
 
 	/* One packet a second for 7 s: active for 5 s, then a new record;
@@ -560,7 +565,7 @@ cache_timeouts(void **state)
 	/* The walk ends flows with no more packets on time: the last
 	 * packet at 17 s, the new record began at 15 s: active ends at 20. */
 	assert_int_equal(lr_fc_expire(fc, T0 + 18 * SEC), 0);
-	assert_int_equal(lr_fc_expire(fc, T0 + 19 * SEC), 1);	/* idle 2 s */
+	assert_int_equal(lr_fc_expire(fc, T0 + 19 * SEC + 2 * MS), 1);	/* idle 2 s */
 	assert_int_equal(out[2].packets, 3);
 
 	p = pkt(3, 6, 0x10, 64);
@@ -577,6 +582,66 @@ cache_timeouts(void **state)
 	lr_fc_update(fc, &pp, 1, 0, T0 + 40 * SEC);
 	assert_int_equal(lr_fc_flush(fc, T0 + 41 * SEC), 1);
 	assert_int_equal(lr_fc_counts(fc)->export_drops, 1);
+	lr_fc_free(fc);
+}
+
+/* Biflow: A->B and B->A in one record, the first sender as the source. */
+static void
+cache_biflow(void **state)
+{
+	struct lr_fc_conf c;
+	struct lr_fc *fc;
+	struct lr_pkt p, q;
+	const struct lr_pkt *pp = &p, *qq = &q;
+	unsigned int k;
+
+	(void)state;
+	lr_fc_conf_init(&c);
+	c.entries = 64;
+	c.export = keep;
+	c.biflow = true;
+	fc = lr_fc_create(&c);
+	assert_non_null(fc);
+	nb_out = 0;
+	refuse = 0;
+	/* The "larger" endpoint speaks first: the key swaps it, the record
+	 * must not. */
+	q = pkt(1, 6, 0x02, 50);		/* 10.0.0.1:1001 -> 10.0.0.2:80 */
+	p = q;
+	memcpy(p.src, q.dst, 16);
+	memcpy(p.dst, q.src, 16);
+	p.sport = q.dport;
+	p.dport = q.sport;
+	p.tcp_flags = 0x12;
+	p.ttl = 60;				/* the reply: B -> A */
+	/* B (10.0.0.2:80, the larger endpoint, so its key is swapped) begins:
+	 * three packets from B, two from A. */
+	for (k = 0; k < 3; k++) {
+		lr_fc_update(fc, &pp, 1, 0, T0 + k);
+		if (k < 2)
+			lr_fc_update(fc, &qq, 1, 0, T0 + k + 1);
+	}
+	assert_int_equal(lr_fc_counts(fc)->created, 1);
+	lr_fc_flush(fc, T0 + SEC);
+	assert_int_equal(nb_out, 1);
+	assert_int_equal(out[0].src[3], 2);	/* 10.0.0.2 began it */
+	assert_int_equal(out[0].sport, 80);
+	assert_int_equal(out[0].dport, 1001);
+	assert_int_equal(out[0].packets, 3);
+	assert_int_equal(out[0].rev_packets, 2);
+	assert_int_equal(out[0].tcp_flags, 0x12);
+	assert_int_equal(out[0].rev_tcp_flags, 0x02);
+	assert_int_equal(out[0].min_ttl, 60);
+	assert_int_equal(out[0].rev_min_ttl, 50);
+	/* And A first: no swap, same result shape. */
+	nb_out = 0;
+	lr_fc_update(fc, &qq, 1, 0, T0 + 2 * SEC);
+	lr_fc_update(fc, &pp, 1, 0, T0 + 2 * SEC + 1);
+	lr_fc_flush(fc, T0 + 3 * SEC);
+	assert_int_equal(nb_out, 1);
+	assert_int_equal(out[0].src[3], 1);
+	assert_int_equal(out[0].packets, 1);
+	assert_int_equal(out[0].rev_packets, 1);
 	lr_fc_free(fc);
 }
 
@@ -607,6 +672,7 @@ main(void)
 		cmocka_unit_test(cache_counts_flows),
 		cmocka_unit_test(cache_collisions_and_full),
 		cmocka_unit_test(cache_timeouts),
+		cmocka_unit_test(cache_biflow),
 	};
 
 	return cmocka_run_group_tests(tests, eal_up, eal_down);
