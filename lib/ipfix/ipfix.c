@@ -94,7 +94,7 @@ lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6)
 }
 
 static inline uint16_t
-get16_(const uint8_t *p)
+get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
@@ -541,7 +541,7 @@ mono_ms(void)
 static size_t
 head_len(const struct tcp_ctx *t)
 {
-	return t->qlen >= 4 ? (size_t)get16_(t->q + 2) : 0;
+	return t->qlen >= 4 ? (size_t)get16(t->q + 2) : 0;
 }
 
 static void

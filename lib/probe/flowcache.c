@@ -248,7 +248,7 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 /* Deadlines are 32-bit ticks (TICK_SHIFT) from the cache's epoch, compared
  * as a signed difference, so they may wrap (every 52 days). */
 static inline uint32_t
-ms_of(struct lr_fc *fc, uint64_t ns)
+tick_of(struct lr_fc *fc, uint64_t ns)
 {
 	if (unlikely(fc->epoch_ns == 0))
 		fc->epoch_ns = ns;
@@ -258,16 +258,16 @@ ms_of(struct lr_fc *fc, uint64_t ns)
 
 
 static inline bool
-past(uint32_t deadline, uint32_t now_ms)
+past(uint32_t deadline, uint32_t now_t)
 {
-	return (int32_t)(deadline - now_ms) <= 0;
+	return (int32_t)(deadline - now_t) <= 0;
 }
 
 static inline uint32_t
-deadline(struct lr_fc *fc, const struct fc_rec *r, uint32_t now_ms)
+deadline(struct lr_fc *fc, const struct fc_rec *r, uint32_t now_t)
 {
-	uint32_t idle = now_ms + fc->inactive_ticks;
-	uint32_t act = ms_of(fc, r->first_ns) + fc->active_ticks;
+	uint32_t idle = now_t + fc->inactive_ticks;
+	uint32_t act = tick_of(fc, r->first_ns) + fc->active_ticks;
 
 	return (int32_t)(idle - act) < 0 ? idle : act;
 }
@@ -299,7 +299,7 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 
 static inline void
 account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_pkt *p, bool swapped, uint64_t now_ns, uint32_t now_ms)
+	const struct lr_pkt *p, bool swapped, uint64_t now_ns, uint32_t now_t)
 {
 	struct fc_rec *r = &b->rec[j];
 
@@ -324,7 +324,7 @@ account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		if (p->ttl > r->max_ttl)
 			r->max_ttl = p->ttl;
 	}
-	b->expire[j] = deadline(fc, r, now_ms);
+	b->expire[j] = deadline(fc, r, now_t);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
 		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
 }
@@ -332,7 +332,7 @@ account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
        const struct lr_flow_key *k, const struct lr_pkt *p, bool swapped,
-       uint64_t now_ns, uint32_t now_ms)
+       uint64_t now_ns, uint32_t now_t)
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
@@ -355,7 +355,7 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	account(fc, b, j, p, swapped, now_ns, now_ms);
+	account(fc, b, j, p, swapped, now_ns, now_t);
 }
 
 void
@@ -367,7 +367,7 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	uint32_t sig[LR_BURST];
 	bool swap[LR_BURST];
 	int cand[LR_BURST];
-	uint32_t now_ms = ms_of(fc, now_ns);
+	uint32_t now_t = tick_of(fc, now_ns);
 	unsigned int i, j;
 
 	while (n > LR_BURST) {
@@ -411,7 +411,7 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		for (j = 0; found < 0 && j < LR_FC_WAYS; j++)
 			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
 				found = (int)j;
-		if (found >= 0 && past(b->expire[found], now_ms)) {
+		if (found >= 0 && past(b->expire[found], now_t)) {
 			/* Its time was up before the walk came by. */
 			end_flow(fc, b, (unsigned int)found,
 				 expired_why(fc, &b->rec[found], now_ns));
@@ -419,21 +419,21 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		}
 		if (found >= 0)
 			account(fc, b, (unsigned int)found, pkts[i], swap[i],
-				now_ns, now_ms);
+				now_ns, now_t);
 		else
 			create(fc, b, sig[i], &key[i], pkts[i], swap[i], now_ns,
-			       now_ms);
+			       now_t);
 	}
 }
 
 static unsigned int
-expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_ms,
+expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_t,
 	      uint64_t now_ns)
 {
 	unsigned int j, n = 0;
 
 	for (j = 0; j < LR_FC_WAYS; j++) {
-		if (b->sig[j] != 0 && past(b->expire[j], now_ms)) {
+		if (b->sig[j] != 0 && past(b->expire[j], now_t)) {
 			end_flow(fc, b, j, expired_why(fc, &b->rec[j], now_ns));
 			n++;
 		}
@@ -444,7 +444,7 @@ expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_ms,
 unsigned int
 lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 {
-	uint32_t nb = fc->mask + 1, now_ms = ms_of(fc, now_ns), k, todo;
+	uint32_t nb = fc->mask + 1, now_t = tick_of(fc, now_ns), k, todo;
 	unsigned int n = 0;
 
 	if (fc->scan_ns == 0 || now_ns < fc->scan_ns) {
@@ -457,7 +457,7 @@ lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 	todo = fc->scan_carry >= nb ? nb : (uint32_t)fc->scan_carry;
 	fc->scan_carry -= todo;
 	for (k = 0; k < todo; k++) {
-		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_ms, now_ns);
+		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_t, now_ns);
 		fc->scan_pos = (fc->scan_pos + 1) & fc->mask;
 	}
 	return n;
