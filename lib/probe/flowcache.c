@@ -48,8 +48,24 @@ struct fc_bucket {
 	struct fc_rec rec[LR_FC_WAYS];
 } __rte_cache_aligned;
 
+#define FRAG_SLOTS 4096
+#define FRAG_KEEP_NS (30ull * NS)
+
+/* The ports of a first fragment, for the later ones. */
+struct fc_frag {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint32_t id;
+	uint16_t sport;
+	uint16_t dport;
+	uint64_t when_ns;	/* 0: empty */
+	uint8_t proto;
+	uint8_t pad[7];
+};
+
 struct lr_fc {
 	struct fc_bucket *b;
+	struct fc_frag *frag;
 	struct fc_rev *rev;		/* [bucket * WAYS + way], biflow only */
 	uint32_t mask;			/* buckets - 1 */
 	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
@@ -121,11 +137,19 @@ lr_fc_create(const struct lr_fc_conf *c)
 				   "on socket %d", nb * LR_FC_WAYS,
 				   sizeof(struct fc_bucket) * nb >> 20, c->socket);
 	}
+	fc->frag = rte_zmalloc_socket("lr_fc_frag", sizeof(*fc->frag) * FRAG_SLOTS,
+				      RTE_CACHE_LINE_SIZE, c->socket);
+	if (fc->frag == NULL) {
+		rte_free(fc->b);
+		rte_free(fc);
+		return lr_err_null(ENOMEM, "probe: no memory for fragments");
+	}
 	if (c->biflow) {
 		fc->rev = rte_zmalloc_socket("lr_fc_rev", sizeof(*fc->rev) * nb *
 					     LR_FC_WAYS, RTE_CACHE_LINE_SIZE,
 					     c->socket);
 		if (fc->rev == NULL) {
+			rte_free(fc->frag);
 			rte_free(fc->b);
 			rte_free(fc);
 			return lr_err_null(ENOMEM, "probe: no memory for biflow");
@@ -144,6 +168,7 @@ lr_fc_free(struct lr_fc *fc)
 	if (fc == NULL)
 		return;
 	rte_free(fc->rev);
+	rte_free(fc->frag);
 	rte_free(fc->b);
 	rte_free(fc);
 }
@@ -358,11 +383,58 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	account(fc, b, j, p, swapped, now_ns, now_t);
 }
 
+static inline struct fc_frag *
+frag_slot(const struct lr_fc *fc, const struct lr_pkt *p)
+{
+	uint32_t h = rte_hash_crc(p->src, 32, p->frag_id ^ ((uint32_t)p->proto << 24));
+
+	return &fc->frag[h & (FRAG_SLOTS - 1)];
+}
+
+static inline bool
+frag_same(const struct fc_frag *f, const struct lr_pkt *p)
+{
+	return f->id == p->frag_id && f->proto == p->proto &&
+	       memcmp(f->src, p->src, 16) == 0 && memcmp(f->dst, p->dst, 16) == 0;
+}
+
+/* A first fragment leaves its ports; a later one takes them into @p copy.
+ * @return the packet to account: @p p itself, or @p copy with ports. */
+static const struct lr_pkt *
+frag_ports(struct lr_fc *fc, const struct lr_pkt *p, struct lr_pkt *copy,
+	   uint64_t now_ns)
+{
+	struct fc_frag *f = frag_slot(fc, p);
+
+	if (p->frag == LR_FRAG_FIRST) {
+		memcpy(f->src, p->src, 16);
+		memcpy(f->dst, p->dst, 16);
+		f->id = p->frag_id;
+		f->proto = p->proto;
+		f->sport = p->sport;
+		f->dport = p->dport;
+		f->when_ns = now_ns;
+		return p;
+	}
+	fc->c.frag_later++;
+	if (f->when_ns == 0 || now_ns - f->when_ns > FRAG_KEEP_NS ||
+	    !frag_same(f, p)) {
+		fc->c.frag_unmatched++;
+		return p;
+	}
+	*copy = *p;
+	copy->sport = f->sport;
+	copy->dport = f->dport;
+	return copy;
+}
+
 void
 lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	     uint16_t ingress, uint64_t now_ns)
 {
 	struct lr_flow_key key[LR_BURST];
+	const struct lr_pkt *pk[LR_BURST];
+	struct lr_pkt fragcopy[LR_BURST];
 	struct fc_bucket *bk[LR_BURST];
 	uint32_t sig[LR_BURST];
 	bool swap[LR_BURST];
@@ -379,7 +451,9 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	for (i = 0; i < n; i++) {
 		uint32_t h;
 
-		swap[i] = lr_fc_key(pkts[i], ingress, fc->conf.biflow, &key[i]);
+		pk[i] = unlikely(pkts[i]->frag != LR_FRAG_NONE) ?
+			frag_ports(fc, pkts[i], &fragcopy[i], now_ns) : pkts[i];
+		swap[i] = lr_fc_key(pk[i], ingress, fc->conf.biflow, &key[i]);
 		h = hash_of(fc, &key[i]);
 		sig[i] = h | 1;
 		bk[i] = &fc->b[h & fc->mask];
@@ -402,8 +476,6 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		struct fc_bucket *b = bk[i];
 		int found = -1;
 
-		if (pkts[i]->frag == LR_FRAG_LATER)
-			fc->c.frag_later++;
 		fc->c.packets++;
 		if (cand[i] >= 0 && b->sig[cand[i]] == sig[i] &&
 		    key_eq(&b->rec[cand[i]].key, &key[i]))
@@ -418,10 +490,10 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 			found = -1;
 		}
 		if (found >= 0)
-			account(fc, b, (unsigned int)found, pkts[i], swap[i],
+			account(fc, b, (unsigned int)found, pk[i], swap[i],
 				now_ns, now_t);
 		else
-			create(fc, b, sig[i], &key[i], pkts[i], swap[i], now_ns,
+			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns,
 			       now_t);
 	}
 }

@@ -14,6 +14,12 @@
  * at once; a full bucket evicts its oldest record (lackOfResources);
  * lr_fc_flush() ends them all (forced end).
  *
+ * Fragments: a first fragment leaves its ports in a small table (4096
+ * entries, by addresses, protocol and fragment id, kept 30 s); a later
+ * fragment takes them from there, so that its bytes count in its flow. A
+ * later fragment whose first was not seen (lost, or out of order) counts
+ * in frag_unmatched and goes to the flow of its addresses with ports 0.
+ *
  * Threading: a cache belongs to one lcore. Expired records go to the
  * export callback, on that lcore.
  */
@@ -63,7 +69,8 @@ struct lr_fc_counts {
 	uint64_t active;		/**< flows in the cache now */
 	uint64_t ended[6];		/**< by enum lr_flow_end (1..5) */
 	uint64_t export_drops;		/**< records the export callback refused */
-	uint64_t frag_later;		/**< later fragments (accounted, no ports) */
+	uint64_t frag_later;		/**< later fragments */
+	uint64_t frag_unmatched;	/**< of those, no first fragment seen: ports 0 */
 };
 
 struct lr_fc;

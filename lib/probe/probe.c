@@ -473,6 +473,7 @@ counts_json(json_t *o, const struct lr_probe_counts *c,
 	json_object_set_new(o, "flows_active", json_integer((json_int_t)f->active));
 	json_object_set_new(o, "flows_ended", ended);
 	json_object_set_new(o, "later_fragments", json_integer((json_int_t)f->frag_later));
+	json_object_set_new(o, "unmatched_fragments", json_integer((json_int_t)f->frag_unmatched));
 	json_object_set_new(o, "export_ring_full", json_integer((json_int_t)c->ring_full));
 	json_object_set_new(o, "export_drops", json_integer((json_int_t)f->export_drops));
 	/* What a packet costs the probe (parse, cache, free), not counting
@@ -520,6 +521,7 @@ probe_results(json_t *doc)
 		ft.created += f->created;
 		ft.active += f->active;
 		ft.frag_later += f->frag_later;
+		ft.frag_unmatched += f->frag_unmatched;
 		ft.export_drops += f->export_drops;
 		for (j = 0; j < RTE_DIM(ft.ended); j++)
 			ft.ended[j] += f->ended[j];

@@ -645,6 +645,43 @@ cache_biflow(void **state)
 	lr_fc_free(fc);
 }
 
+/* A later fragment joins its first fragment's flow; one without a first
+ * goes to the ports-0 flow and is counted. */
+static void
+cache_fragments(void **state)
+{
+	struct lr_fc *fc = cache(64, NULL);
+	struct lr_pkt p[4];
+	const struct lr_pkt *pp[4] = { &p[0], &p[1], &p[2], &p[3] };
+	const struct lr_flow_rec *r;
+
+	(void)state;
+	p[0] = pkt(1, 17, 0, 64);		/* first: ports 1001 -> 80 */
+	p[0].frag = LR_FRAG_FIRST;
+	p[0].frag_id = 77;
+	p[1] = pkt(1, 17, 0, 64);		/* later, same id: no ports */
+	p[1].frag = LR_FRAG_LATER;
+	p[1].frag_id = 77;
+	p[1].sport = p[1].dport = 0;
+	p[1].ip_bytes = 500;
+	p[2] = p[1];				/* and another */
+	p[3] = p[1];				/* a later one of an unseen first */
+	p[3].frag_id = 78;
+	lr_fc_update(fc, pp, 4, 0, T0);
+	lr_fc_flush(fc, T0 + SEC);
+	assert_int_equal(nb_out, 2);
+	r = find(1);
+	assert_non_null(r);
+	assert_int_equal(r->packets, 3);
+	assert_int_equal(r->bytes, 100 + 500 + 500);
+	assert_int_equal(lr_fc_counts(fc)->frag_later, 3);
+	assert_int_equal(lr_fc_counts(fc)->frag_unmatched, 1);
+	r = out[0].sport == 0 ? &out[0] : &out[1];
+	assert_int_equal(r->sport + r->dport, 0);
+	assert_int_equal(r->packets, 1);
+	lr_fc_free(fc);
+}
+
 static int
 eal_up(void **state)
 {
@@ -673,6 +710,7 @@ main(void)
 		cmocka_unit_test(cache_collisions_and_full),
 		cmocka_unit_test(cache_timeouts),
 		cmocka_unit_test(cache_biflow),
+		cmocka_unit_test(cache_fragments),
 	};
 
 	return cmocka_run_group_tests(tests, eal_up, eal_down);
