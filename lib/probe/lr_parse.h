@@ -68,4 +68,13 @@ struct lr_pkt {
  */
 enum lr_parse_result lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p);
 
+/**
+ * Parse a trimmed capture: @p len bytes of a frame that was @p wire bytes
+ * long (len <= wire). Headers must lie within @p len (a header cut by the
+ * trim is LR_PARSE_TRUNC_L4); IP lengths are checked against @p wire, so
+ * the flow counts the original IP bytes.
+ */
+enum lr_parse_result lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire,
+				   struct lr_pkt *p);
+
 #endif

@@ -30,6 +30,7 @@ struct lr_probe_conf {
 	uint32_t inactive_s;		/**< inactive timeout (30) */
 	uint32_t ring;			/**< export ring records per task (16384) */
 	uint64_t count;			/**< stop after this many packets, 0: no */
+	uint32_t trim;			/**< parse only this many bytes, 0: all */
 	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
 	struct lr_ipfix_conf ipfix;
 };

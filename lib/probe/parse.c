@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "lr_parse.h"
 
 #define ETH_HLEN 14
@@ -82,8 +84,11 @@ transport(const uint8_t *d, uint32_t off, uint32_t end, struct lr_pkt *p)
 	return LR_PARSE_OK;
 }
 
+/* @p len bytes were captured of a @p wire byte frame: headers must lie in
+ * the first, lengths agree with the second. */
 static enum lr_parse_result
-ipv4(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
+ipv4(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
+     struct lr_pkt *p)
 {
 	uint32_t ihl, tot;
 	uint16_t frag;
@@ -96,7 +101,7 @@ ipv4(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
 	if (off + ihl > len)
 		return LR_PARSE_TRUNC_L3;
 	tot = rd16(d + off + 2);
-	if (tot < ihl || off + tot > len)
+	if (tot < ihl || off + tot > wire)
 		return LR_PARSE_BAD_LEN;
 	p->ipv6 = 0;
 	p->tos = d[off + 1];
@@ -111,20 +116,22 @@ ipv4(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
 		p->frag = LR_FRAG_LATER;
 	else if (frag & 0x2000)
 		p->frag = LR_FRAG_FIRST;
-	return transport(d, off + ihl, off + tot, p);
+	return transport(d, off + ihl, RTE_MIN(off + tot, len), p);
 }
 
 static enum lr_parse_result
-ipv6(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
+ipv6(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
+     struct lr_pkt *p)
 {
-	uint32_t end, next, i;
+	uint32_t end, lim, next, i;
 	uint8_t nh;
 
 	if (off + 40 > len)
 		return LR_PARSE_TRUNC_L3;
 	end = off + 40 + rd16(d + off + 4);
-	if (end > len)
+	if (end > wire)
 		return LR_PARSE_BAD_LEN;
+	lim = RTE_MIN(end, len);	/* what there is to read */
 	p->ipv6 = 1;
 	p->tos = (uint8_t)(rd16(d + off) >> 4);
 	p->ttl = d[off + 7];
@@ -137,8 +144,10 @@ ipv6(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
 		if (nh != P_HOPOPT && nh != P_ROUTING && nh != P_FRAGMENT &&
 		    nh != P_DSTOPTS && nh != P_AH)
 			break;
-		if (i == MAX_EXT || next + 8 > end)
+		if (i == MAX_EXT)
 			return LR_PARSE_BAD_EXT;
+		if (next + 8 > lim)
+			return lim < end ? LR_PARSE_TRUNC_L4 : LR_PARSE_BAD_EXT;
 		if (nh == P_FRAGMENT) {
 			uint16_t fo = rd16(d + next + 2);
 
@@ -164,11 +173,17 @@ ipv6(const uint8_t *d, uint32_t off, uint32_t len, struct lr_pkt *p)
 			break;	/* what follows is not a header */
 	}
 	p->proto = nh;
-	return transport(d, next, end, p);
+	return transport(d, next, lim, p);
 }
 
 enum lr_parse_result
 lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p)
+{
+	return lr_parse_wire(d, len, len, p);
+}
+
+enum lr_parse_result
+lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
 {
 	uint32_t off = ETH_HLEN, i;
 	uint16_t type;
@@ -205,12 +220,12 @@ lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p)
 	if (type == TYPE_IPV4) {
 		if (off < len && (d[off] >> 4) != 4)
 			return LR_PARSE_BAD_IHL;
-		return ipv4(d, off, len, p);
+		return ipv4(d, off, len, wire, p);
 	}
 	if (type == TYPE_IPV6) {
 		if (off < len && (d[off] >> 4) != 6)
 			return LR_PARSE_BAD_IHL;
-		return ipv6(d, off, len, p);
+		return ipv6(d, off, len, wire, p);
 	}
 	return LR_PARSE_NOT_IP;
 }

@@ -30,6 +30,7 @@ struct probe {
 	uint64_t expire_tsc;		/* next expiry walk */
 	uint64_t expire_step;
 	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
+	uint32_t trim;			/* bytes the parser sees, UINT32_MAX: all */
 	bool direct;			/* stopped: export without the ring */
 	bool biflow;
 	bool flushed;
@@ -92,6 +93,12 @@ probe_conf_set(void *conf, const char *key, const char *val)
 		c->inactive_s = (uint32_t)v;
 	} else if (strcmp(key, "count") == 0) {
 		ret = num(key, val, 0, UINT64_MAX, &c->count);
+	} else if (strcmp(key, "trim") == 0) {
+		/* 0, or enough for Ethernet, a tag, IPv4 and TCP. */
+		if (lr_parse_u64(val, &v) != 0 || (v != 0 && (v < 64 || v > 9018)))
+			return lr_err(EINVAL, "probe: trim '%s': want 0 (off) or "
+				      "64..9018 bytes: the headers need 64", val);
+		c->trim = (uint32_t)v;
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
@@ -303,6 +310,7 @@ probe_init(struct lr_task *t, const void *arg)
 	p->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
 	p->remaining = c->count ? c->count : UINT64_MAX;
+	p->trim = c->trim ? c->trim : UINT32_MAX;
 	return 0;
 }
 
@@ -334,8 +342,11 @@ probe_poll(struct lr_task *t, uint64_t now)
 				rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH],
 							       void *));
 			bytes += m[i]->pkt_len;
-			r = lr_parse(rte_pktmbuf_mtod(m[i], const uint8_t *),
-				     m[i]->data_len, &pk[k]);
+			/* The first segment, or the trim: the headers; the
+			 * frame's whole length: what the lengths must fit. */
+			r = lr_parse_wire(rte_pktmbuf_mtod(m[i], const uint8_t *),
+					  RTE_MIN((uint32_t)m[i]->data_len, p->trim),
+					  m[i]->pkt_len, &pk[k]);
 			p->c.parsed[r]++;
 			if (r == LR_PARSE_OK) {
 				pp[k] = &pk[k];
@@ -589,7 +600,9 @@ const struct lr_role lr_probe_role = {
 	"  --ipfix-mtu B     largest IPFIX message (1472)\n"
 	"  --template-every N --template-period S  UDP template resend (100, 60)\n"
 	"  --ring N          export ring records per queue (16384)\n"
-	"  --count N         stop after N packets, 0: no limit (0)\n",
+	"  --count N         stop after N packets, 0: no limit (0)\n"
+	"  --trim B          parse only the first B bytes (64..9018), count the\n"
+	"                    original lengths, as a trimming NIC would (0: off)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

@@ -357,6 +357,33 @@ def test_biflow_read_by_ipfixdump():
         expect(x["reverseMinimumTTL"] == "63" and x["minimumTTL"] == "64", x)
 
 
+def test_trim_counts_original_lengths():
+    # 1500 B frames seen through a 64 B trim: the same flows, and the bytes
+    # of the whole IP packets (1482 each), as without trimming.
+    d = tmpdir()
+    pcap = os.path.join(d, "big.pcap")
+    r = run(eal("trg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
+                          "--count", "2000", "--flows", "200", "--size", "1500",
+                          "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    results = []
+    for trim in ("0", "64"):
+        ipfix = os.path.join(d, "t%s.ipfix" % trim)
+        r = run(eal("trp", mem=1024) + ["--", "--role", "probe", "--port",
+                                        "net_pcap0,rx_pcap=" + pcap, "--count", "2000",
+                                        "--entries", "1024", "--trim", trim,
+                                        "--export", "file:" + ipfix, "--no-live"])
+        expect(r.returncode == 0, r.stderr)
+        flows = sorted((x["sourceTransportPort"], x["packetDeltaCount"], x["octetDeltaCount"])
+                       for x in ipfixdump(ipfix) if "sourceIPv4Address" in x)
+        expect(len(flows) == 200 and all(f[2] == str(1482 * int(f[1])) for f in flows),
+               flows[:3])
+        results.append(flows)
+    expect(results[0] == results[1], "trim changed the flows")
+    r = run(eal("trb") + ["--", "--role", "probe", "--port", "net_null0", "--trim", "40"])
+    expect(r.returncode == 2 and "headers need 64" in r.stderr, r.stderr)
+
+
 def test_bad_options():
     for opts, msg in ((["--export", "sctp:1.2.3.4:5"], "want udp"),
                       (["--entries", "0"], "entries"),
@@ -372,4 +399,4 @@ if __name__ == "__main__":
           test_collector_down_is_counted, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
-          test_bad_options])
+          test_trim_counts_original_lengths, test_bad_options])
