@@ -3,5 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh build
-exec build/app/linerate --no-pci --no-huge -m 512 -l 0-1 --file-prefix lr_quickstart \
+# EAL leaves its runtime directory behind: take it away after the run.
+trap 'rm -rf /var/run/dpdk/lr_quickstart' EXIT
+build/app/linerate --no-pci --no-huge -m 512 -l 0-1 --file-prefix lr_quickstart \
 	--log-level=lib.eal:warning -- lua/quickstart.lua "$@"
