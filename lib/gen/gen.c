@@ -569,27 +569,13 @@ lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
 /*
  * Checksums by incremental update (RFC 1071, 1624): the one's complement
  * sum of 16-bit words does not depend on byte order, so words are summed as
- * they lie in memory and the folded complement is stored as it is.
+ * they lie in memory and the folded complement is stored as it is. DPDK's
+ * raw sum gives the unfolded sum of a buffer (a trailing odd byte padded).
  */
 static inline uint32_t
 sum16(const void *p, size_t len)
 {
-	const uint8_t *b = p;
-	uint32_t s = 0;
-	uint16_t w;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2) {
-		memcpy(&w, b + i, 2);
-		s += w;
-	}
-	if (len & 1) {
-		uint8_t last[2] = { b[len - 1], 0 };
-
-		memcpy(&w, last, 2);
-		s += w;
-	}
-	return s;
+	return __rte_raw_cksum(p, len, 0);
 }
 
 static inline uint16_t

@@ -415,6 +415,36 @@ lr_ipfix_file_close(void *ctx)
 		fflush(ctx);
 }
 
+/* "HOST:PORT" or "[IPv6]:PORT" to the first address getaddrinfo() gives. */
+static int
+collector_addr(const char *dest, int socktype, struct sockaddr_storage *sa,
+	       socklen_t *salen)
+{
+	char host[256], *port;
+	struct addrinfo hints, *ai = NULL;
+	int ret;
+
+	snprintf(host, sizeof(host), "%s", dest);
+	port = strrchr(host, ':');
+	if (port == NULL || port == host)
+		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
+	*port++ = '\0';
+	if (host[0] == '[' && port[-2] == ']') {
+		port[-2] = '\0';
+		memmove(host, host + 1, strlen(host));
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = socktype;
+	ret = getaddrinfo(host, port, &hints, &ai);
+	if (ret != 0)
+		return lr_err(EINVAL, "ipfix: collector '%s': %s", dest,
+			      gai_strerror(ret));
+	memcpy(sa, ai->ai_addr, ai->ai_addrlen);
+	*salen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
 struct udp_ctx {
 	int fd;
 };
@@ -422,35 +452,21 @@ struct udp_ctx {
 int
 lr_ipfix_udp_open(const char *dest, void **ctx)
 {
-	char host[256], *port;
-	struct addrinfo hints, *ai = NULL;
+	struct sockaddr_storage sa;
+	socklen_t salen;
 	struct udp_ctx *u;
 	int ret, fd;
 
-	snprintf(host, sizeof(host), "%s", dest);
-	port = strrchr(host, ':');
-	if (port == NULL || port == host)
-		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
-	*port++ = '\0';
-	if (host[0] == '[' && port[-2] == ']') {	/* [v6]:port */
-		port[-2] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_DGRAM;
-	ret = getaddrinfo(host, port, &hints, &ai);
+	ret = collector_addr(dest, SOCK_DGRAM, &sa, &salen);
 	if (ret != 0)
-		return lr_err(EINVAL, "ipfix: collector '%s': %s", dest,
-			      gai_strerror(ret));
-	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+		return ret;
+	fd = socket(sa.ss_family, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen) != 0) {
 		ret = errno;
 		if (fd >= 0)
 			close(fd);
-		freeaddrinfo(ai);
 		return lr_err(ret, "ipfix: collector '%s'", dest);
 	}
-	freeaddrinfo(ai);
 	u = calloc(1, sizeof(*u));
 	if (u == NULL) {
 		close(fd);
@@ -650,38 +666,24 @@ tcp_push(struct tcp_ctx *t)
 int
 lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx)
 {
-	char host[256], *port;
-	struct addrinfo hints, *ai = NULL;
+	struct sockaddr_storage sa;
+	socklen_t salen;
 	struct tcp_ctx *t;
 	int ret;
 
-	snprintf(host, sizeof(host), "%s", dest);
-	port = strrchr(host, ':');
-	if (port == NULL || port == host)
-		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
-	*port++ = '\0';
-	if (host[0] == '[' && port[-2] == ']') {
-		port[-2] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	ret = getaddrinfo(host, port, &hints, &ai);
+	ret = collector_addr(dest, SOCK_STREAM, &sa, &salen);
 	if (ret != 0)
-		return lr_err(EINVAL, "ipfix: collector '%s': %s", dest,
-			      gai_strerror(ret));
+		return ret;
 	t = calloc(1, sizeof(*t));
 	if (t != NULL)
 		t->q = malloc(buffer_bytes);
 	if (t == NULL || t->q == NULL) {
 		free(t);
-		freeaddrinfo(ai);
 		return lr_err(ENOMEM, "ipfix: no memory for a %zu B buffer",
 			      buffer_bytes);
 	}
-	memcpy(&t->sa, ai->ai_addr, ai->ai_addrlen);
-	t->salen = ai->ai_addrlen;
-	freeaddrinfo(ai);
+	t->sa = sa;
+	t->salen = salen;
 	t->fd = -1;
 	t->qcap = buffer_bytes;
 	t->backoff_ms = TCP_BACKOFF_MIN_MS;

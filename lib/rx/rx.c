@@ -383,20 +383,58 @@ rx_report(const struct lr_task *t, json_t *o)
 		json_object_set_new(o, "latency", latency_json(r->hist));
 }
 
+static void
+counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
+{
+	d->own += c->own;
+	d->foreign += c->foreign;
+	d->untracked += c->untracked;
+	d->unknown_flow += c->unknown_flow;
+	d->malformed += c->malformed;
+	d->lost += c->lost;
+	d->out_of_order += c->out_of_order;
+	d->dup += c->dup;
+	d->seq_too_high += c->seq_too_high;
+	d->seq_too_low += c->seq_too_low;
+	d->late += c->late;
+	d->restarts += c->restarts;
+	d->latency_invalid += c->latency_invalid;
+}
+
+/* Every rx task's totals summed and histograms merged (@p lat may be NULL).
+ * @return how many rx tasks there are. */
+static unsigned int
+sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
+{
+	unsigned int i, nt = lr_engine_task_count(), nb = 0;
+
+	memset(tot, 0, sizeof(*tot));
+	if (lat != NULL)
+		lr_hist_init(lat);
+	for (i = 0; i < nt; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct rx *r = t->priv;
+
+		if (t->role != &lr_rx_role || r == NULL)
+			continue;
+		nb++;
+		counts_add(tot, &r->c);
+		if (lat != NULL && r->hist != NULL)
+			lr_hist_merge(lat, r->hist);
+	}
+	return nb;
+}
+
 /* Every rx task's flow table, merged by flow id into one array that covers
  * [*base, *base + *n). NULL without rx tasks or memory. */
 static struct lr_seq *
-merge_flows(uint32_t *base, uint32_t *n, struct lr_rx_counts *tot,
-	    struct lr_hist *lat, unsigned int *nb_rx)
+merge_flows(uint32_t *base, uint32_t *n)
 {
 	unsigned int i, nt = lr_engine_task_count();
 	uint64_t lo = UINT64_MAX, hi = 0;
 	struct lr_seq *m;
 	uint32_t j;
 
-	memset(tot, 0, sizeof(*tot));
-	lr_hist_init(lat);
-	*nb_rx = 0;
 	for (i = 0; i < nt; i++) {
 		const struct lr_task *t = lr_engine_task(i);
 		const struct rx *r = t->priv;
@@ -405,9 +443,8 @@ merge_flows(uint32_t *base, uint32_t *n, struct lr_rx_counts *tot,
 			continue;
 		lo = RTE_MIN(lo, (uint64_t)r->flow_base);
 		hi = RTE_MAX(hi, (uint64_t)r->flow_base + r->nb_flows);
-		(*nb_rx)++;
 	}
-	if (*nb_rx == 0 || hi - lo > LR_RX_FLOWS_MAX)
+	if (lo >= hi || hi - lo > LR_RX_FLOWS_MAX)
 		return NULL;
 	m = calloc(hi - lo, sizeof(*m));
 	if (m == NULL)
@@ -415,19 +452,9 @@ merge_flows(uint32_t *base, uint32_t *n, struct lr_rx_counts *tot,
 	for (i = 0; i < nt; i++) {
 		const struct lr_task *t = lr_engine_task(i);
 		const struct rx *r = t->priv;
-		struct lr_rx_counts c;
 
 		if (t->role != &lr_rx_role || r == NULL)
 			continue;
-		lr_rx_counts(t, &c);
-		tot->own += c.own;
-		tot->foreign += c.foreign;
-		tot->untracked += c.untracked;
-		tot->unknown_flow += c.unknown_flow;
-		tot->malformed += c.malformed;
-		tot->latency_invalid += c.latency_invalid;
-		if (r->hist != NULL)
-			lr_hist_merge(lat, r->hist);
 		for (j = 0; j < r->nb_flows; j++) {
 			const struct lr_seq *s = &r->flows[j];
 			struct lr_seq *d = &m[r->flow_base + j - lo];
@@ -447,15 +474,6 @@ merge_flows(uint32_t *base, uint32_t *n, struct lr_rx_counts *tot,
 			d->late += s->late;
 			d->restarts += s->restarts;
 		}
-	}
-	for (j = 0; j < hi - lo; j++) {
-		tot->lost += m[j].lost;
-		tot->out_of_order += m[j].out_of_order;
-		tot->dup += m[j].dup;
-		tot->seq_too_high += m[j].seq_too_high;
-		tot->seq_too_low += m[j].seq_too_low;
-		tot->late += m[j].late;
-		tot->restarts += m[j].restarts;
 	}
 	*base = (uint32_t)lo;
 	*n = (uint32_t)(hi - lo);
@@ -504,7 +522,8 @@ rx_results(json_t *doc)
 
 	if (lat == NULL)
 		return;
-	m = merge_flows(&base, &n, &tot, lat, &nb_rx);
+	nb_rx = sum_rx(&tot, lat);
+	m = nb_rx ? merge_flows(&base, &n) : NULL;
 	if (m == NULL) {
 		free(lat);
 		return;
@@ -530,18 +549,12 @@ rx_results(json_t *doc)
 int
 lr_rx_write_csv(const char *path)
 {
-	struct lr_rx_counts tot;
-	struct lr_hist *lat = malloc(sizeof(*lat));
-	struct lr_seq *m = NULL;
+	struct lr_seq *m;
 	uint32_t base = 0, n = 0, j;
-	unsigned int nb_rx = 0;
 	FILE *f;
 	int ret = 0;
 
-	if (lat == NULL)
-		return lr_err(ENOMEM, "csv: no memory");
-	m = merge_flows(&base, &n, &tot, lat, &nb_rx);
-	free(lat);
+	m = merge_flows(&base, &n);
 	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	if (f == NULL) {
 		free(m);
@@ -575,32 +588,13 @@ lr_rx_write_csv(const char *path)
 static void
 rx_live(char *buf, size_t len)
 {
-	unsigned int i, nt = lr_engine_task_count(), nb = 0;
-	struct lr_rx_counts tot, c;
+	struct lr_rx_counts tot;
 	struct lr_hist *lat = malloc(sizeof(*lat));
 
 	buf[0] = '\0';
 	if (lat == NULL)
 		return;
-	memset(&tot, 0, sizeof(tot));
-	lr_hist_init(lat);
-	for (i = 0; i < nt; i++) {
-		const struct lr_task *t = lr_engine_task(i);
-		const struct rx *r = t->priv;
-
-		if (t->role != &lr_rx_role || r == NULL)
-			continue;
-		nb++;
-		lr_rx_counts(t, &c);
-		tot.own += c.own;
-		tot.untracked += c.untracked;
-		tot.unknown_flow += c.unknown_flow;
-		tot.dup += c.dup;
-		tot.lost += c.lost;
-		if (r->hist != NULL)
-			lr_hist_merge(lat, r->hist);
-	}
-	if (nb != 0) {
+	if (sum_rx(&tot, lat) != 0) {
 		int k = snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
 				 lr_seq_per(unique_of(&tot), tot.lost));
 

@@ -1,9 +1,13 @@
 -- linerate.task{role=, port=, queue=0, lcore=first worker, duration=, ...}
 -- makes a task: one role on one port queue, run by one worker lcore.
--- The role's own options follow (see linerate --help):
---   gen: size, count, rate, flows, flow_base, burst, src_ip, dst_ip,
---        src_port, dst_port, src_mac, dst_mac
---   rx:  count
+-- The role's own options follow (see linerate --help and doc/usage.md;
+-- 06-gen-rx.lua and 07-probe.lua use the rest):
+--   gen: size, data_size, count, bytes, rate, flows, flow_base, src_ip,
+--        dst_ip, src_port, dst_port, order, seed, slice, burst, pattern,
+--        udp_cksum, fixed, src_mac, dst_mac
+--   rx:  count, flows, flow_base, latency
+--   probe: entries, active, inactive, export, biflow, ns, domain, ipfix_mtu,
+--        template_every, template_period, ring, count, trim
 -- linerate.start() launches every lcore that has new tasks;
 -- task:wait(timeout) or task:wait{timeout=, idle=} waits for one.
 local a, b = assert(linerate.wire())

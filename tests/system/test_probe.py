@@ -92,9 +92,9 @@ def free_udp_port():
     return port
 
 
-def test_udp_export_read_by_nfcapd():
-    d = tmpdir()
-    nf = os.path.join(d, "nf")
+def nfcapd_collect(export, fmt):
+    """Run export(port) with nfcapd listening on port; nfdump's rows."""
+    nf = os.path.join(tmpdir(), "nf")
     os.mkdir(nf)
     port = free_udp_port()
     cap = subprocess.Popen(["nfcapd", "-b", "127.0.0.1", "-p", str(port), "-w", nf,
@@ -102,17 +102,23 @@ def test_udp_export_read_by_nfcapd():
                            stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
-        r = probe_flows("pu", "flows=2000", "count=100000",
-                        "export=udp:127.0.0.1:%d" % port)
-        expect(r.returncode == 0, r.stdout + r.stderr)
+        export(port)
         time.sleep(0.5)
     finally:
         cap.send_signal(signal.SIGTERM)
         cap.wait(timeout=30)
-    out = subprocess.run(["nfdump", "-R", nf, "-q", "-o", "fmt:%sa %da %sp %dp %pkt %byt"],
+    out = subprocess.run(["nfdump", "-R", nf, "-q", "-o", "fmt:" + fmt],
                          capture_output=True, text=True, timeout=60)
     expect(out.returncode == 0, out.stderr)
-    rows = [l.split() for l in out.stdout.splitlines() if l.strip()]
+    return [l.split() for l in out.stdout.splitlines() if l.strip()]
+
+
+def test_udp_export_read_by_nfcapd():
+    def export(port):
+        r = probe_flows("pu", "flows=2000", "count=100000",
+                        "export=udp:127.0.0.1:%d" % port)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+    rows = nfcapd_collect(export, "%sa %da %sp %dp %pkt %byt")
     expect(len(rows) == 2000, len(rows))
     expect(sum(int(x[4]) for x in rows) == 100000, "packets")
     expect(len({(x[0], x[2]) for x in rows}) == 2000, "distinct flows")
@@ -288,27 +294,13 @@ def test_same_flows_as_softflowd():
             pkts.append(Ether() / IP(src="10.9.0.%d" % (i + 1), dst="10.9.1.1") /
                         TCP(sport=40000 + i, dport=443, flags="A") / (b"x" * (k * 10)))
     wrpcap(pcap, pkts)
-    nf = os.path.join(d, "nf")
-    os.mkdir(nf)
-    port = free_udp_port()
-    cap = subprocess.Popen(["nfcapd", "-b", "127.0.0.1", "-p", str(port), "-w", nf,
-                            "-t", "3600"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
+    def export(port):
         sf = subprocess.run(["softflowd", "-r", pcap, "-n", "127.0.0.1:%d" % port,
                              "-v", "10", "-d"], capture_output=True, text=True,
                             timeout=120)
         expect(sf.returncode == 0, sf.stderr)
-        time.sleep(0.5)
-    finally:
-        cap.send_signal(signal.SIGTERM)
-        cap.wait(timeout=30)
-    out = subprocess.run(["nfdump", "-R", nf, "-q", "-o",
-                          "fmt:%sa %da %sp %dp %pr %pkt %byt"],
-                         capture_output=True, text=True, timeout=60)
-    expect(out.returncode == 0, out.stderr)
-    theirs = sorted(tuple(l.split()) for l in out.stdout.splitlines() if l.strip())
+    rows = nfcapd_collect(export, "%sa %da %sp %dp %pr %pkt %byt")
+    theirs = sorted(tuple(x) for x in rows)
     ipfix = os.path.join(d, "p.ipfix")
     r = run(eal("sfp", mem=1024) + ["--", "--role", "probe", "--port",
                                     "net_pcap0,rx_pcap=" + pcap, "--count",
