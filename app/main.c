@@ -53,6 +53,7 @@ static const struct lr_role *const builtin_roles[] = {
 	&lr_gen_role,
 	&lr_rx_role,
 	&lr_probe_role,
+	&lr_dist_role,
 };
 
 static void
@@ -90,7 +91,7 @@ usage(FILE *f)
 "  --link-timeout S  wait for link up (5)\n"
 "  --speed BPS       link speed for rates in %% and the line-rate check,\n"
 "                    e.g. 100G (the link's)\n",
-		LR_VERSION, "gen, rx, probe");
+		LR_VERSION, "gen, rx, probe; dist with probe --channels");
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		fprintf(f, "%s options:\n%s", r->name, r->help);
 }
@@ -292,7 +293,16 @@ run_role(const struct opts *o, const struct lr_role *role,
 		return 1;
 	}
 	pi = lr_port_info(port);
-	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	if (role == &lr_probe_role) {
+		/* Its queues, or a distributor and its channels. */
+		if (lr_probe_tasks(port, rc, workers, nw, o->duration_s) < 0) {
+			fprintf(stderr, "linerate: %s\n", lr_errmsg());
+			return 1;
+		}
+		nq = 0;
+	} else {
+		nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	}
 	qc = malloc(role->conf_bytes);
 	if (qc == NULL)
 		return 1;
@@ -373,6 +383,11 @@ main(int argc, char **argv)
 	lr_port_conf_init(&pc);
 	if (o.role != NULL) {
 		role = lr_role_find(o.role);
+		if (role == &lr_dist_role) {
+			fprintf(stderr, "linerate: the distributor feeds probes: "
+				"give --role probe --channels N\n");
+			return EXIT_USAGE;
+		}
 		if (o.port == NULL) {
 			fprintf(stderr, "linerate: --role %s needs --port\n", o.role);
 			return EXIT_USAGE;

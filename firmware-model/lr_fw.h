@@ -59,6 +59,7 @@ struct lr_fw_conf {
 	uint8_t channels;	/**< 1..64 */
 	bool l4;		/**< hash the ports too, not only the addresses */
 	uint16_t trim;		/**< bytes kept of each packet, 0: all */
+	const void *state;	/**< the backend's own (tables), NULL: none */
 };
 
 /** A firmware backend. */

@@ -150,7 +150,8 @@ static bool
 holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
       uint16_t queue)
 {
-	if (lr_task_state(t) == LR_TASK_DONE || t->port != port || t->queue != queue)
+	if (lr_task_state(t) == LR_TASK_DONE || t->port != port ||
+	    t->queue != queue || queue == LR_QUEUE_NONE)
 		return false;
 	return (role->uses_rx && t->role->uses_rx) ||
 	       (role->uses_tx && t->role->uses_tx);
@@ -171,8 +172,9 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 				   "(give EAL -l with more lcores)", role->name, lcore);
 	if (pi == NULL)
 		return lr_err_null(EINVAL, "%s: port %u is not set up", role->name, port);
-	if ((role->uses_rx && queue >= pi->nb_rxq) ||
-	    (role->uses_tx && queue >= pi->nb_txq))
+	if (queue != LR_QUEUE_NONE &&
+	    ((role->uses_rx && queue >= pi->nb_rxq) ||
+	     (role->uses_tx && queue >= pi->nb_txq)))
 		return lr_err_null(EINVAL, "%s: port %s has no %s queue %u",
 				   role->name, pi->name, role->uses_rx ? "rx" : "tx",
 				   queue);
@@ -456,7 +458,8 @@ lr_task_report(const struct lr_task *t)
 	json_object_set_new(o, "lcore", json_integer(t->lcore));
 	json_object_set_new(o, "port", json_integer(t->port));
 	json_object_set_new(o, "port_name", json_string(pi ? pi->name : "?"));
-	json_object_set_new(o, "queue", json_integer(t->queue));
+	json_object_set_new(o, "queue", t->queue == LR_QUEUE_NONE ? json_null() :
+			    json_integer(t->queue));
 	json_object_set_new(o, "duration_s", json_real(secs));
 	json_object_set_new(o, "rx_packets", json_integer((json_int_t)st.rx_pkts));
 	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)st.rx_bytes));

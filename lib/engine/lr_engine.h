@@ -24,6 +24,9 @@
 
 #define LR_TASK_MAX 4096	/**< tasks over the life of the process */
 #define LR_LCORE_TASK_MAX 64	/**< tasks one worker lcore runs at once */
+/** The queue of a task that serves a port but owns none of its queues: it
+ *  takes its packets from another task (a probe on a distributor channel). */
+#define LR_QUEUE_NONE UINT16_MAX
 
 enum lr_task_state {
 	LR_TASK_CREATED,	/**< made, not started */
@@ -109,6 +112,7 @@ struct lr_task {
 /**
  * Make a task of @p role on @p lcore for (@p port, @p queue).
  * The port must be set up (lr_port_setup). @p conf is the role's own struct.
+ * @p queue may be LR_QUEUE_NONE: the task then holds no queue of the port.
  *
  * @return the task, or NULL with rte_errno and lr_errmsg() set: EINVAL (not a
  *   worker lcore, no such queue, bad conf), EBUSY (the lcore is running, or

@@ -341,8 +341,12 @@ l_task(lua_State *L)
 	if (lua_isnil(L, -1))
 		return luaL_error(L, "task: 'port' is missing");
 	port = check_port(L, lua_gettop(L));
+	/* A probe on a distributor channel holds no queue of the port. */
+	lua_getfield(L, 1, "channel");
+	queue = lua_isnil(L, -1) ? 0 : LR_QUEUE_NONE;
+	lua_pop(L, 1);
 	lua_getfield(L, 1, "queue");
-	queue = lua_isnil(L, -1) ? 0 : lua_tointegerx(L, -1, &isnum);
+	queue = lua_isnil(L, -1) ? queue : lua_tointegerx(L, -1, &isnum);
 	if (!lua_isnil(L, -1) && (!isnum || queue < 0 || queue > 65535))
 		return luaL_error(L, "task: 'queue' must be an integer 0..65535");
 	lua_getfield(L, 1, "lcore");

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lr_dist.h"
 #include "lr_engine.h"
 #include "lr_ipfix.h"
 #include "lr_parse.h"
@@ -31,9 +32,27 @@ struct lr_probe_conf {
 	uint32_t ring;			/**< export ring records per task (16384) */
 	uint64_t count;			/**< stop after this many packets, 0: no */
 	uint32_t trim;			/**< parse only this many bytes, 0: all */
+	uint8_t ingress;		/**< enum lr_ingress (full; trim with trim) */
+	int32_t channel;		/**< take packets from this channel of the
+					 *   port's dist task, -1: from the queue */
 	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
 	struct lr_ipfix_conf ipfix;
+	/** The distributor the CLI puts in front with channels > 0 (its
+	 *  options: lr_dist_conf_set). A probe task itself ignores it. */
+	struct lr_dist_conf dist;
 };
+
+/**
+ * The CLI's probe on @p port: with c->dist.channels == 0 one task per rx
+ * queue (RSS picks the shard), lcores taken in turn; else a dist task on
+ * queue 0 on lcores[0] and one probe task per channel on the lcores after
+ * it (channel i on lcores[(i + 1) % n]). More channels than lcores is an
+ * error.
+ *
+ * @return tasks made, or < 0 with lr_errmsg().
+ */
+int lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
+		   const unsigned int *lcores, unsigned int n, double duration_s);
 
 void lr_probe_conf_init(struct lr_probe_conf *c);
 

@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
@@ -20,8 +21,14 @@
 #define EXPIRE_EVERY_US 100	/* the expiry walk's step */
 #define DRAIN_BURST 64
 
+struct probe;
+typedef unsigned int (*input_fn)(struct lr_task *t, struct probe *p);
+
 struct probe {
 	struct lr_fc *fc;
+	input_fn input;			/* one burst in: port, channel or UH */
+	struct rte_ring *in;		/* the channel's ring, NULL: the port */
+	const struct lr_task *dist;	/* the channel's distributor */
 	struct rte_ring *ring;		/* ended records to the exporter */
 	struct lr_probe_counts c;	/* written by the task's lcore */
 	uint64_t tsc0;			/* TSC and Unix ns at init: */
@@ -31,6 +38,9 @@ struct probe {
 	uint64_t expire_step;
 	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
 	uint32_t trim;			/* bytes the parser sees, UINT32_MAX: all */
+	uint64_t ts_flag;		/* rx timestamp dynflag, 0: TSC only */
+	int ts_offset;			/* its dynfield */
+	int64_t ts_add;			/* stamp to Unix ns (a NIC's clock) */
 	bool direct;			/* stopped: export without the ring */
 	bool biflow;
 	bool flushed;
@@ -56,8 +66,10 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->active_s = 300;
 	c->inactive_s = 30;
 	c->ring = 16384;
+	c->channel = -1;
 	snprintf(c->export, sizeof(c->export), "none");
 	lr_ipfix_conf_init(&c->ipfix);
+	lr_dist_conf_init(&c->dist);
 }
 
 static void
@@ -93,12 +105,20 @@ probe_conf_set(void *conf, const char *key, const char *val)
 		c->inactive_s = (uint32_t)v;
 	} else if (strcmp(key, "count") == 0) {
 		ret = num(key, val, 0, UINT64_MAX, &c->count);
-	} else if (strcmp(key, "trim") == 0) {
-		/* 0, or enough for Ethernet, a tag, IPv4 and TCP. */
-		if (lr_parse_u64(val, &v) != 0 || (v != 0 && (v < 64 || v > 9018)))
-			return lr_err(EINVAL, "probe: trim '%s': want 0 (off) or "
-				      "64..9018 bytes: the headers need 64", val);
-		c->trim = (uint32_t)v;
+		c->dist.count = c->count;
+	} else if (strcmp(key, "trim") == 0 || strcmp(key, "ingress") == 0) {
+		uint16_t trim;
+
+		/* The probe's mode, and its distributor's with --channels. */
+		ret = lr_dist_conf_set(&c->dist, key, val);
+		if (ret != 0)
+			return ret;
+		c->ingress = c->dist.ingress;
+		trim = c->dist.trim;
+		c->trim = c->ingress == LR_INGRESS_TRIM ? trim : 0;
+	} else if (strcmp(key, "channel") == 0) {
+		ret = num(key, val, 0, LR_DIST_CHANNELS_MAX - 1, &v);
+		c->channel = (int32_t)v;
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
@@ -129,7 +149,7 @@ probe_conf_set(void *conf, const char *key, const char *val)
 		ret = num(key, val, 0, 86400, &v);
 		c->ipfix.template_period_s = (uint32_t)v;
 	} else {
-		return -ENOENT;
+		return lr_dist_conf_set(&c->dist, key, val);
 	}
 	return ret;
 }
@@ -257,16 +277,44 @@ probe_free(struct lr_task *t)
 		exporter_close();
 }
 
+static unsigned int input_port(struct lr_task *t, struct probe *p);
+static unsigned int input_channel(struct lr_task *t, struct probe *p);
+static unsigned int input_uh(struct lr_task *t, struct probe *p);
+
 static int
 probe_init(struct lr_task *t, const void *arg)
 {
 	const struct lr_probe_conf *c = arg;
 	static unsigned int seq;
+	struct lr_dist_channel ch;
 	struct lr_fc_conf fcc;
 	struct timespec ts;
 	char name[RTE_RING_NAMESIZE];
 	struct probe *p;
 	int ret;
+
+	if (c->dist.channels != 0)
+		return lr_err(EINVAL, "probe: channels=%u makes a distributor: "
+			      "the CLI's --role probe does it; in a script make a "
+			      "dist task and a probe task with channel=I for each",
+			      c->dist.channels);
+	if (c->channel >= 0) {
+		if (lr_dist_channel(t->port, (unsigned int)c->channel, &ch) != 0)
+			return lr_err(ENOENT, "probe: channel %d: no dist task with "
+				      "that many channels on port %u (make it first)",
+				      c->channel, t->port);
+		if (c->ingress != LR_INGRESS_FULL && c->ingress != ch.ingress)
+			return lr_err(EINVAL, "probe: ingress %s, but the channel's "
+				      "distributor hands on %s",
+				      lr_ingress_names[c->ingress],
+				      lr_ingress_names[ch.ingress]);
+	} else if (c->ingress == LR_INGRESS_UH) {
+		return lr_err(EINVAL, "probe: ingress=uh takes Unified Header "
+			      "records from a distributor channel: give channels=N "
+			      "(CLI) or channel=I after a dist task");
+	} else if (t->queue == LR_QUEUE_NONE) {
+		return lr_err(EINVAL, "probe: no queue and no channel to read");
+	}
 
 	ret = exporter_open(c);
 	if (ret != 0)
@@ -311,6 +359,28 @@ probe_init(struct lr_task *t, const void *arg)
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
 	p->remaining = c->count ? c->count : UINT64_MAX;
 	p->trim = c->trim ? c->trim : UINT32_MAX;
+	p->input = input_port;
+	if (c->channel >= 0) {
+		/* The distributor stamped every packet (Unix ns) and counts
+		 * the packets: this task reads until it is done. */
+		p->in = ch.ring;
+		p->dist = ch.dist;
+		p->remaining = UINT64_MAX;
+		p->input = ch.ingress == LR_INGRESS_UH ? input_uh : input_channel;
+		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
+		p->ts_flag = ch.ts_flag;
+		p->ts_offset = ch.ts_offset;
+	} else if (lr_port_info(t->port)->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		uint64_t clk;
+
+		/* The NIC stamps packets: its clock, taken as ns, against
+		 * Unix time now. */
+		if (rte_mbuf_dyn_rx_timestamp_register(&p->ts_offset, &p->ts_flag) == 0 &&
+		    rte_eth_read_clock(t->port, &clk) == 0)
+			p->ts_add = (int64_t)(p->ns0 - clk);
+		else
+			p->ts_flag = 0;
+	}
 	return 0;
 }
 
@@ -320,49 +390,114 @@ ns_of(const struct probe *p, uint64_t tsc)
 	return p->ns0 + (uint64_t)((double)(tsc - p->tsc0) * p->ns_per_tsc);
 }
 
+/* Parse @p n mbufs into the cache and free them. */
+static void
+account(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
+	uint64_t now)
+{
+	struct lr_pkt pk[LR_BURST];
+	const struct lr_pkt *pp[LR_BURST];
+	uint64_t bytes = 0, ns;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n && i < LR_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+	for (i = 0; i < n; i++) {
+		enum lr_parse_result r;
+
+		if (i + LR_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH], void *));
+		bytes += m[i]->pkt_len;
+		/* The first segment, or the trim: the headers; the frame's
+		 * whole length: what the lengths must fit. */
+		r = lr_parse_wire(rte_pktmbuf_mtod(m[i], const uint8_t *),
+				  RTE_MIN((uint32_t)m[i]->data_len, p->trim),
+				  m[i]->pkt_len, &pk[k]);
+		p->c.parsed[r]++;
+		if (r == LR_PARSE_OK) {
+			pp[k] = &pk[k];
+			k++;
+		}
+	}
+	/* The burst's time: its last packet's rx stamp (a NIC's, or the
+	 * distributor's), else the TSC now. */
+	if (p->ts_flag != 0 && (m[n - 1]->ol_flags & p->ts_flag))
+		ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) +
+		     (uint64_t)p->ts_add;
+	else
+		ns = ns_of(p, now);
+	lr_fc_update(p->fc, pp, k, t->port, ns);
+	rte_pktmbuf_free_bulk(m, n);
+	if (p->in == NULL) {
+		t->st.rx_pkts += n;
+		t->st.rx_bytes += bytes;
+	}
+}
+
+static unsigned int
+input_port(struct lr_task *t, struct probe *p)
+{
+	struct rte_mbuf *m[LR_BURST];
+	uint16_t n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
+
+	if (n != 0)
+		account(t, p, m, n, rte_rdtsc());
+	return n;
+}
+
+static unsigned int
+input_channel(struct lr_task *t, struct probe *p)
+{
+	struct rte_mbuf *m[LR_BURST];
+	unsigned int n = rte_ring_sc_dequeue_burst(p->in, (void **)m, LR_BURST,
+						   NULL);
+
+	if (n != 0)
+		account(t, p, m, (uint16_t)n, rte_rdtsc());
+	return n;
+}
+
+/* Unified Header records: the cache never sees packet bytes. */
+static unsigned int
+input_uh(struct lr_task *t, struct probe *p)
+{
+	struct lr_fw_uh uh[LR_BURST];
+	struct lr_pkt pk[LR_BURST];
+	const struct lr_pkt *pp[LR_BURST];
+	unsigned int n, i;
+
+	n = rte_ring_sc_dequeue_burst_elem(p->in, uh, sizeof(uh[0]), LR_BURST,
+					   NULL);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		lr_pkt_from_uh(&uh[i], &pk[i]);
+		pp[i] = &pk[i];
+	}
+	p->c.parsed[LR_PARSE_OK] += n;
+	lr_fc_update(p->fc, pp, n, t->port, uh[n - 1].ts_ns);
+	return n;
+}
+
 static int
 probe_poll(struct lr_task *t, uint64_t now)
 {
 	struct probe *p = t->priv;
-	struct rte_mbuf *m[LR_BURST];
-	struct lr_pkt pk[LR_BURST];
-	const struct lr_pkt *pp[LR_BURST];
-	uint64_t bytes = 0;
-	uint16_t n, i, k = 0;
+	unsigned int n;
 
-	n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
 	now = rte_rdtsc();
+	n = p->input(t, p);
 	if (n != 0) {
-		for (i = 0; i < n && i < LR_PREFETCH; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
-		for (i = 0; i < n; i++) {
-			enum lr_parse_result r;
-
-			if (i + LR_PREFETCH < n)
-				rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH],
-							       void *));
-			bytes += m[i]->pkt_len;
-			/* The first segment, or the trim: the headers; the
-			 * frame's whole length: what the lengths must fit. */
-			r = lr_parse_wire(rte_pktmbuf_mtod(m[i], const uint8_t *),
-					  RTE_MIN((uint32_t)m[i]->data_len, p->trim),
-					  m[i]->pkt_len, &pk[k]);
-			p->c.parsed[r]++;
-			if (r == LR_PARSE_OK) {
-				pp[k] = &pk[k];
-				k++;
-			}
-		}
-		lr_fc_update(p->fc, pp, k, t->port, ns_of(p, now));
-		rte_pktmbuf_free_bulk(m, n);
 		p->c.busy_tsc += rte_rdtsc() - now;
-		t->st.rx_pkts += n;
-		t->st.rx_bytes += bytes;
 		if (p->remaining <= n) {
 			p->remaining = 0;
 			return 1;
 		}
 		p->remaining -= n;
+	} else if (p->dist != NULL &&
+		   lr_task_state(p->dist) == LR_TASK_DONE &&
+		   rte_ring_empty(p->in)) {
+		return 1;	/* the distributor is done, its ring empty */
 	}
 	if (now >= p->expire_tsc) {
 		lr_fc_expire(p->fc, ns_of(p, now));
@@ -438,13 +573,23 @@ probe_stopped(void)
 	for (i = 0; i < n; i++) {
 		struct lr_task *t = lr_engine_task(i);
 		struct probe *p = t->priv;
+		uint64_t mal[LR_PARSE_REASONS] = { 0 };
 
+		if (t->role == &lr_dist_role && t->priv != NULL) {
+			lr_dist_add_parsed(t, mal);
+			for (j = 1; j < LR_PARSE_REASONS; j++)
+				ignored += mal[j];
+		}
 		if (t->role != &lr_probe_role || p == NULL)
 			continue;
 		for (j = 1; j < LR_PARSE_REASONS; j++)
 			ignored += p->c.parsed[j];
 		if (p->flushed || lr_task_state(t) != LR_TASK_DONE)
 			continue;
+		/* A channel may still hold what its distributor handed on
+		 * last; the lcores are joined, so this thread may take it. */
+		while (p->in != NULL && p->input(t, p) != 0)
+			drain(p, now_s);
 		drain(p, now_s);
 		p->direct = true;
 		lr_fc_flush(p->fc, ns_of(p, rte_rdtsc()));
@@ -454,6 +599,50 @@ probe_stopped(void)
 	if (any)
 		lr_ipfix_stats(&ex.x, ignored, port_dropped(), now_s);
 	lr_ipfix_flush(&ex.x, now_s);
+}
+
+int
+lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
+	       const unsigned int *lcores, unsigned int n, double duration_s)
+{
+	const struct lr_port_info *pi = lr_port_info(port);
+	struct lr_probe_conf qc = *c;
+	unsigned int q, made = 0;
+
+	if (pi == NULL || n == 0)
+		return lr_err(EINVAL, "probe: port %u not set up, or no lcore", port);
+	qc.dist.channels = 0;
+	if (c->dist.channels == 0) {
+		for (q = 0; q < pi->nb_rxq; q++, made++)
+			if (lr_task_create(&lr_probe_role, lcores[q % n], port,
+					   (uint16_t)q, duration_s, &qc) == NULL)
+				return -rte_errno;
+		return (int)made;
+	}
+	if (c->dist.channels > n)
+		return lr_err(EINVAL, "probe: %u channels but %u worker lcore%s: "
+			      "each channel needs its own (EAL -l, or --lcores "
+			      "'0@0,(1-%u)@1' to share CPUs)", c->dist.channels, n,
+			      n == 1 ? "" : "s", c->dist.channels);
+	if (pi->nb_rxq > 1)
+		return lr_err(EINVAL, "probe: channels=%u on a port with %u rx "
+			      "queues: its RSS spreads flows already (give "
+			      "queues=1 to use the model)", c->dist.channels,
+			      pi->nb_rxq);
+	if (lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
+			   &c->dist) == NULL)
+		return -rte_errno;
+	made++;
+	/* The distributor counts packets and ends the run; its probes read
+	 * until it is done and their channel is empty. */
+	qc.count = 0;
+	for (q = 0; q < c->dist.channels; q++, made++) {
+		qc.channel = (int32_t)q;
+		if (lr_task_create(&lr_probe_role, lcores[(q + 1) % n], port,
+				   LR_QUEUE_NONE, 0, &qc) == NULL)
+			return -rte_errno;
+	}
+	return (int)made;
 }
 
 void
@@ -520,6 +709,9 @@ probe_results(json_t *doc)
 		const struct probe *p = t->priv;
 		const struct lr_fc_counts *f;
 
+		/* What a distributor found malformed never reached a probe. */
+		if (t->role == &lr_dist_role && t->priv != NULL)
+			lr_dist_add_parsed(t, tot.parsed);
 		if (t->role != &lr_probe_role || p == NULL)
 			continue;
 		nb++;
@@ -602,7 +794,11 @@ const struct lr_role lr_probe_role = {
 	"  --ring N          export ring records per queue (16384)\n"
 	"  --count N         stop after N packets, 0: no limit (0)\n"
 	"  --trim B          parse only the first B bytes (64..9018), count the\n"
-	"                    original lengths, as a trimming NIC would (0: off)\n",
+	"                    original lengths, as a trimming NIC would (0: off)\n"
+	"  --ingress MODE    full | trim=B | uh (uh needs --channels) (full)\n"
+	"  --channels N      a distributor (role dist) on queue 0 hashes flows\n"
+	"                    to N probe shards, for ports without RSS (0)\n"
+	"  --channel I       (scripts) read channel I of the port's dist task\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

@@ -7,7 +7,9 @@
 --        udp_cksum, fixed, src_mac, dst_mac
 --   rx:  count, flows, flow_base, latency
 --   probe: entries, active, inactive, export, biflow, ns, domain, ipfix_mtu,
---        template_every, template_period, ring, count, trim
+--        template_every, template_period, ring, count, trim, ingress, channel
+--   dist: channels, ingress, hash, hash_key, backend, channel_ring, count
+--        (08-dist.lua)
 -- linerate.start() launches every lcore that has new tasks;
 -- task:wait(timeout) or task:wait{timeout=, idle=} waits for one.
 local a, b = assert(linerate.wire())

@@ -20,7 +20,10 @@ _prefixes = []
 def eal(name, lcores="0-1", mem=512):
     prefix = "lr_st_%s_%d" % (name, os.getpid())
     _prefixes.append(prefix)
-    return ["--no-pci", "--no-huge", "-m", str(mem), "-l", lcores,
+    # "0-1" is EAL -l; a map such as "0@0,(1-3)@1" (several lcores on
+    # one CPU) is EAL --lcores.
+    return ["--no-pci", "--no-huge", "-m", str(mem),
+            "--lcores" if "@" in lcores else "-l", lcores,
             "--file-prefix", prefix, "--log-level=lib.eal:warning"]
 
 

@@ -385,10 +385,121 @@ def test_bad_options():
                                   "--duration", "0.1"] + opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
 
+def mixed_pcap(d):
+    """gen's UDP flows of many sizes, and scapy's TCP with flags, ICMP,
+    IPv6, VLAN, fragmented datagrams and malformed frames: one pcap."""
+    from scapy.all import (IP, IPv6, TCP, UDP, ICMP, Dot1Q, Ether, Raw, fragment,
+                           rdpcap, wrpcap)
+    pcap = os.path.join(d, "mix.pcap")
+    r = run(eal("mxg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
+                          "--count", "6000", "--flows", "300", "--size", "64-1518",
+                          "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    pkts = list(rdpcap(pcap))
+    eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+    later = 0
+    for i in range(40):
+        a, b = "172.16.%d.1" % i, "172.16.%d.2" % i
+        pkts += [eth / IP(src=a, dst=b, ttl=60 + i % 3) / TCP(sport=4000 + i, dport=80, flags="S"),
+                 eth / IP(src=b, dst=a) / TCP(sport=80, dport=4000 + i, flags="SA"),
+                 eth / IP(src=a, dst=b, ttl=64) / TCP(sport=4000 + i, dport=80, flags="PA") /
+                 Raw(b"x" * (i * 7)),
+                 eth / IP(src=a, dst=b) / ICMP(type=8, code=0),
+                 eth / Dot1Q(vlan=100 + i) / IP(src=a, dst=b) / UDP(sport=53, dport=53),
+                 eth / IPv6(src="2001:db8::%x" % i, dst="2001:db8::1") /
+                 UDP(sport=i + 1, dport=9) / Raw(b"y" * i)]
+        big = IP(src="192.168.%d.1" % i, dst="192.168.200.2", id=1000 + i) / \
+            UDP(sport=5000 + i, dport=6000) / Raw(b"z" * 3000)
+        frags = fragment(big, fragsize=1000)
+        later += len(frags) - 1
+        pkts += [eth / f for f in frags]
+        pkts += [eth / IP(src="192.168.%d.1" % i, dst="192.168.200.2") /
+                 UDP(sport=5000 + i, dport=6000) / Raw(b"w" * 100)]
+    pkts += [Ether(bytes(eth / IP(ihl=4) / UDP())),
+             Ether(bytes(eth / IP(len=999) / UDP())),
+             Raw(b"\x00" * 10)]
+    wrpcap(pcap, pkts, linktype=1)
+    return pcap, len(pkts), later
+
+
+def flow_set(path):
+    """Every exported flow record without its timestamps, sorted."""
+    out = []
+    for x in ipfixdump(path):
+        if "packetDeltaCount" not in x:
+            continue
+        out.append(tuple(sorted((k, v) for k, v in x.items()
+                                if not k.startswith("flowStart") and
+                                not k.startswith("flowEnd") or k == "flowEndReason")))
+    return sorted(out)
+
+
+def test_channels_and_ingress_modes_same_flows():
+    # One pcap through the probe without a distributor, then through 1 and 3
+    # channels in full, trim=64 and uh modes and the model backend: the same
+    # flow records, each flow once; malformed frames counted at the
+    # distributor; later fragments follow their first to its channel.
+    d = tmpdir()
+    pcap, n, later = mixed_pcap(d)
+    runs = {}
+    for ch, opts in (("0", []), ("1", []), ("3", []), ("3", ["--ingress", "trim=64"]),
+                     ("3", ["--ingress", "uh"]), ("2", ["--ingress", "uh", "--backend", "model"])):
+        name = ch + "".join(opts)
+        ipfix, out = os.path.join(d, "c.ipfix"), os.path.join(d, "c.json")
+        r = run(eal("mxp", lcores="0@0,(1-3)@1", mem=1024) +
+                ["--", "--role", "probe", "--port", "net_pcap0,rx_pcap=" + pcap,
+                 "--count", str(n), "--entries", "4096", "--channels", ch,
+                 "--export", "file:" + ipfix, "--json", out, "--no-live"] + opts,
+                timeout=120)
+        expect(r.returncode == 0, (name, r.stderr))
+        res = load_json(out)
+        runs[name] = (flow_set(ipfix), res["probe"]["parsed"])
+        dist = [t for t in res["tasks"] if t["role"] == "dist"]
+        expect(len(dist) == (ch != "0"), (name, len(dist)))
+        if dist:
+            t = dist[0]
+            expect(t["handed"] == n - 3 and t["rx_packets"] == n, (name, t["handed"]))
+            expect(len(t["per_channel"]) == int(ch) and min(t["per_channel"]) > 0,
+                   (name, t["per_channel"]))
+            expect(t["malformed"]["bad_ihl"] == 1 and t["malformed"]["trunc_l2"] == 1,
+                   (name, t["malformed"]))
+            expect(t["fragments_steered"] == later and t["fragments_unmatched"] == 0,
+                   (name, t["fragments_steered"]))
+            expect(t["bytes_per_packet"] == (72 if "uh" in opts else
+                                             t["bytes_per_packet"]), name)
+    base, parsed = runs["0"]
+    expect(len(base) == 300 + 6 * 40, len(base))
+    keys = [tuple(v for k, v in f if k not in ("packetDeltaCount", "octetDeltaCount"))
+            for f in base]
+    expect(len(set(keys)) == len(keys), "a flow exported twice")
+    expect(parsed["bad_ihl"] == 1 and parsed["bad_len"] == 1, parsed)
+    for name, (flows, p) in runs.items():
+        expect(flows == base, (name, len(flows), len(base),
+                               [f for f in flows if f not in base][:2]))
+        expect(p == parsed, (name, p, parsed))
+
+
+def test_distributor_bad_input():
+    for args, msg in ((["--channels", "3"], "3 channels but 1 worker"),
+                      (["--ingress", "uh"], "give channels=N"),
+                      (["--channels", "2", "--ingress", "trim=40"], "headers need 64"),
+                      (["--channels", "65"], "want 1..64"),
+                      (["--channel", "0"], "no dist task"),
+                      (["--channels", "1", "--hash-key", "00ff"], "want 16..52"),
+                      (["--role", "dist"], "--role probe --channels")):
+        r = run(eal("dbad") + ["--", "--role", "probe", "--port", "net_null0",
+                               "--duration", "0.1", "--no-live"] + args)
+        expect(r.returncode in (1, 2) and msg in r.stderr, (args, r.returncode, r.stderr))
+    r = run(eal("dbadq", lcores="0@0,(1-2)@1") +
+            ["--", "--role", "probe", "--port", "net_null0", "--queues", "2",
+             "--channels", "2", "--duration", "0.1", "--no-live"])
+    expect(r.returncode == 1 and "its RSS spreads flows already" in r.stderr, r.stderr)
+
 
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
-          test_trim_counts_original_lengths, test_bad_options])
+          test_trim_counts_original_lengths, test_bad_options,
+          test_channels_and_ingress_modes_same_flows, test_distributor_bad_input])

@@ -2,7 +2,8 @@
 /*
  * The firmware model as the golden reference: its Toeplitz hash against the
  * Microsoft RSS specification's vectors and DPDK's rte_softrss, its parser
- * against lib's lr_parse over built and random frames.
+ * against lib's lr_parse over built and random frames; the distributor's
+ * fast backend (table Toeplitz, lr_parse) against the model record by record.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -16,8 +17,10 @@
 #include <rte_byteorder.h>
 #include <rte_thash.h>
 
+#include "lr_dist.h"
 #include "lr_fw.h"
 #include "lr_parse.h"
+#include "lr_thash.h"
 
 /* The Microsoft RSS verification suite, IPv4: (src, sport, dst, dport),
  * the hash over addresses only and over addresses and ports. */
@@ -287,6 +290,83 @@ symmetric_channels_and_trim(void **state)
 	assert_int_equal(sizeof(struct lr_fw_uh), 72);
 }
 
+/* The table hash equals the bit-by-bit one for every key and length. */
+static void
+thash_matches_model(void **state)
+{
+	static struct lr_thash h;
+	struct lr_fw_conf c;
+	uint64_t s = 0x2545f4914f6cdd1dull;
+	uint8_t in[LR_THASH_IN_MAX];
+	unsigned int k, i, len;
+
+	(void)state;
+	lr_fw_conf_init(&c);
+	for (k = 0; k < 3; k++) {
+		if (k == 1)		/* symmetric */
+			for (i = 0; i < c.key_len; i++)
+				c.key[i] = i % 2 ? 0x5a : 0x6d;
+		if (k == 2) {		/* random, 52 B */
+			c.key_len = LR_FW_KEY_MAX;
+			for (i = 0; i < c.key_len; i++) {
+				s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+				c.key[i] = (uint8_t)s;
+			}
+		}
+		lr_thash_init(&h, c.key, c.key_len);
+		for (len = 1; len <= LR_THASH_IN_MAX; len++) {
+			for (i = 0; i < 200; i++) {
+				unsigned int j;
+
+				for (j = 0; j < len; j++) {
+					s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+					in[j] = (uint8_t)s;
+				}
+				assert_int_equal(lr_thash(&h, in, len),
+						 lr_fw_toeplitz(c.key, c.key_len, in, len));
+			}
+		}
+	}
+}
+
+/* The distributor's fast backend hands on the same record as the model:
+ * every field, the hash and the channel, for good and broken frames, with
+ * ports hashed or not. */
+static void
+fast_backend_matches_model(void **state)
+{
+	static struct lr_thash h;
+	struct lr_fw_conf c;
+	uint64_t s = 0x853c49e6748fea9bull;
+	uint8_t d[256];
+	unsigned int k, i, ok = 0;
+
+	(void)state;
+	lr_fw_conf_init(&c);
+	for (i = 0; i < c.key_len; i++)
+		c.key[i] = i % 2 ? 0x5a : 0x6d;
+	lr_thash_init(&h, c.key, c.key_len);
+	c.state = &h;
+	c.channels = 7;
+	for (k = 0; k < 200000; k++) {
+		struct lr_fw_uh a, b;
+		uint32_t n = build(d, &s), len;
+
+		s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+		if (k % 3 == 1)
+			d[s % n] ^= (uint8_t)(s >> 8);
+		len = k % 3 == 2 ? (uint32_t)(s % (n + 1)) : n;
+		c.l4 = k % 4 != 3;
+		memset(&a, 0xa5, sizeof(a));
+		memset(&b, 0x5a, sizeof(b));
+		lr_fw_fast_ops.parse(&c, d, len, k, &a);
+		lr_fw_model_ops.parse(&c, d, len, k, &b);
+		assert_memory_equal(&a, &b, sizeof(a));
+		ok += a.status == LR_PARSE_OK;
+	}
+	assert_true(ok > 60000);
+}
+
 int
 main(void)
 {
@@ -295,6 +375,8 @@ main(void)
 		cmocka_unit_test(toeplitz_matches_softrss),
 		cmocka_unit_test(parsers_agree),
 		cmocka_unit_test(symmetric_channels_and_trim),
+		cmocka_unit_test(thash_matches_model),
+		cmocka_unit_test(fast_backend_matches_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

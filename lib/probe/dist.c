@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "lr_common.h"
+#include "lr_dist.h"
+#include "lr_port.h"
+#include "lr_thash.h"
+
+const char *const lr_ingress_names[3] = { "full", "trim", "uh" };
+
+struct dist_counts {
+	uint64_t parsed[LR_PARSE_REASONS];	/* [0] unused: ok goes on */
+	uint64_t channel[LR_DIST_CHANNELS_MAX];	/* handed to each channel */
+	uint64_t ring_full;			/* refused by a full ring */
+	uint64_t nic_hash;			/* channel by the NIC's RSS hash */
+	uint64_t nic_ts;			/* time from the NIC's stamp */
+	uint64_t frag_steered;			/* later fragment to its first's */
+	uint64_t frag_unmatched;		/* later fragment, first unseen */
+	uint64_t busy_tsc;
+};
+
+/* Where the first fragment of a datagram went: its later fragments have no
+ * ports to hash, so they follow it (NICs hash them by addresses alone and
+ * part them from their flow). Direct-mapped; a newer datagram replaces. */
+#define FRAG_SLOTS 4096
+#define FRAG_KEEP_NS (30ull * 1000000000ull)
+
+struct frag_slot {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint32_t id;
+	uint8_t proto;
+	uint8_t channel;
+	uint64_t ns;
+};
+
+struct dist {
+	struct lr_fw_conf fw;		/* key, channels, l4; state: th */
+	const struct lr_fw_ops *be;
+	struct lr_thash *th;
+	struct frag_slot *frag;		/* FRAG_SLOTS */
+	struct rte_ring *ring[LR_DIST_CHANNELS_MAX];
+	struct dist_counts c;
+	struct lr_task *task;
+	uint64_t remaining;
+	uint64_t tsc0, ns0;
+	double ns_per_tsc;
+	int64_t nic_ts_off;		/* device clock to Unix ns */
+	uint64_t ts_flag;		/* rx timestamp dynflag */
+	int ts_offset;			/* rx timestamp dynfield */
+	bool nic_ts;			/* the port stamps packets itself */
+	uint8_t ingress;
+	uint16_t trim;
+	struct lr_fw_uh uh[LR_BURST];
+	struct lr_fw_uh gather[LR_BURST];
+	uint8_t idx[LR_DIST_CHANNELS_MAX][LR_BURST];
+	uint8_t cnt[LR_DIST_CHANNELS_MAX];
+};
+
+/* The distributor of each port, for the probe tasks on its channels. */
+static struct dist *by_port[RTE_MAX_ETHPORTS];
+
+void
+lr_dist_conf_init(struct lr_dist_conf *c)
+{
+	uint8_t k[LR_RSS_KEY_MAX], len;
+
+	memset(c, 0, sizeof(*c));
+	c->ring = 4096;
+	lr_rss_key_parse("symmetric", k, &len);
+	memcpy(c->key, k, len);
+	c->key_len = len;
+}
+
+int
+lr_ingress_parse(const char *val, uint8_t *ingress, uint16_t *trim)
+{
+	uint64_t v;
+
+	if (strcmp(val, "full") == 0) {
+		*ingress = LR_INGRESS_FULL;
+		*trim = 0;
+		return 0;
+	}
+	if (strcmp(val, "uh") == 0) {
+		*ingress = LR_INGRESS_UH;
+		*trim = 0;
+		return 0;
+	}
+	/* Enough for Ethernet, a tag, IPv4 and TCP. */
+	if (strncmp(val, "trim=", 5) == 0 && lr_parse_u64(val + 5, &v) == 0 &&
+	    v >= 64 && v <= 9018) {
+		*ingress = LR_INGRESS_TRIM;
+		*trim = (uint16_t)v;
+		return 0;
+	}
+	return lr_err(EINVAL, "ingress '%s': want full, trim=B (64..9018 bytes: "
+		      "the headers need 64) or uh", val);
+}
+
+int
+lr_dist_conf_set(struct lr_dist_conf *c, const char *key, const char *val)
+{
+	uint64_t v;
+
+	if (strcmp(key, "channels") == 0) {
+		if (lr_parse_u64(val, &v) != 0 || v > LR_DIST_CHANNELS_MAX)
+			return lr_err(EINVAL, "channels '%s': want 1..%u", val,
+				      LR_DIST_CHANNELS_MAX);
+		c->channels = (uint32_t)v;
+	} else if (strcmp(key, "channel-ring") == 0) {
+		if (lr_parse_u64(val, &v) != 0 || v < 64 || v > (1u << 20))
+			return lr_err(EINVAL, "channel-ring '%s': want 64..%u", val,
+				      1u << 20);
+		c->ring = (uint32_t)v;
+	} else if (strcmp(key, "hash") == 0) {
+		if (strcmp(val, "l3") != 0 && strcmp(val, "l4") != 0)
+			return lr_err(EINVAL, "hash '%s': want l3 (addresses) or "
+				      "l4 (addresses and ports)", val);
+		c->l3 = strcmp(val, "l3") == 0;
+	} else if (strcmp(key, "hash-key") == 0) {
+		uint8_t k[LR_RSS_KEY_MAX], len;
+
+		if (lr_rss_key_parse(strcmp(val, "ms") == 0 ? "default" : val,
+				     k, &len) != 0)
+			return lr_err(EINVAL, "hash-key '%s': want symmetric, ms "
+				      "(the RSS specification's) or hex bytes", val);
+		if (len > LR_FW_KEY_MAX || (len != 0 && len < 16))
+			return lr_err(EINVAL, "hash-key: %u bytes, want 16..%u",
+				      len, LR_FW_KEY_MAX);
+		if (len == 0) {
+			struct lr_fw_conf fc;
+
+			lr_fw_conf_init(&fc);
+			memcpy(k, fc.key, fc.key_len);
+			len = fc.key_len;
+		}
+		memcpy(c->key, k, len);
+		c->key_len = len;
+	} else if (strcmp(key, "backend") == 0) {
+		if (strcmp(val, "fast") != 0 && strcmp(val, "model") != 0)
+			return lr_err(EINVAL, "backend '%s': want fast or model", val);
+		c->model = strcmp(val, "model") == 0;
+	} else if (strcmp(key, "ingress") == 0) {
+		return lr_ingress_parse(val, &c->ingress, &c->trim);
+	} else if (strcmp(key, "trim") == 0) {
+		if (strcmp(val, "0") == 0) {
+			c->ingress = LR_INGRESS_FULL;
+			return 0;
+		}
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "trim=%s", val);
+		return lr_ingress_parse(buf, &c->ingress, &c->trim);
+	} else if (strcmp(key, "count") == 0) {
+		if (lr_parse_u64(val, &c->count) != 0)
+			return lr_err(EINVAL, "count '%s': want packets", val);
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void
+dist_conf_init(void *conf)
+{
+	lr_dist_conf_init(conf);
+}
+
+static int
+dist_conf_set(void *conf, const char *key, const char *val)
+{
+	return lr_dist_conf_set(conf, key, val);
+}
+
+void
+lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh)
+{
+	memcpy(uh->src, p->src, 16);
+	memcpy(uh->dst, p->dst, 16);
+	uh->ip_bytes = p->ip_bytes;
+	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
+	uh->vlan = p->vlan;
+	uh->sport = p->proto == 1 || p->proto == 58 ? 0 : p->sport;
+	uh->dport = p->dport;
+	uh->tcp_flags = p->tcp_flags;
+	uh->ip_ver = p->ipv6 ? 6 : 4;
+	uh->proto = p->proto;
+	uh->tos = p->tos;
+	uh->ttl = p->ttl;
+	uh->frag = p->frag;
+	uh->status = 0;
+	uh->frag_id = p->frag_id;
+	memset(uh->pad, 0, sizeof(uh->pad));
+}
+
+/* The RSS input of a parsed packet, as NICs take it: addresses, then the
+ * ports of TCP, UDP and SCTP unless hashing l3 or a later fragment. */
+static inline uint32_t
+hash_input(const struct lr_fw_conf *c, const struct lr_fw_uh *uh, uint8_t *in)
+{
+	uint32_t n = uh->ip_ver == 6 ? 16 : 4;
+
+	memcpy(in, uh->src, n);
+	memcpy(in + n, uh->dst, n);
+	n *= 2;
+	if (c->l4 && uh->frag != LR_FRAG_LATER &&
+	    (uh->proto == 6 || uh->proto == 17 || uh->proto == 132)) {
+		in[n] = (uint8_t)(uh->sport >> 8);
+		in[n + 1] = (uint8_t)uh->sport;
+		in[n + 2] = (uint8_t)(uh->dport >> 8);
+		in[n + 3] = (uint8_t)uh->dport;
+		n += 4;
+	}
+	return n;
+}
+
+static uint32_t
+fast_hash(const struct lr_fw_conf *c, const uint8_t *in, size_t len)
+{
+	return lr_thash(c->state, in, len);
+}
+
+static void
+fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
+	   uint64_t ts_ns, struct lr_fw_uh *uh)
+{
+	struct lr_pkt p;
+	enum lr_parse_result r = lr_parse(d, len, &p);
+	uint8_t in[LR_THASH_IN_MAX];
+
+	if (unlikely(r != LR_PARSE_OK)) {
+		/* Nothing half-parsed leaves the firmware (as the model). */
+		memset(uh, 0, sizeof(*uh));
+		uh->status = (uint8_t)r;
+	} else {
+		lr_uh_from_pkt(&p, len, uh);
+		uh->hash = lr_thash(c->state, in, hash_input(c, uh, in));
+		uh->channel = (uint8_t)(uh->hash % c->channels);
+	}
+	uh->ts_ns = ts_ns;
+	uh->wire_len = (uint16_t)RTE_MIN(len, (uint32_t)UINT16_MAX);
+}
+
+const struct lr_fw_ops lr_fw_fast_ops = {
+	.name = "fast",
+	.parse = fast_parse,
+	.hash = fast_hash,
+};
+
+static void
+dist_free(struct lr_task *t)
+{
+	struct dist *d = t->priv;
+	unsigned int i;
+
+	if (d == NULL)
+		return;
+	if (by_port[t->port] == d)
+		by_port[t->port] = NULL;
+	for (i = 0; i < LR_DIST_CHANNELS_MAX; i++) {
+		struct rte_mbuf *m;
+
+		if (d->ring[i] == NULL)
+			continue;
+		/* What no probe took: mbufs go back to their pool. */
+		while (d->ingress != LR_INGRESS_UH &&
+		       rte_ring_sc_dequeue(d->ring[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(d->ring[i]);
+	}
+	rte_free(d->th);
+	rte_free(d->frag);
+	rte_free(d);
+	t->priv = NULL;
+}
+
+static int
+dist_init(struct lr_task *t, const void *arg)
+{
+	const struct lr_dist_conf *c = arg;
+	const struct lr_port_info *pi = lr_port_info(t->port);
+	char name[RTE_RING_NAMESIZE];
+	struct timespec ts;
+	struct dist *d;
+	unsigned int i;
+
+	if (c->channels == 0)
+		return lr_err(EINVAL, "dist: give channels=1..%u",
+			      LR_DIST_CHANNELS_MAX);
+	if (by_port[t->port] != NULL)
+		return lr_err(EBUSY, "dist: port %s has a distributor already",
+			      pi->name);
+	d = rte_zmalloc_socket("lr_dist", sizeof(*d), RTE_CACHE_LINE_SIZE,
+			       t->socket);
+	if (d == NULL)
+		return lr_err(ENOMEM, "dist: no memory on socket %d", t->socket);
+	t->priv = d;
+	d->task = t;
+	d->th = rte_zmalloc_socket("lr_thash", sizeof(*d->th), RTE_CACHE_LINE_SIZE,
+				   t->socket);
+	d->frag = rte_zmalloc_socket("lr_dist_frag", FRAG_SLOTS * sizeof(*d->frag),
+				     RTE_CACHE_LINE_SIZE, t->socket);
+	if (d->th == NULL || d->frag == NULL) {
+		dist_free(t);
+		return lr_err(ENOMEM, "dist: no memory on socket %d", t->socket);
+	}
+	lr_fw_conf_init(&d->fw);
+	memcpy(d->fw.key, c->key, c->key_len);
+	d->fw.key_len = c->key_len;
+	d->fw.channels = (uint8_t)c->channels;
+	d->fw.l4 = !c->l3;
+	d->fw.trim = c->ingress == LR_INGRESS_TRIM ? c->trim : 0;
+	lr_thash_init(d->th, d->fw.key, d->fw.key_len);
+	d->fw.state = d->th;
+	d->be = c->model ? &lr_fw_model_ops : &lr_fw_fast_ops;
+	d->ingress = c->ingress;
+	d->trim = c->trim;
+	for (i = 0; i < c->channels; i++) {
+		snprintf(name, sizeof(name), "lr_ch%u_%u", t->port, i);
+		d->ring[i] = c->ingress == LR_INGRESS_UH ?
+			rte_ring_create_elem(name, sizeof(struct lr_fw_uh),
+					     rte_align32pow2(c->ring), t->socket,
+					     RING_F_SP_ENQ | RING_F_SC_DEQ) :
+			rte_ring_create(name, rte_align32pow2(c->ring), t->socket,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (d->ring[i] == NULL) {
+			dist_free(t);
+			return lr_err(ENOMEM, "dist: no channel ring %s of %u: %s",
+				      name, c->ring, rte_strerror(rte_errno));
+		}
+	}
+	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0) {
+		dist_free(t);
+		return lr_err(ENOMEM, "dist: no rx timestamp dynfield");
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->tsc0 = rte_rdtsc();
+	d->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	if (pi->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		uint64_t clk;
+
+		/* The device clock, taken as ns, against Unix time. */
+		if (rte_eth_read_clock(t->port, &clk) == 0) {
+			d->nic_ts = true;
+			d->nic_ts_off = (int64_t)(d->ns0 - clk);
+		}
+	}
+	d->remaining = c->count ? c->count : UINT64_MAX;
+	by_port[t->port] = d;
+	return 0;
+}
+
+int
+lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
+{
+	const struct dist *d = port < RTE_MAX_ETHPORTS ? by_port[port] : NULL;
+
+	if (d == NULL || ch >= d->fw.channels)
+		return -ENOENT;
+	out->ring = d->ring[ch];
+	out->dist = d->task;
+	out->ingress = d->ingress;
+	out->trim = d->trim;
+	out->ts_offset = d->ts_offset;
+	out->ts_flag = d->ts_flag;
+	return 0;
+}
+
+void
+lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS])
+{
+	const struct dist *d = t->priv;
+	unsigned int j;
+
+	for (j = 1; j < LR_PARSE_REASONS; j++)
+		parsed[j] += d->c.parsed[j];
+}
+
+static inline uint64_t
+ns_of(const struct dist *d, uint64_t tsc)
+{
+	return d->ns0 + (uint64_t)((double)(tsc - d->tsc0) * d->ns_per_tsc);
+}
+
+/* A fragment of a datagram: the first leaves its channel, a later one
+ * takes it. */
+static void
+frag_steer(struct dist *d, struct lr_fw_uh *u)
+{
+	uint32_t h = rte_hash_crc(u->dst, 16, rte_hash_crc(u->src, 16,
+						u->frag_id ^ u->proto));
+	struct frag_slot *f = &d->frag[h & (FRAG_SLOTS - 1)];
+
+	if (u->frag == LR_FRAG_FIRST) {
+		memcpy(f->src, u->src, 16);
+		memcpy(f->dst, u->dst, 16);
+		f->id = u->frag_id;
+		f->proto = u->proto;
+		f->channel = u->channel;
+		f->ns = u->ts_ns;
+	} else if (f->ns != 0 && u->ts_ns - f->ns <= FRAG_KEEP_NS &&
+		   f->id == u->frag_id && f->proto == u->proto &&
+		   memcmp(f->src, u->src, 16) == 0 &&
+		   memcmp(f->dst, u->dst, 16) == 0) {
+		u->channel = f->channel;
+		d->c.frag_steered++;
+	} else {
+		d->c.frag_unmatched++;
+	}
+}
+
+/* Hand each channel its packets: the mbufs, or their UH records. */
+static void
+hand_over(struct dist *d, struct rte_mbuf **m)
+{
+	unsigned int ch, i, k, n;
+
+	for (ch = 0; ch < d->fw.channels; ch++) {
+		n = d->cnt[ch];
+		if (n == 0)
+			continue;
+		d->cnt[ch] = 0;
+		if (d->ingress == LR_INGRESS_UH) {
+			for (i = 0; i < n; i++)
+				d->gather[i] = d->uh[d->idx[ch][i]];
+			k = rte_ring_sp_enqueue_burst_elem(d->ring[ch], d->gather,
+							   sizeof(d->gather[0]), n,
+							   NULL);
+		} else {
+			struct rte_mbuf *g[LR_BURST];
+
+			for (i = 0; i < n; i++)
+				g[i] = m[d->idx[ch][i]];
+			k = rte_ring_sp_enqueue_burst(d->ring[ch], (void **)g, n,
+						      NULL);
+			if (k < n)
+				rte_pktmbuf_free_bulk(g + k, n - k);
+		}
+		d->c.channel[ch] += k;
+		d->c.ring_full += n - k;
+		d->task->st.drops += n - k;
+	}
+}
+
+static int
+dist_poll(struct lr_task *t, uint64_t now)
+{
+	struct dist *d = t->priv;
+	struct rte_mbuf *m[LR_BURST];
+	uint64_t bytes = 0, ns;
+	unsigned int room;
+	uint16_t n, i;
+	bool uh = d->ingress == LR_INGRESS_UH;
+
+	/* Take no more than every channel has room for: a slow shard holds
+	 * packets back in the port (which counts what it then misses, as a
+	 * NIC does), and a pcap file is read whole. */
+	room = (unsigned int)RTE_MIN(d->remaining, (uint64_t)LR_BURST);
+	for (i = 0; i < d->fw.channels && room != 0; i++)
+		room = RTE_MIN(room, rte_ring_free_count(d->ring[i]));
+	if (room == 0)
+		return 0;
+	n = rte_eth_rx_burst(t->port, t->queue, m, (uint16_t)room);
+	if (n == 0)
+		return 0;
+	now = rte_rdtsc();
+	ns = ns_of(d, now);
+	for (i = 0; i < n && i < LR_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+	for (i = 0; i < n; i++) {
+		struct lr_fw_uh *u = &d->uh[i];
+		uint64_t ts = ns;
+
+		if (i + LR_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH], void *));
+		bytes += m[i]->pkt_len;
+		if (d->nic_ts && (m[i]->ol_flags & d->ts_flag)) {
+			ts = *RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) +
+			     (uint64_t)d->nic_ts_off;
+			d->c.nic_ts++;
+		}
+		d->be->parse(&d->fw, rte_pktmbuf_mtod(m[i], const uint8_t *),
+			     m[i]->data_len, ts, u);
+		u->wire_len = (uint16_t)RTE_MIN(m[i]->pkt_len, (uint32_t)UINT16_MAX);
+		if (unlikely(u->status != LR_PARSE_OK)) {
+			d->c.parsed[u->status]++;
+			t->st.drops++;
+			if (!uh) {
+				rte_pktmbuf_free(m[i]);
+				m[i] = NULL;
+			}
+			continue;
+		}
+		if (m[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH) {
+			/* The NIC hashed it (with the same key, we trust). */
+			u->hash = m[i]->hash.rss;
+			u->channel = (uint8_t)(u->hash % d->fw.channels);
+			d->c.nic_hash++;
+		}
+		if (unlikely(u->frag != LR_FRAG_NONE))
+			frag_steer(d, u);
+		if (!uh) {
+			*RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) = ts;
+			m[i]->ol_flags |= d->ts_flag;
+		}
+		d->idx[u->channel][d->cnt[u->channel]++] = (uint8_t)i;
+	}
+	hand_over(d, m);
+	if (uh)
+		rte_pktmbuf_free_bulk(m, n);
+	d->c.busy_tsc += rte_rdtsc() - now;
+	t->st.rx_pkts += n;
+	t->st.rx_bytes += bytes;
+	d->remaining -= n;
+	return d->remaining == 0;
+}
+
+static void
+counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
+	    uint64_t rx)
+{
+	json_t *mal = json_object(), *ch = json_array();
+	unsigned int j;
+	uint64_t handed = 0;
+
+	for (j = 1; j < LR_PARSE_REASONS; j++)
+		json_object_set_new(mal, lr_parse_reason_names[j],
+				    json_integer((json_int_t)c->parsed[j]));
+	for (j = 0; j < channels; j++) {
+		json_array_append_new(ch, json_integer((json_int_t)c->channel[j]));
+		handed += c->channel[j];
+	}
+	json_object_set_new(o, "handed", json_integer((json_int_t)handed));
+	json_object_set_new(o, "per_channel", ch);
+	json_object_set_new(o, "malformed", mal);
+	json_object_set_new(o, "channel_ring_full", json_integer((json_int_t)c->ring_full));
+	json_object_set_new(o, "nic_hash", json_integer((json_int_t)c->nic_hash));
+	json_object_set_new(o, "nic_timestamps", json_integer((json_int_t)c->nic_ts));
+	json_object_set_new(o, "fragments_steered",
+			    json_integer((json_int_t)c->frag_steered));
+	json_object_set_new(o, "fragments_unmatched",
+			    json_integer((json_int_t)c->frag_unmatched));
+	/* The stage's own cost: parse, hash, stamp, enqueue (not the PMD's
+	 * rx); tsc_hz / it is the most one distributor lcore can feed. */
+	json_object_set_new(o, "cycles_per_packet", json_real(rx ?
+		(double)c->busy_tsc / (double)rx : 0));
+	json_object_set_new(o, "mpps_ceiling", json_real(c->busy_tsc ?
+		(double)rx * (double)rte_get_tsc_hz() / (double)c->busy_tsc / 1e6 : 0));
+}
+
+/* Bytes one packet moves from the distributor to a probe lcore: the frame
+ * (full), its first trim bytes (trim), or a UH record (uh). */
+static double
+bytes_per_packet(const struct dist *d, const struct lr_task *t)
+{
+	double frame = t->st.rx_pkts ? (double)t->st.rx_bytes / (double)t->st.rx_pkts : 0;
+
+	if (d->ingress == LR_INGRESS_UH)
+		return sizeof(struct lr_fw_uh);
+	if (d->ingress == LR_INGRESS_TRIM)
+		return RTE_MIN(frame, (double)d->trim);
+	return frame;
+}
+
+static void
+dist_report(const struct lr_task *t, json_t *o)
+{
+	const struct dist *d = t->priv;
+
+	json_object_set_new(o, "channels", json_integer(d->fw.channels));
+	json_object_set_new(o, "ingress", json_string(lr_ingress_names[d->ingress]));
+	json_object_set_new(o, "backend", json_string(d->be->name));
+	json_object_set_new(o, "bytes_per_packet", json_real(bytes_per_packet(d, t)));
+	counts_json(o, &d->c, d->fw.channels, t->st.rx_pkts);
+}
+
+const struct lr_role lr_dist_role = {
+	.name = "dist",
+	.help =
+	"  (with --role probe: --channels N runs one on the port's queue 0)\n"
+	"  --channels N      probe shards fed by hash, 1..64 (0: the port's\n"
+	"                    RSS queues instead)\n"
+	"  --ingress MODE    full | trim=B | uh (Unified Header records) (full)\n"
+	"  --hash l3|l4      addresses, or addresses and ports (l4)\n"
+	"  --hash-key KEY    symmetric | ms | hex bytes (symmetric)\n"
+	"  --backend B       fast | model (firmware-model/'s plain code) (fast)\n"
+	"  --channel-ring N  records per channel ring (4096)\n",
+	.uses_rx = true,
+	.conf_bytes = sizeof(struct lr_dist_conf),
+	.conf_init = dist_conf_init,
+	.conf_set = dist_conf_set,
+	.init = dist_init,
+	.poll = dist_poll,
+	.report = dist_report,
+	.free = dist_free,
+};

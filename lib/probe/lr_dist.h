@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The distributor (role "dist"): the firmware model as a pipeline stage for
+ * a port without the NIC features of the flow-monitoring paper. It receives
+ * from one rx queue (pcap, memif, af_packet, a NIC without RSS), stamps
+ * every packet with a ns timestamp, parses it through a firmware backend
+ * (struct lr_fw_ops: the fast one in lib/, or firmware-model/'s plain one)
+ * and hands it to one of N channels by a Toeplitz hash of its addresses and
+ * ports, so that every flow stays whole on one channel and the probe's
+ * shards scale over lcores on any port:
+ *
+ *   ingress full, trim=B  the mbuf goes through the channel's ring, its
+ *                         timestamp in DPDK's rx timestamp dynfield (the
+ *                         probe reads the first B bytes with trim);
+ *   ingress uh            a 72 B Unified Header record (struct lr_fw_uh)
+ *                         goes through the ring and the mbuf is freed here:
+ *                         the probe never touches packet bytes.
+ *
+ * Where the port has the feature, the NIC's is used instead of the model's:
+ * its RSS hash (RTE_MBUF_F_RX_RSS_HASH) picks the channel, its rx timestamp
+ * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, device clock taken as ns) is the time.
+ * A port with several RSS queues needs no distributor at all.
+ *
+ * Malformed packets (the parse reasons of lr_parse.h) are counted and
+ * dropped here. The distributor receives no more than every channel ring
+ * has room for, so a slow shard holds packets back in the port (a NIC then
+ * counts what it misses in imissed; a pcap file is read whole); a ring that
+ * refuses a packet all the same is counted (channel_ring_full).
+ *
+ * Threading: the poll runs on the distributor's lcore and is the single
+ * producer of every channel ring; each probe task on a channel is its
+ * single consumer.
+ */
+#ifndef LR_DIST_H
+#define LR_DIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include "lr_engine.h"
+#include "lr_fw.h"
+#include "lr_parse.h"
+
+#define LR_DIST_CHANNELS_MAX 64
+
+/** What the probe takes in (the paper's Fig. 5 modes). */
+enum lr_ingress {
+	LR_INGRESS_FULL = 0,	/**< whole packets */
+	LR_INGRESS_TRIM,	/**< the first trim bytes, original length kept */
+	LR_INGRESS_UH,		/**< Unified Header records, no packet bytes */
+};
+
+struct lr_dist_conf {
+	uint32_t channels;		/**< 1..64 (probe: 0 = no distributor) */
+	uint32_t ring;			/**< records per channel ring (4096) */
+	uint64_t count;			/**< stop after this many packets, 0: no */
+	uint8_t ingress;		/**< enum lr_ingress (full) */
+	uint16_t trim;			/**< bytes with LR_INGRESS_TRIM */
+	bool l3;			/**< hash the addresses only (no) */
+	bool model;			/**< firmware-model/'s backend (no: fast) */
+	uint8_t key[LR_FW_KEY_MAX];	/**< hash key (symmetric) */
+	uint8_t key_len;
+};
+
+void lr_dist_conf_init(struct lr_dist_conf *c);
+
+/**
+ * Set one option: channels, channel-ring, hash (l3|l4), hash-key
+ * (symmetric | ms | hex bytes), backend (fast|model), ingress, trim, count.
+ * @return 0, -ENOENT (not a dist option) or -EINVAL.
+ */
+int lr_dist_conf_set(struct lr_dist_conf *c, const char *key, const char *val);
+
+/** Parse "full", "trim=B" (64..9018) or "uh". @return 0 or -EINVAL. */
+int lr_ingress_parse(const char *val, uint8_t *ingress, uint16_t *trim);
+
+extern const char *const lr_ingress_names[3];
+
+extern const struct lr_role lr_dist_role;
+
+/** One channel of a running distributor, as a probe task takes it. */
+struct lr_dist_channel {
+	struct rte_ring *ring;		/**< mbufs, or struct lr_fw_uh with uh */
+	const struct lr_task *dist;	/**< done and ring empty: no more */
+	uint8_t ingress;		/**< enum lr_ingress */
+	uint16_t trim;
+	int ts_offset;			/**< rx timestamp dynfield (not with uh) */
+	uint64_t ts_flag;
+};
+
+/**
+ * Channel @p ch of the distributor serving @p port.
+ * @return 0, or -ENOENT (no dist task on the port, or fewer channels).
+ */
+int lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out);
+
+/** Add the packets dist task @p t found malformed, by reason. */
+void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS]);
+
+/** The fast backend: lr_parse_wire and a table Toeplitz hash. Its conf's
+ *  state must point at a struct lr_thash of the conf's key. */
+extern const struct lr_fw_ops lr_fw_fast_ops;
+
+/** Fill @p uh from a parsed packet (everything but ts, hash, channel). */
+void lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh);
+
+/** The packet fields of a UH record, as the flow cache takes them. */
+static inline void
+lr_pkt_from_uh(const struct lr_fw_uh *uh, struct lr_pkt *p)
+{
+	__builtin_memcpy(p->src, uh->src, 16);
+	__builtin_memcpy(p->dst, uh->dst, 16);
+	p->sport = uh->sport;
+	p->dport = uh->dport;
+	p->vlan = uh->vlan;
+	p->tcp_flags = uh->tcp_flags;
+	p->ip_bytes = uh->ip_bytes;
+	p->frag_id = uh->frag_id;
+	p->l4_off = 0;
+	p->ipv6 = uh->ip_ver == 6;
+	p->proto = uh->proto;
+	p->tos = uh->tos;
+	p->ttl = uh->ttl;
+	p->frag = uh->frag;
+	p->mpls = 0;
+}
+
+#endif
