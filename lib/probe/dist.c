@@ -291,6 +291,7 @@ dist_free(struct lr_task *t)
 static int
 dist_init(struct lr_task *t, const void *arg)
 {
+	static unsigned int seq;
 	const struct lr_dist_conf *c = arg;
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	char name[RTE_RING_NAMESIZE];
@@ -301,7 +302,10 @@ dist_init(struct lr_task *t, const void *arg)
 	if (c->channels == 0)
 		return lr_err(EINVAL, "dist: give channels=1..%u",
 			      LR_DIST_CHANNELS_MAX);
-	if (by_port[t->port] != NULL)
+	/* One running distributor per port; a finished one (an earlier
+	 * round of a script) gives way. */
+	if (by_port[t->port] != NULL &&
+	    lr_task_state(by_port[t->port]->task) != LR_TASK_DONE)
 		return lr_err(EBUSY, "dist: port %s has a distributor already",
 			      pi->name);
 	d = rte_zmalloc_socket("lr_dist", sizeof(*d), RTE_CACHE_LINE_SIZE,
@@ -330,7 +334,7 @@ dist_init(struct lr_task *t, const void *arg)
 	d->ingress = c->ingress;
 	d->trim = c->trim;
 	for (i = 0; i < c->channels; i++) {
-		snprintf(name, sizeof(name), "lr_ch%u_%u", t->port, i);
+		snprintf(name, sizeof(name), "lr_ch%u_%u_%u", t->port, i, seq);
 		d->ring[i] = c->ingress == LR_INGRESS_UH ?
 			rte_ring_create_elem(name, sizeof(struct lr_fw_uh),
 					     rte_align32pow2(c->ring), t->socket,
@@ -362,6 +366,7 @@ dist_init(struct lr_task *t, const void *arg)
 	}
 	d->remaining = c->count ? c->count : UINT64_MAX;
 	by_port[t->port] = d;
+	seq++;
 	return 0;
 }
 

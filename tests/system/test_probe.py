@@ -1,5 +1,6 @@
 """The probe role end to end: gen's flows into the probe, IPFIX out, read by
-independent collectors (ipfixDump from libfixbuf, nfcapd + nfdump); a
+independent collectors (ipfixDump from libfixbuf, nfcapd + nfdump, pmacct's
+nfacctd, tshark); the distributor's channels and ingress modes; a
 collector that is down; malformed packets counted by reason; bad options.
 """
 import os
@@ -122,6 +123,48 @@ def test_udp_export_read_by_nfcapd():
     expect(len(rows) == 2000, len(rows))
     expect(sum(int(x[4]) for x in rows) == 100000, "packets")
     expect(len({(x[0], x[2]) for x in rows}) == 2000, "distinct flows")
+
+
+def test_udp_export_read_by_nfacctd():
+    # pmacct's nfacctd decodes the IPFIX into a CSV of 5-tuples, appended at
+    # every refresh; summed per flow it must hold every flow and packet.
+    d = tmpdir()
+    port, out = free_udp_port(), os.path.join(d, "out.csv")
+    conf = os.path.join(d, "nfacctd.conf")
+    with open(conf, "w") as f:
+        f.write("daemonize: false\nnfacctd_ip: 127.0.0.1\nnfacctd_port: %d\n"
+                "plugins: print[p]\n"
+                "aggregate[p]: src_host, dst_host, src_port, dst_port, proto\n"
+                "print_output[p]: csv\nprint_output_file[p]: %s\n"
+                "print_output_file_append[p]: true\nprint_refresh_time[p]: 1\n"
+                % (port, out))
+    nfa = subprocess.Popen(["nfacctd", "-f", conf], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        r = probe_flows("pnfa", "flows=500", "count=20000", "size=128",
+                        "export=udp:127.0.0.1:%d" % port)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+        time.sleep(2.5)			# a refresh after the last message
+    finally:
+        nfa.send_signal(signal.SIGINT)
+        try:
+            nfa.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            nfa.kill()
+            nfa.wait()
+    flows = {}
+    for line in open(out):
+        x = line.strip().split(",")
+        if len(x) != 7 or x[0] == "SRC_IP":
+            continue
+        pk, by = flows.get(tuple(x[:5]), (0, 0))
+        flows[tuple(x[:5])] = (pk + int(x[5]), by + int(x[6]))
+    expect(len(flows) == 500, len(flows))
+    expect(sum(p for p, _ in flows.values()) == 20000, "packets")
+    expect(all(k[1] == "10.0.0.2" and k[3] == "5001" and k[4] == "udp" for k in flows),
+           list(flows)[:3])
+    expect(all(b == 110 * p for p, b in flows.values()), "bytes")
 
 
 def test_collector_down_is_counted():
@@ -498,6 +541,7 @@ def test_distributor_bad_input():
 
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
+          test_udp_export_read_by_nfacctd,
           test_collector_down_is_counted, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
