@@ -194,7 +194,7 @@ lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh)
 	uh->ip_bytes = p->ip_bytes;
 	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
 	uh->vlan = p->vlan;
-	uh->sport = p->proto == 1 || p->proto == 58 ? 0 : p->sport;
+	uh->sport = p->sport;		/* ICMP: 0 (lr_parse) */
 	uh->dport = p->dport;
 	uh->tcp_flags = p->tcp_flags;
 	uh->ip_ver = p->ipv6 ? 6 : 4;

@@ -9,8 +9,13 @@
 
 #include <cmocka.h>
 
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "lr_dist.h"
 #include "lr_flowcache.h"
 #include "lr_parse.h"
+#include "lr_probe.h"
 #include "../lr_test.h"
 
 /* A frame under construction. */
@@ -682,19 +687,87 @@ cache_fragments(void **state)
 	lr_fc_free(fc);
 }
 
+/* The distributor over the virtual wire: mbufs that carry a NIC's RSS hash
+ * go to the channel that hash picks (the model's hash is skipped), the
+ * others to the model's; both channel probes see every flow once. */
+static void
+dist_takes_the_nic_hash(void **state)
+{
+	unsigned int w[4], i, n = 200;
+	struct lr_dist_conf dc;
+	struct lr_probe_conf pc;
+	struct lr_probe_counts cnt[2];
+	struct lr_task *d, *p[2];
+	uint16_t wire[2];
+	json_t *rep, *per;
+	json_int_t flows;
+
+	(void)state;
+	assert_true(lr_engine_workers(w, 4) >= 1);
+	assert_int_equal(lr_test_wire("dwire", wire), 0);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(lr_port_info(wire[0])->pool);
+		struct f f;
+
+		assert_non_null(m);
+		eth(&f, 0x0800);
+		ip4(&f, 5, 17, 0);
+		udp(&f, 1000 + i % 100, 53);
+		fin4(&f);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)f.n), f.b, f.n);
+		if (i % 2 == 0) {	/* the NIC hashed these: channel 1 */
+			m->hash.rss = 7;
+			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		}
+		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
+	}
+	lr_dist_conf_init(&dc);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "count", "200"), 0);
+	d = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
+	assert_non_null(d);
+	lr_probe_role.conf_init(&pc);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	for (i = 0; i < 2; i++) {
+		char ch[4];
+
+		snprintf(ch, sizeof(ch), "%u", i);
+		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
+		p[i] = lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE, 0, &pc);
+		assert_non_null(p[i]);
+	}
+	assert_true(lr_engine_start() >= 1);
+	assert_int_equal(lr_task_wait(d, 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
+	lr_engine_stop();
+	rep = lr_task_report(d);
+	assert_int_equal(json_integer_value(json_object_get(rep, "nic_hash")), 100);
+	assert_int_equal(json_integer_value(json_object_get(rep, "handed")), 200);
+	per = json_object_get(rep, "per_channel");
+	lr_probe_counts(p[0], &cnt[0]);
+	lr_probe_counts(p[1], &cnt[1]);
+	/* Channel 1 has the NIC's 100 and what the model sent there. */
+	assert_true(json_integer_value(json_array_get(per, 1)) >= 100);
+	assert_int_equal(cnt[0].parsed[LR_PARSE_OK],
+			 json_integer_value(json_array_get(per, 0)));
+	assert_int_equal(cnt[0].parsed[LR_PARSE_OK] + cnt[1].parsed[LR_PARSE_OK], 200);
+	json_decref(rep);
+	/* Flow i % 100 was always or never NIC-hashed: each on one shard. */
+	flows = 0;
+	for (i = 0; i < 2; i++) {
+		rep = lr_task_report(p[i]);
+		flows += json_integer_value(json_object_get(rep, "flows_created"));
+		json_decref(rep);
+	}
+	assert_int_equal(flows, 100);
+}
+
 static int
 eal_up(void **state)
 {
 	(void)state;
 	return lr_test_eal_init("probe");
-}
-
-static int
-eal_down(void **state)
-{
-	(void)state;
-	lr_test_eal_fini();
-	return 0;
 }
 
 int
@@ -711,7 +784,8 @@ main(void)
 		cmocka_unit_test(cache_timeouts),
 		cmocka_unit_test(cache_biflow),
 		cmocka_unit_test(cache_fragments),
+		cmocka_unit_test(dist_takes_the_nic_hash),
 	};
 
-	return cmocka_run_group_tests(tests, eal_up, eal_down);
+	return cmocka_run_group_tests(tests, eal_up, lr_test_teardown);
 }
