@@ -6,7 +6,6 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -16,6 +15,7 @@
 
 #include "lr_common.h"
 #include "lr_dist.h"
+#include "lr_frag.h"
 #include "lr_port.h"
 #include "lr_thash.h"
 
@@ -32,26 +32,11 @@ struct dist_counts {
 	uint64_t busy_tsc;
 };
 
-/* Where the first fragment of a datagram went: its later fragments have no
- * ports to hash, so they follow it (NICs hash them by addresses alone and
- * part them from their flow). Direct-mapped; a newer datagram replaces. */
-#define FRAG_SLOTS 4096
-#define FRAG_KEEP_NS (30ull * 1000000000ull)
-
-struct frag_slot {
-	uint8_t src[16];
-	uint8_t dst[16];
-	uint32_t id;
-	uint8_t proto;
-	uint8_t channel;
-	uint64_t ns;
-};
-
 struct dist {
-	struct lr_fw_conf fw;		/* key, channels, l4; state: th */
+	struct lr_fw_conf fw;		/* key, channels, l4, trim; state: th */
 	const struct lr_fw_ops *be;
 	struct lr_thash *th;
-	struct frag_slot *frag;		/* FRAG_SLOTS */
+	struct lr_frag_slot *frag;	/* first fragments' channels */
 	struct rte_ring *ring[LR_DIST_CHANNELS_MAX];
 	struct dist_counts c;
 	struct lr_task *task;
@@ -63,7 +48,6 @@ struct dist {
 	int ts_offset;			/* rx timestamp dynfield */
 	bool nic_ts;			/* the port stamps packets itself */
 	uint8_t ingress;
-	uint16_t trim;
 	struct lr_fw_uh uh[LR_BURST];
 	struct lr_fw_uh gather[LR_BURST];
 	uint8_t idx[LR_DIST_CHANNELS_MAX][LR_BURST];
@@ -316,7 +300,7 @@ dist_init(struct lr_task *t, const void *arg)
 	d->task = t;
 	d->th = rte_zmalloc_socket("lr_thash", sizeof(*d->th), RTE_CACHE_LINE_SIZE,
 				   t->socket);
-	d->frag = rte_zmalloc_socket("lr_dist_frag", FRAG_SLOTS * sizeof(*d->frag),
+	d->frag = rte_zmalloc_socket("lr_dist_frag", LR_FRAG_SLOTS * sizeof(*d->frag),
 				     RTE_CACHE_LINE_SIZE, t->socket);
 	if (d->th == NULL || d->frag == NULL) {
 		dist_free(t);
@@ -332,7 +316,6 @@ dist_init(struct lr_task *t, const void *arg)
 	d->fw.state = d->th;
 	d->be = c->model ? &lr_fw_model_ops : &lr_fw_fast_ops;
 	d->ingress = c->ingress;
-	d->trim = c->trim;
 	for (i = 0; i < c->channels; i++) {
 		snprintf(name, sizeof(name), "lr_ch%u_%u_%u", t->port, i, seq);
 		d->ring[i] = c->ingress == LR_INGRESS_UH ?
@@ -380,7 +363,7 @@ lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
 	out->ring = d->ring[ch];
 	out->dist = d->task;
 	out->ingress = d->ingress;
-	out->trim = d->trim;
+	out->trim = d->fw.trim;
 	out->ts_offset = d->ts_offset;
 	out->ts_flag = d->ts_flag;
 	return 0;
@@ -407,22 +390,15 @@ ns_of(const struct dist *d, uint64_t tsc)
 static void
 frag_steer(struct dist *d, struct lr_fw_uh *u)
 {
-	uint32_t h = rte_hash_crc(u->dst, 16, rte_hash_crc(u->src, 16,
-						u->frag_id ^ u->proto));
-	struct frag_slot *f = &d->frag[h & (FRAG_SLOTS - 1)];
+	struct lr_frag_slot *f = lr_frag_slot(d->frag, u->src, u->dst,
+					      u->frag_id, u->proto);
 
 	if (u->frag == LR_FRAG_FIRST) {
-		memcpy(f->src, u->src, 16);
-		memcpy(f->dst, u->dst, 16);
-		f->id = u->frag_id;
-		f->proto = u->proto;
-		f->channel = u->channel;
-		f->ns = u->ts_ns;
-	} else if (f->ns != 0 && u->ts_ns - f->ns <= FRAG_KEEP_NS &&
-		   f->id == u->frag_id && f->proto == u->proto &&
-		   memcmp(f->src, u->src, 16) == 0 &&
-		   memcmp(f->dst, u->dst, 16) == 0) {
-		u->channel = f->channel;
+		lr_frag_put(f, u->src, u->dst, u->frag_id, u->proto, u->ts_ns,
+			    u->channel);
+	} else if (lr_frag_match(f, u->src, u->dst, u->frag_id, u->proto,
+				 u->ts_ns)) {
+		u->channel = (uint8_t)f->val;
 		d->c.frag_steered++;
 	} else {
 		d->c.frag_unmatched++;
@@ -578,7 +554,7 @@ bytes_per_packet(const struct dist *d, const struct lr_task *t)
 	if (d->ingress == LR_INGRESS_UH)
 		return sizeof(struct lr_fw_uh);
 	if (d->ingress == LR_INGRESS_TRIM)
-		return RTE_MIN(frame, (double)d->trim);
+		return RTE_MIN(frame, (double)d->fw.trim);
 	return frame;
 }
 

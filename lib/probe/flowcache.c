@@ -10,6 +10,7 @@
 
 #include "lr_common.h"
 #include "lr_flowcache.h"
+#include "lr_frag.h"
 
 #define TCP_FIN 0x01
 #define TCP_RST 0x04
@@ -48,24 +49,9 @@ struct fc_bucket {
 	struct fc_rec rec[LR_FC_WAYS];
 } __rte_cache_aligned;
 
-#define FRAG_SLOTS 4096
-#define FRAG_KEEP_NS (30ull * NS)
-
-/* The ports of a first fragment, for the later ones. */
-struct fc_frag {
-	uint8_t src[16];
-	uint8_t dst[16];
-	uint32_t id;
-	uint16_t sport;
-	uint16_t dport;
-	uint64_t when_ns;	/* 0: empty */
-	uint8_t proto;
-	uint8_t pad[7];
-};
-
 struct lr_fc {
 	struct fc_bucket *b;
-	struct fc_frag *frag;
+	struct lr_frag_slot *frag;	/* first fragments' ports */
 	struct fc_rev *rev;		/* [bucket * WAYS + way], biflow only */
 	uint32_t mask;			/* buckets - 1 */
 	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
@@ -137,7 +123,7 @@ lr_fc_create(const struct lr_fc_conf *c)
 				   "on socket %d", nb * LR_FC_WAYS,
 				   sizeof(struct fc_bucket) * nb >> 20, c->socket);
 	}
-	fc->frag = rte_zmalloc_socket("lr_fc_frag", sizeof(*fc->frag) * FRAG_SLOTS,
+	fc->frag = rte_zmalloc_socket("lr_fc_frag", sizeof(*fc->frag) * LR_FRAG_SLOTS,
 				      RTE_CACHE_LINE_SIZE, c->socket);
 	if (fc->frag == NULL) {
 		rte_free(fc->b);
@@ -383,48 +369,28 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	account(fc, b, j, p, swapped, now_ns, now_t);
 }
 
-static inline struct fc_frag *
-frag_slot(const struct lr_fc *fc, const struct lr_pkt *p)
-{
-	uint32_t h = rte_hash_crc(p->src, 32, p->frag_id ^ ((uint32_t)p->proto << 24));
-
-	return &fc->frag[h & (FRAG_SLOTS - 1)];
-}
-
-static inline bool
-frag_same(const struct fc_frag *f, const struct lr_pkt *p)
-{
-	return f->id == p->frag_id && f->proto == p->proto &&
-	       memcmp(f->src, p->src, 16) == 0 && memcmp(f->dst, p->dst, 16) == 0;
-}
-
 /* A first fragment leaves its ports; a later one takes them into @p copy.
  * @return the packet to account: @p p itself, or @p copy with ports. */
 static const struct lr_pkt *
 frag_ports(struct lr_fc *fc, const struct lr_pkt *p, struct lr_pkt *copy,
 	   uint64_t now_ns)
 {
-	struct fc_frag *f = frag_slot(fc, p);
+	struct lr_frag_slot *f = lr_frag_slot(fc->frag, p->src, p->dst,
+					      p->frag_id, p->proto);
 
 	if (p->frag == LR_FRAG_FIRST) {
-		memcpy(f->src, p->src, 16);
-		memcpy(f->dst, p->dst, 16);
-		f->id = p->frag_id;
-		f->proto = p->proto;
-		f->sport = p->sport;
-		f->dport = p->dport;
-		f->when_ns = now_ns;
+		lr_frag_put(f, p->src, p->dst, p->frag_id, p->proto, now_ns,
+			    (uint32_t)p->sport << 16 | p->dport);
 		return p;
 	}
 	fc->c.frag_later++;
-	if (f->when_ns == 0 || now_ns - f->when_ns > FRAG_KEEP_NS ||
-	    !frag_same(f, p)) {
+	if (!lr_frag_match(f, p->src, p->dst, p->frag_id, p->proto, now_ns)) {
 		fc->c.frag_unmatched++;
 		return p;
 	}
 	*copy = *p;
-	copy->sport = f->sport;
-	copy->dport = f->dport;
+	copy->sport = (uint16_t)(f->val >> 16);
+	copy->dport = (uint16_t)f->val;
 	return copy;
 }
 

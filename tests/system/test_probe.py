@@ -19,6 +19,13 @@ def probe_flows(name, *args):
                list(args), timeout=300)
 
 
+def gen_pcap(name, path, *args):
+    """gen's frames (its options in args) written to the pcap at path."""
+    r = run(eal(name) + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + path,
+                         "--no-live"] + list(args))
+    expect(r.returncode == 0, r.stderr)
+
+
 def ipfixdump(path):
     r = subprocess.run(["ipfixDump", "--in", path], capture_output=True, text=True,
                        timeout=60)
@@ -327,10 +334,7 @@ def test_same_flows_as_softflowd():
     from scapy.all import IP, TCP, Ether, rdpcap, wrpcap
     d = tmpdir()
     pcap = os.path.join(d, "t.pcap")
-    r = run(eal("sfg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
-                          "--count", "20000", "--flows", "2000", "--size", "100-300",
-                          "--no-live"])
-    expect(r.returncode == 0, r.stderr)
+    gen_pcap("sfg", pcap, "--count", "20000", "--flows", "2000", "--size", "100-300")
     pkts = list(rdpcap(pcap))
     for i in range(50):		# 50 TCP flows of 4 packets, no FIN
         for k in range(4):
@@ -397,10 +401,7 @@ def test_trim_counts_original_lengths():
     # of the whole IP packets (1482 each), as without trimming.
     d = tmpdir()
     pcap = os.path.join(d, "big.pcap")
-    r = run(eal("trg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
-                          "--count", "2000", "--flows", "200", "--size", "1500",
-                          "--no-live"])
-    expect(r.returncode == 0, r.stderr)
+    gen_pcap("trg", pcap, "--count", "2000", "--flows", "200", "--size", "1500")
     results = []
     for trim in ("0", "64"):
         ipfix = os.path.join(d, "t%s.ipfix" % trim)
@@ -428,16 +429,14 @@ def test_bad_options():
                                   "--duration", "0.1"] + opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
 
+
 def mixed_pcap(d):
     """gen's UDP flows of many sizes, and scapy's TCP with flags, ICMP,
     IPv6, VLAN, fragmented datagrams and malformed frames: one pcap."""
     from scapy.all import (IP, IPv6, TCP, UDP, ICMP, Dot1Q, Ether, Raw, fragment,
                            rdpcap, wrpcap)
     pcap = os.path.join(d, "mix.pcap")
-    r = run(eal("mxg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + pcap,
-                          "--count", "6000", "--flows", "300", "--size", "64-1518",
-                          "--no-live"])
-    expect(r.returncode == 0, r.stderr)
+    gen_pcap("mxg", pcap, "--count", "6000", "--flows", "300", "--size", "64-1518")
     pkts = list(rdpcap(pcap))
     eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
     later = 0
