@@ -50,6 +50,7 @@ print(("%6s %6s %6s | %8s %8s | %7s %7s | %12s %12s %10s %9s | %8s | %8s %8s")
 print(("%6s %6s %6s | %8s %8s | %7s %7s |"):format("B", "B", "", "Mpps", "Mpps",
                                                    "Gb/s", "Gb/s"))
 local worst = 0
+local invalid = 0
 for step, data in ipairs(sizes) do
 	local frame = linerate.frame_size(data)
 	local theo_pps = linerate.line_rate(speed, frame)
@@ -70,7 +71,12 @@ for step, data in ipairs(sizes) do
 	-- say the same except for a tail lost after the last arrival.
 	local lost = s.tx_packets - r.received
 	local per = s.tx_packets > 0 and lost / s.tx_packets or 0
-	worst = math.max(worst, per)
+	local bad = testbed.impossible(s.tx_packets, r)
+	if bad then
+		invalid = invalid + 1
+	else
+		worst = math.max(worst, per)
+	end
 	local lat = r.latency or {}
 	local row = {
 		data = data, frame = frame,
@@ -81,22 +87,30 @@ for step, data in ipairs(sizes) do
 		sent = s.tx_packets, received = r.received, lost = lost, per = per,
 		seq_lost = r.lost, dup = r.dup, out_of_order = r.out_of_order,
 		paper_per = paper[data], p50_us = (lat.p50_ns or 0) / 1e3,
-		p99_us = (lat.p99_ns or 0) / 1e3,
+		p99_us = (lat.p99_ns or 0) / 1e3, invalid = bad,
 	}
 	print(("%6d %6d %6.1f | %8.3f %8.3f | %7.3f %7.3f | %12d %12d %10d %9.2e | %8s | %8.1f %8.1f")
 	      :format(data, frame, row.overhead, row.theo_mpps, row.mpps, row.theo_gbps,
 	              row.gbps, row.sent, row.received, lost, per,
 	              row.paper_per and ("%.1e"):format(row.paper_per) or "-",
 	              row.p50_us, row.p99_us))
+	if bad then
+		print(("%6d INVALID: %s"):format(data, bad))
+	end
 	if out then
 		local parts = {}
 		for k, v in pairs(row) do
 			parts[#parts + 1] = ("%q:%s"):format(k, math.type(v) and
-				(v ~= v and "null" or tostring(v)) or "null")
+				(v ~= v and "null" or tostring(v)) or
+				type(v) == "string" and ("%q"):format(v) or "null")
 		end
 		out:write("{", table.concat(parts, ","), "}\n")
 	end
 end
 tb:close()
 if out then out:close() end
-print(("per-sweep: worst PER %.3g"):format(worst))
+print(("per-sweep: worst PER %.3g"):format(worst) ..
+      (invalid > 0 and (" over the valid rows; %d row(s) INVALID"):format(invalid) or ""))
+if invalid > 0 then
+	error(("per-sweep: %d row(s) with impossible counts: not a result"):format(invalid), 0)
+end

@@ -175,7 +175,7 @@ l_port(lua_State *L)
 	else
 		spec = luaL_checkstring(L, 1);
 	port_conf_from(L, 2, &c);
-	if (lr_port_find(spec, &id) != 0)
+	if (lr_port_find_for(spec, &c, &id) != 0)
 		return fail(L);
 	if (lua_isnoneornil(L, 2) && lr_port_info(id) != NULL) {
 		push_port(L, id);	/* already set up: as it is */

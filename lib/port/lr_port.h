@@ -86,6 +86,18 @@ int lr_port_conf_set(struct lr_port_conf *conf, const char *key, const char *val
 int lr_port_find(const char *spec, uint16_t *port_id);
 
 /**
+ * lr_port_find(), creating a vdev suited to @p conf: a net_memif port
+ * without bsize= gets buffers that hold a whole frame of conf's MTU
+ * (lr_port_memif_bsize), since DPDK 22.11's memif corrupts the stream of
+ * frames that span several buffers.
+ */
+int lr_port_find_for(const char *spec, const struct lr_port_conf *conf,
+		     uint16_t *port_id);
+
+/** memif buffer size (bsize=) that holds a whole frame of @p mtu (0: 1500). */
+uint32_t lr_port_memif_bsize(uint16_t mtu);
+
+/**
  * Configure, set up queues and start a port, then wait for its link.
  * A port that is already set up is stopped and set up again.
  *

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -123,10 +125,75 @@ all_digits(const char *s)
 	return true;
 }
 
+/*
+ * net_memif in DPDK 22.11 breaks frames that span several of its buffers
+ * (bsize, 2048 B by default): its copy-mode tx never clears the "next"
+ * flag of a frame's first descriptor, so a slot that once held the start
+ * of a jumbo frame still says "continued" when a later, shorter frame
+ * lands in it; the receiver then chains unrelated frames, and its rx loop
+ * follows that flag past the slots the sender published, reading stale
+ * frames again and moving its tail beyond the sender's head. We saw
+ * 16,282,297 frames received for 2,428,244 sent, duplicates and losses
+ * (per-sweep mode=memif, 8972 B then 1472 B). Buffers that hold a whole
+ * frame never take that path: the client, which lays out the shared
+ * memory, gets a bsize that holds the largest frame of its MTU, and setup
+ * refuses a memif port whose buffers are smaller than its frames.
+ */
+#define MEMIF_BSIZE_DEFAULT 2048	/* the PMD's own default */
+#define MEMIF_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
+
+static bool
+is_memif(const char *name)
+{
+	return strncmp(name, "net_memif", 9) == 0;
+}
+
+/* Value of key= in a devargs string, or NULL. */
+static const char *
+devargs_value(const char *args, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = args;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=')
+			return p + kl + 1;
+		p = strchr(p, ',');
+		if (p != NULL)
+			p++;
+	}
+	return NULL;
+}
+
+uint32_t
+lr_port_memif_bsize(uint16_t mtu)
+{
+	uint32_t frame = (uint32_t)(mtu ? mtu : RTE_ETHER_MTU) + MEMIF_FRAME_OVERHEAD;
+
+	return RTE_MAX((uint32_t)MEMIF_BSIZE_DEFAULT, RTE_ALIGN_CEIL(frame, 128));
+}
+
+static int
+find_port(const char *spec, uint16_t mtu, uint16_t *port_id);
+
 int
 lr_port_find(const char *spec, uint16_t *port_id)
 {
+	return find_port(spec, 0, port_id);
+}
+
+int
+lr_port_find_for(const char *spec, const struct lr_port_conf *conf,
+		 uint16_t *port_id)
+{
+	return find_port(spec, conf->mtu, port_id);
+}
+
+static int
+find_port(const char *spec, uint16_t mtu, uint16_t *port_id)
+{
 	char name[RTE_ETH_NAME_MAX_LEN];
+	char with_bsize[1024];
 	size_t n;
 	int ret;
 
@@ -151,6 +218,13 @@ lr_port_find(const char *spec, uint16_t *port_id)
 	/* Not there yet: a vdev can be created from its devargs. */
 	if (strncmp(name, "net_", 4) != 0)
 		return lr_err(ENODEV, "port %s: no such port", name);
+	if (is_memif(name) && devargs_value(spec + n + (spec[n] == ','),
+					    "bsize") == NULL) {
+		if (snprintf(with_bsize, sizeof(with_bsize), "%s,bsize=%u", spec,
+			     lr_port_memif_bsize(mtu)) >= (int)sizeof(with_bsize))
+			return lr_err(ENAMETOOLONG, "port %s: devargs too long", name);
+		spec = with_bsize;
+	}
 	ret = rte_dev_probe(spec);
 	if (ret < 0)
 		return lr_err(ENODEV, "port %s: cannot create vdev '%s': no such "
@@ -211,6 +285,23 @@ check_conf(const struct lr_port_info *pi, const struct rte_eth_dev_info *di,
 		return lr_err(EINVAL, "port %s: PMD %s cannot hash RSS fields "
 			      "0x%" PRIx64 " (it can 0x%" PRIx64 ")", pi->name,
 			      di->driver_name, c->rss_hf, di->flow_type_rss_offloads);
+	if (is_memif(di->driver_name)) {
+		const struct rte_devargs *da = rte_dev_devargs(di->device);
+		const char *v = da != NULL ? devargs_value(da->args, "bsize") : NULL;
+		uint32_t bsize = v != NULL ? (uint32_t)strtoul(v, NULL, 0) :
+					     MEMIF_BSIZE_DEFAULT;
+		uint32_t frame = (uint32_t)(c->mtu ? c->mtu : RTE_ETHER_MTU) +
+				 MEMIF_FRAME_OVERHEAD;
+
+		if (bsize < frame)
+			return lr_err(EINVAL, "port %s: memif buffers of %u B are "
+				      "smaller than its %u B frames (MTU %u); DPDK "
+				      "22.11's memif loses, repeats and invents "
+				      "frames that span buffers: create the port "
+				      "with bsize=%u", pi->name, bsize, frame,
+				      c->mtu ? c->mtu : RTE_ETHER_MTU,
+				      lr_port_memif_bsize(c->mtu));
+	}
 	if (c->rss_key_len != 0 && di->hash_key_size != 0 &&
 	    c->rss_key_len != di->hash_key_size)
 		return lr_err(EINVAL, "port %s: RSS key of %u B, the PMD wants %u B",
@@ -380,20 +471,74 @@ lr_port_info(uint16_t port_id)
 	return &ports[port_id];
 }
 
+struct close_req {
+	uint16_t port_id;
+	bool stop;
+	int done;
+};
+
+static void
+stop_and_close(uint16_t port_id, bool stop)
+{
+	if (stop)
+		rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}
+
+static void
+close_cb(void *arg)
+{
+	struct close_req *req = arg;
+
+	stop_and_close(req->port_id, req->stop);
+	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
+}
+
 void
 lr_port_close(uint16_t port_id)
 {
 	struct lr_port_info *pi;
+	struct close_req req;
+	uint64_t end;
 
 	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
 		return;
 	pi = &ports[port_id];
-	if (pi->started)
-		rte_eth_dev_stop(port_id);
-	rte_eth_dev_close(port_id);
+	/*
+	 * Close in the EAL interrupt thread, where PMDs such as memif handle
+	 * their peer's messages: when both ends of a memif link close at
+	 * once, DPDK 22.11 runs the peer's "disconnect" there while our
+	 * close frees the same regions here, and one of the two processes
+	 * crashes (seen with 9018 B frames and both sides stopping at a
+	 * count). An alarm callback runs in that thread, one at a time with
+	 * the PMD's handlers.
+	 */
+	req.port_id = port_id;
+	req.stop = pi->started;
+	req.done = 0;
+	if (rte_eal_alarm_set(1, close_cb, &req) == 0) {
+		end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+		while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE) &&
+		       rte_get_timer_cycles() < end)
+			rte_delay_us_sleep(1000);
+		/* Not run yet after 5 s: cancel (waits for a running one). */
+		if (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE) &&
+		    rte_eal_alarm_cancel(close_cb, &req) > 0)
+			stop_and_close(port_id, req.stop);
+	} else {
+		stop_and_close(port_id, req.stop);
+	}
 	/* The pool may still hold mbufs parked in other ports' rings. */
 	is_setup[port_id] = false;
 	pi->started = false;
+}
+
+static void
+settle_cb(void *arg)
+{
+	struct close_req *req = arg;
+
+	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -401,8 +546,30 @@ lr_port_close_all(void)
 {
 	uint16_t p;
 
-	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+	struct close_req settle = { .done = 0 };
+	uint64_t end;
+	bool any = false;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		any |= is_setup[p];
 		lr_port_close(p);
+	}
+	/*
+	 * A closed memif port leaves its control channel to the interrupt
+	 * thread, which sends the "disconnect" and tears the channel down
+	 * on its next turn; rte_eal_cleanup() unmaps memory under that
+	 * thread's feet if it is still at it (a crash at exit in DPDK 22.11
+	 * when the peer closes at the same moment). Give it a turn, 20 ms
+	 * later, and wait for it.
+	 */
+	if (!any || rte_eal_alarm_set(20 * 1000, settle_cb, &settle) != 0)
+		return;
+	end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	while (!__atomic_load_n(&settle.done, __ATOMIC_ACQUIRE) &&
+	       rte_get_timer_cycles() < end)
+		rte_delay_us_sleep(1000);
+	if (!__atomic_load_n(&settle.done, __ATOMIC_ACQUIRE))
+		rte_eal_alarm_cancel(settle_cb, &settle);
 }
 
 int

@@ -325,6 +325,27 @@ set_int(json_t *o, const char *k, int64_t v)
 	json_object_set_new(o, k, json_integer((json_int_t)v));
 }
 
+/*
+ * PER, or an error where the counts contradict themselves: sequence
+ * accounting never takes back more than it counted lost, so lost < 0
+ * means a bug or frames that are not what they claim (a link that
+ * invents frames). That is reported, never printed as a PER.
+ */
+static void
+per_json(json_t *o, uint64_t unique, int64_t lost)
+{
+	char why[96];
+
+	if (lost >= 0) {
+		json_object_set_new(o, "per", json_real(lr_seq_per(unique, lost)));
+		return;
+	}
+	snprintf(why, sizeof(why), "lost %" PRId64 " < 0: impossible counts",
+		 lost);
+	json_object_set_new(o, "per", json_null());
+	json_object_set_new(o, "invalid", json_string(why));
+}
+
 static void
 counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 {
@@ -335,7 +356,7 @@ counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 	set_int(o, "malformed_packets", (int64_t)c->malformed);
 	set_int(o, "received", (int64_t)unique);
 	set_int(o, "lost", c->lost);
-	json_object_set_new(o, "per", json_real(lr_seq_per(unique, c->lost)));
+	per_json(o, unique, c->lost);
 	set_int(o, "dropped", c->lost);
 	set_int(o, "out_of_order", (int64_t)c->out_of_order);
 	set_int(o, "dup", (int64_t)c->dup);
@@ -496,8 +517,7 @@ flow_json(uint32_t id, const struct lr_seq *s)
 	set_int(o, "packets", (int64_t)s->pkts);
 	set_int(o, "bytes", (int64_t)s->bytes);
 	set_int(o, "lost", s->lost);
-	json_object_set_new(o, "per", json_real(lr_seq_per(lr_seq_unique(s),
-							     s->lost)));
+	per_json(o, lr_seq_unique(s), s->lost);
 	set_int(o, "out_of_order", (int64_t)s->out_of_order);
 	set_int(o, "dup", (int64_t)s->dup);
 	set_int(o, "seq_too_high", (int64_t)s->seq_too_high);
@@ -595,7 +615,9 @@ rx_live(char *buf, size_t len)
 	if (lat == NULL)
 		return;
 	if (sum_rx(&tot, lat) != 0) {
-		int k = snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
+		int k = tot.lost < 0 ?
+			snprintf(buf, len, "INVALID lost %" PRId64 " < 0", tot.lost) :
+			snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
 				 lr_seq_per(unique_of(&tot), tot.lost));
 
 		if (lat->count != 0 && k > 0 && (size_t)k < len)

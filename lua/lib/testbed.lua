@@ -140,6 +140,26 @@ function Testbed:rx_done(rx, sent)
 	return rx:stats()
 end
 
+-- What a point-to-point link cannot do (every mode here is one: the
+-- virtual wire, memif, a loopback cable): deliver more than was sent,
+-- duplicate or reorder. Such counts are a fault of the testbed or of the
+-- tool, never a result: returns why the row is invalid, or nil.
+function testbed.impossible(sent, r)
+	local why = {}
+	if r.received > sent then
+		why[#why + 1] = ("received %d > sent %d"):format(r.received, sent)
+	end
+	if (r.lost or 0) < 0 then why[#why + 1] = ("lost %d < 0"):format(r.lost) end
+	if (r.dup or 0) > 0 then why[#why + 1] = ("dup %d"):format(r.dup) end
+	if (r.out_of_order or 0) > 0 then
+		why[#why + 1] = ("out_of_order %d"):format(r.out_of_order)
+	end
+	if r.per and (r.per < 0 or r.per > 1) then
+		why[#why + 1] = ("rx PER %g outside [0, 1]"):format(r.per)
+	end
+	return #why > 0 and table.concat(why, ", ") or nil
+end
+
 -- End the peer (closing its stdin ends it too) and remove what it left:
 -- the socket and its EAL runtime directory. Also the __close of
 -- "local tb <close> = testbed.open(opt)", so that an error ends the peer.

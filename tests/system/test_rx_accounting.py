@@ -109,7 +109,7 @@ def lua(name, script, *args, timeout=300):
 def test_per_sweep_wire_and_memif():
     for mode in ("wire", "memif"):
         r = lua("sweep_" + mode, "per-sweep.lua", "mode=" + mode, "seconds=0.3",
-                "sizes=18,1472,8972", "rate=50%")
+                "sizes=18,8972,1472", "rate=50%")
         expect(r.returncode == 0, r.stdout + r.stderr)
         rows = [l.split() for l in r.stdout.splitlines() if l[:6].strip().isdigit()]
         expect(len(rows) == 3, r.stdout)
