@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Every example of the README and doc/usage.md runs as written.
+
+- Command lines in code blocks (README.md, doc/usage.md): run with this
+  machine's EAL set-up added (--no-pci, --no-huge, a file prefix of their
+  own). Commands for a NIC (-a PCI) run with net_null in place of port 0;
+  long durations are cut to half a second; a memif server gets a peer.
+- The example column of every option table: each example runs with its
+  section's role on a virtual port.
+- The Lua reference's `call --> value` examples give that value; the
+  README's Lua snippet runs.
+"""
+import os
+import re
+import shlex
+import subprocess
+import time
+
+from lrtest import LINERATE, SRC, eal, expect, main, run, start, tmpdir
+
+DOCS = [os.path.join(SRC, "README.md"), os.path.join(SRC, "doc", "usage.md")]
+
+
+def code_blocks(path):
+    """Indented (4 spaces) blocks of a markdown file, as lists of lines."""
+    blocks, cur = [], []
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("    ") or (cur and line.strip() == ""):
+            cur.append(line[4:])
+        else:
+            if cur:
+                blocks.append(cur)
+            cur = []
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def commands(path):
+    """linerate command lines of a file, continuation lines joined."""
+    out = []
+    for block in code_blocks(path):
+        joined, acc = [], ""
+        for l in block:
+            if l.rstrip().endswith("\\"):
+                acc += l.rstrip()[:-1] + " "
+                continue
+            joined.append(acc + l)
+            acc = ""
+        for l in joined:
+            w = l.strip()
+            if not re.match(r"^(build/app/)?linerate ", w):
+                continue
+            if "[" in w or "..." in w or "--help |" in w:
+                continue	# a synopsis, not a command
+            out.append(w)
+    return out
+
+
+def trace_pcap(d):
+    """trace.pcap in d: UDP and TCP flows, as the examples read."""
+    script = ("from scapy.all import *\n"
+              "p=[Ether()/IP(src='10.0.0.%%d'%%(i%%50+1),dst='10.1.0.1')/"
+              "UDP(sport=1000+i%%7,dport=53)/Raw(b'x'*40) for i in range(600)]\n"
+              "p+=[Ether()/IP(src='10.2.0.1',dst='10.3.0.1')/TCP(sport=5000,dport=80,flags=f)"
+              " for f in ('S','A','FA')]\n"
+              "wrpcap(%r, p)\n" % os.path.join(d, "trace.pcap"))
+    subprocess.run(["/usr/bin/python3", "-c", script], check=True)
+
+
+def adapt(cmd, name):
+    """The argv to run @p cmd here, or None with why it cannot run."""
+    argv = shlex.split(cmd)[1:]
+    if "--" not in argv:
+        return argv, None
+    k = argv.index("--")
+    e, opts = argv[:k], argv[k + 1:]
+    pci = any(re.match(r"^[0-9a-f]{4}:", a) for a in e)
+    ne = []
+    mem = int(e[e.index("-m") + 1]) if "-m" in e else 512
+    i = 0
+    while i < len(e):
+        a = e[i]
+        if a in ("-a", "--file-prefix", "-m", "-l"):
+            i += 2
+            continue
+        if a in ("--no-huge", "--no-pci"):
+            i += 1
+            continue
+        ne.append(a)
+        i += 1
+    base = eal(name, mem=mem)
+    if "--lcores" in ne:
+        j = ne.index("--lcores")
+        lc = ne[j + 1]
+        del ne[j:j + 2]
+        base = eal(name, lcores=lc, mem=mem)
+    elif pci and "--queues" in opts:
+        q = int(opts[opts.index("--queues") + 1])
+        base = eal(name, lcores="0@0,(1-%d)@1" % q, mem=mem)
+    if pci:
+        opts = ["net_null0" if (o == "0" and opts[j - 1] == "--port") else o
+                for j, o in enumerate(opts)]
+        if "--count" not in opts and "--duration" not in opts:
+            opts += ["--duration", "0.5"]
+    for j, o in enumerate(opts):
+        if o == "--duration" and float(opts[j + 1]) > 1:
+            opts[j + 1] = "0.5"
+    if any(o.endswith(".lua") for o in opts):
+        # A scenario: its steps cut short (seconds= is every sweep's).
+        if not any(o.startswith("seconds=") for o in opts):
+            opts.append("seconds=0.2")
+    return base + ne + ["--", "--no-live"] + opts, None
+
+
+def memif_server(argv):
+    """(devargs, socket path) of a memif server port in argv, or None."""
+    for a in argv:
+        m = re.search(r"net_memif\d*,role=server,socket=([^,]+)", a)
+        if m:
+            return a, m.group(1)
+    return None, None
+
+
+def test_command_examples():
+    d = tmpdir()
+    trace_pcap(d)
+    # Commands name build/app/linerate and lua/ from the top of the tree.
+    os.symlink(os.path.join(SRC, "lua"), os.path.join(d, "lua"))
+    ran = 0
+    for doc in DOCS:
+        for n, cmd in enumerate(commands(doc)):
+            argv, why = adapt(cmd, "doc%d" % n)
+            server, sock = memif_server(argv)
+            if sock:
+                if os.path.exists(sock):
+                    os.unlink(sock)
+                p = subprocess.Popen([LINERATE] + argv, cwd=d, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                time.sleep(1)	# an abstract socket leaves no file to wait for
+                peer = start(eal("docpeer%d" % n) + [
+                    "--", "--role", "gen", "--port",
+                    re.sub("role=server", "role=client", server),
+                    "--rate", "1Mpps", "--duration", "8", "--no-live"], cwd=d)
+                try:
+                    out, err = p.communicate(timeout=60)
+                finally:
+                    p.kill()
+                    peer.kill()
+                    peer.communicate()
+                rc = p.returncode
+            else:
+                r = run(argv, timeout=120, cwd=d)
+                rc, err = r.returncode, r.stderr
+            expect(rc == 0, "%s: %s\n  ran: %s\n%s" % (os.path.basename(doc), cmd,
+                                                      " ".join(argv), err[-600:]))
+            ran += 1
+    expect(ran >= 8, "only %d commands found" % ran)
+
+
+# Which role and port run the examples of each option table.
+TABLES = {
+    "### Port options": ["--role", "gen", "--port", "net_null0", "--count", "1000",
+                         "--flows", "64"],
+    "### gen options": ["--role", "gen", "--port", "net_null0", "--count", "1000"],
+    "### rx options": ["--role", "rx", "--port", "net_null0", "--count", "1000"],
+    "### probe options": ["--role", "probe", "--port", "PCAP", "--export", "none"],
+}
+
+
+def table_examples(path):
+    """(section, example) for every `--option` example of the option tables."""
+    out, section = [], None
+    for line in open(path):
+        if line.startswith("#"):
+            section = line.strip() if line.strip() in TABLES else None
+            continue
+        if section is None or not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        for ex in re.findall(r"`([^`]+)`", cells[-1]):
+            if ex.startswith("--"):
+                out.append((section, ex))
+    return out
+
+
+def test_option_table_examples():
+    d = tmpdir()
+    trace_pcap(d)
+    pcap = "net_pcap0,rx_pcap=%s" % os.path.join(d, "trace.pcap")
+    found = table_examples(os.path.join(SRC, "doc", "usage.md"))
+    expect(len(found) >= 40, "only %d table examples found" % len(found))
+    bad = []
+    for n, (section, ex) in enumerate(found):
+        base = [pcap if a == "PCAP" else a for a in TABLES[section]]
+        opts = shlex.split(ex)
+        # An option given by the example replaces the base's.
+        for o in opts:
+            if o.startswith("--") and o in base:
+                j = base.index(o)
+                del base[j:j + 2]
+        lc = "0-1"
+        if "--channels" in opts:
+            lc = "0@0,(1-%s)@1" % opts[opts.index("--channels") + 1]
+        elif section == "### probe options" and "--ingress" in opts:
+            opts += ["--channels", "2"]
+            lc = "0@0,(1-2)@1"
+        if section == "### probe options" and "--count" not in opts:
+            opts += ["--duration", "0.5"]
+        if "--queues" in opts and section != "### probe options":
+            lc = "0@0,(1-%s)@1" % opts[opts.index("--queues") + 1]
+        if "--export" in opts and opts[opts.index("--export") + 1].startswith("tcp:"):
+            # A collector that is not there: counted, and the run ends.
+            opts[opts.index("--export") + 1] = "tcp:127.0.0.1:9"
+        r = run(eal("opt%d" % n, lcores=lc) + ["--"] + base + opts + ["--no-live"],
+                timeout=120, cwd=d)
+        if r.returncode != 0:
+            bad.append("%s `%s`: rc %d %s" % (section, ex, r.returncode,
+                                              r.stderr.strip().splitlines()[-1:]))
+    expect(not bad, "\n".join(bad))
+
+
+def test_lua_reference_values():
+    text = open(os.path.join(SRC, "doc", "usage.md")).read()
+    checks = re.findall(r"`(linerate\.[a-z_]+\([^`]*\)) --> ([0-9.]+)`", text)
+    expect(len(checks) >= 4, checks)
+    d = tmpdir()
+    script = os.path.join(d, "ref.lua")
+    with open(script, "w") as f:
+        for call, want in checks:
+            # As many digits as the doc gives.
+            digits = len(want.split(".")[1]) if "." in want else 0
+            f.write("do local v = %s; local s = ('%%.%df'):format(v)\n"
+                    "  assert(s == '%s', '%s gives ' .. s .. ', doc says %s') end\n"
+                    % (call, digits, want, call, want))
+    r = run(eal("luaref") + ["--", script], timeout=60)
+    expect(r.returncode == 0, r.stderr[-800:])
+
+
+def test_readme_lua_snippet():
+    blocks = [b for b in code_blocks(os.path.join(SRC, "README.md"))
+              if any("linerate.task" in l for l in b)]
+    expect(len(blocks) == 1, blocks)
+    d = tmpdir()
+    script = os.path.join(d, "readme.lua")
+    open(script, "w").write("\n".join(blocks[0]) + "\n")
+    r = run(eal("readme") + ["--", "--no-live", script], timeout=120)
+    expect(r.returncode == 0, r.stderr[-800:])
+    nums = r.stdout.split()
+    expect(len(nums) == 5 and nums[1] == "1000000" and nums[2] == "0", r.stdout)
+
+
+if __name__ == "__main__":
+    main([test_command_examples, test_option_table_examples,
+          test_lua_reference_values, test_readme_lua_snippet])
