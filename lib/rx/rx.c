@@ -243,7 +243,8 @@ rx_poll(struct lr_task *t, uint64_t now)
 
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
 	if (n == 0)
-		return 0;
+		/* A capture file returns nothing for ever after its end. */
+		return unlikely(t->capture) && lr_task_capture_end(t);
 	/* The receive time of the burst: later than "now", which may be a
 	 * burst of another task old. */
 	now = rte_rdtsc();
