@@ -112,6 +112,7 @@ const struct lr_port_info *lr_port_info(uint16_t port_id);
 struct lr_port_capture {
 	uint64_t frames;		/**< frames in this queue's file */
 	uint64_t port_frames;		/**< frames in all the port's rx files */
+	uint32_t max_frame;		/**< longest frame of this queue's file (B) */
 };
 
 /**

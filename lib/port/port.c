@@ -534,7 +534,7 @@ lr_rss_key_parse(const char *s, uint8_t key[LR_RSS_KEY_MAX], uint8_t *len)
  * until it returns anything but 1 (end of file, or a cut last record that
  * the PMD stops at too). */
 static int
-count_frames(const char *path, uint64_t *frames)
+count_frames(const char *path, uint64_t *frames, uint32_t *max_frame)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -545,8 +545,12 @@ count_frames(const char *path, uint64_t *frames)
 	pc = pcap_open_offline(path, err);
 	if (pc == NULL)
 		return lr_err(EIO, "port: capture %s: %s", path, err);
-	while (pcap_next_ex(pc, &h, &d) == 1)
+	*max_frame = 0;
+	while (pcap_next_ex(pc, &h, &d) == 1) {
 		n++;
+		if (h->caplen > *max_frame)
+			*max_frame = h->caplen;
+	}
 	pcap_close(pc);
 	*frames = n;
 	return 0;
@@ -557,6 +561,7 @@ struct capture_args {
 	uint16_t seen;
 	uint64_t frames;
 	uint64_t port_frames;
+	uint32_t max_frame;
 	int ret;
 };
 
@@ -565,12 +570,15 @@ capture_file(const char *key, const char *value, void *opaque)
 {
 	struct capture_args *a = opaque;
 	uint64_t n = 0;
+	uint32_t max = 0;
 
 	RTE_SET_USED(key);
 	if (a->ret == 0)
-		a->ret = count_frames(value, &n);
-	if (a->seen == a->queue)
+		a->ret = count_frames(value, &n, &max);
+	if (a->seen == a->queue) {
 		a->frames = n;
+		a->max_frame = max;
+	}
 	a->port_frames += n;
 	a->seen++;
 	return 0;
@@ -610,6 +618,7 @@ lr_port_capture(uint16_t port, uint16_t queue, struct lr_port_capture *out)
 		return a.ret;
 	out->frames = a.frames;
 	out->port_frames = a.port_frames;
+	out->max_frame = a.max_frame;
 	return 0;
 }
 

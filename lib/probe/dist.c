@@ -50,6 +50,9 @@ struct dist {
 	int ts_offset;			/* rx timestamp dynfield */
 	bool nic_ts;			/* the port stamps packets itself */
 	bool trace;			/* its stamps are a capture's times */
+	uint32_t ring_size[LR_DIST_CHANNELS_MAX];
+	uint32_t inflight_max;		/* frames the channels may hold, so
+					 * that the pool never runs dry */
 	uint64_t clock;			/* trace ns handed on (atomic) */
 	uint8_t ingress;
 	struct lr_fw_uh uh[LR_BURST];
@@ -382,6 +385,8 @@ dist_init(struct lr_task *t, const void *arg)
 					     RING_F_SP_ENQ | RING_F_SC_DEQ) :
 			rte_ring_create(name, rte_align32pow2(c->ring), t->socket,
 					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (d->ring[i] != NULL)
+			d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 		if (d->ring[i] == NULL) {
 			dist_free(t);
 			return lr_err(ENOMEM, "dist: no channel ring %s of %u: %s",
@@ -397,7 +402,24 @@ dist_init(struct lr_task *t, const void *arg)
 	d->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	d->ts_mult = 1;
+	d->inflight_max = UINT32_MAX;
 	if (t->capture) {
+		struct lr_port_capture cap;
+		uint32_t segs = 1, reserve, size = pi->pool->size;
+
+		/* net_pcap reads a frame from the file before it asks for an
+		 * mbuf, and drops it when there is none: a capture must never
+		 * find the pool empty. Leave the lcores' caches, a burst and
+		 * its chains; the channels hold the rest. */
+		if (lr_port_capture(t->port, t->queue, &cap) == 0 &&
+		    cap.max_frame > pi->mbuf_data_bytes)
+			segs = (cap.max_frame + pi->mbuf_data_bytes - 1) /
+			       pi->mbuf_data_bytes;
+		reserve = rte_lcore_count() * (pi->pool->cache_size * 3 / 2 + LR_BURST) +
+			  LR_BURST * segs;
+		if (c->ingress != LR_INGRESS_UH)	/* uh: records, no mbufs */
+			d->inflight_max = size > reserve + segs ?
+					  (size - reserve) / segs : 1;
 		/* A capture file: net_pcap stamps every frame with its pcap
 		 * time in us, offload or not (lr_port.h). */
 		d->nic_ts = true;
@@ -512,7 +534,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 	struct dist *d = t->priv;
 	struct rte_mbuf *m[LR_BURST];
 	uint64_t bytes = 0, ns;
-	unsigned int room;
+	unsigned int room, held;
 	uint16_t n, i;
 	bool uh = d->ingress == LR_INGRESS_UH;
 	bool fast = d->be == &lr_fw_fast_ops;
@@ -521,8 +543,17 @@ dist_poll(struct lr_task *t, uint64_t now)
 	 * packets back in the port (which counts what it then misses, as a
 	 * NIC does), and a pcap file is read whole. */
 	room = (unsigned int)RTE_MIN(d->remaining, (uint64_t)LR_BURST);
-	for (i = 0; i < d->fw.channels && room != 0; i++)
-		room = RTE_MIN(room, rte_ring_free_count(d->ring[i]));
+	for (i = 0, held = 0; i < d->fw.channels && room != 0; i++) {
+		unsigned int f = rte_ring_free_count(d->ring[i]);
+
+		room = RTE_MIN(room, f);
+		held += d->ring_size[i] - f;
+	}
+	/* A capture: no more frames in the rings than the pool can spare
+	 * (inflight_max; UINT32_MAX for any other port). */
+	if (unlikely(held >= d->inflight_max))
+		return 0;
+	room = RTE_MIN(room, d->inflight_max - held);
 	if (room == 0)
 		return 0;
 	n = rte_eth_rx_burst(t->port, t->queue, m, (uint16_t)room);
