@@ -227,6 +227,7 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 		if (ret == 0) {
 			t->capture = true;
 			t->capture_frames = cap.frames;
+			t->capture_max_frame = cap.max_frame;
 			t->capture_nb_rxq = pi->nb_rxq;
 			/* The PMD's counters run on over restarts of the
 			 * port, which reopen the file. */

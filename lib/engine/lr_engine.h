@@ -114,6 +114,7 @@ struct lr_task {
 	uint16_t capture_nb_rxq;	/**< rx queues of the port */
 	uint32_t capture_ended;		/**< set by its lcore at the end (atomic) */
 	uint64_t capture_frames;	/**< frames in the queue's file */
+	uint32_t capture_max_frame;	/**< its longest frame (B) */
 	uint64_t capture_base;		/**< lr_port_capture_consumed() at create */
 };
 

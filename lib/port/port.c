@@ -587,8 +587,6 @@ capture_file(const char *key, const char *value, void *opaque)
 int
 lr_port_capture(uint16_t port, uint16_t queue, struct lr_port_capture *out)
 {
-	static const char *const keys[] = { "rx_pcap", "tx_pcap", "rx_iface",
-		"rx_iface_in", "tx_iface", "iface", "phy_mac", "infinite_rx", NULL };
 	struct capture_args a = { .queue = queue };
 	const struct rte_devargs *da;
 	struct rte_eth_dev_info di;
@@ -602,7 +600,7 @@ lr_port_capture(uint16_t port, uint16_t queue, struct lr_port_capture *out)
 	da = rte_dev_devargs(di.device);
 	if (da == NULL || da->args == NULL)
 		return -ENOENT;
-	kv = rte_kvargs_parse(da->args, keys);
+	kv = rte_kvargs_parse(da->args, NULL);	/* the PMD checked the keys */
 	if (kv == NULL)
 		return -ENOENT;
 	inf = rte_kvargs_get(kv, "infinite_rx");

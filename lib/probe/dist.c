@@ -404,16 +404,14 @@ dist_init(struct lr_task *t, const void *arg)
 	d->ts_mult = 1;
 	d->inflight_max = UINT32_MAX;
 	if (t->capture) {
-		struct lr_port_capture cap;
 		uint32_t segs = 1, reserve, size = pi->pool->size;
 
 		/* net_pcap reads a frame from the file before it asks for an
 		 * mbuf, and drops it when there is none: a capture must never
 		 * find the pool empty. Leave the lcores' caches, a burst and
 		 * its chains; the channels hold the rest. */
-		if (lr_port_capture(t->port, t->queue, &cap) == 0 &&
-		    cap.max_frame > pi->mbuf_data_bytes)
-			segs = (cap.max_frame + pi->mbuf_data_bytes - 1) /
+		if (t->capture_max_frame > pi->mbuf_data_bytes)
+			segs = (t->capture_max_frame + pi->mbuf_data_bytes - 1) /
 			       pi->mbuf_data_bytes;
 		reserve = rte_lcore_count() * (pi->pool->cache_size * 3 / 2 + LR_BURST) +
 			  LR_BURST * segs;
