@@ -257,16 +257,6 @@ fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
 	uh_of(c, lr_parse(d, len, &p), &p, len, ts_ns, uh);
 }
 
-void
-lr_fw_fast_parse_wire(const struct lr_fw_conf *c, const uint8_t *d,
-		      uint32_t len, uint32_t wire, uint64_t ts_ns,
-		      struct lr_fw_uh *uh)
-{
-	struct lr_pkt p;
-
-	uh_of(c, lr_parse_wire(d, len, wire, &p), &p, wire, ts_ns, uh);
-}
-
 /* The fast backend on an mbuf: lengths from the whole frame, headers from
  * the first segment (gathered only when they straddle; lr_parse_mbuf.h). */
 static inline void
@@ -385,13 +375,12 @@ dist_init(struct lr_task *t, const void *arg)
 					     RING_F_SP_ENQ | RING_F_SC_DEQ) :
 			rte_ring_create(name, rte_align32pow2(c->ring), t->socket,
 					RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (d->ring[i] != NULL)
-			d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 		if (d->ring[i] == NULL) {
 			dist_free(t);
 			return lr_err(ENOMEM, "dist: no channel ring %s of %u: %s",
 				      name, c->ring, rte_strerror(rte_errno));
 		}
+		d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 	}
 	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0) {
 		dist_free(t);

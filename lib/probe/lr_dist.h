@@ -113,12 +113,6 @@ void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASON
  *  state must point at a struct lr_thash of the conf's key. */
 extern const struct lr_fw_ops lr_fw_fast_ops;
 
-/** The fast backend's parse of a frame of @p wire bytes whose first @p len
- *  bytes are at @p d (a chained mbuf's first segment). */
-void lr_fw_fast_parse_wire(const struct lr_fw_conf *c, const uint8_t *d,
-			   uint32_t len, uint32_t wire, uint64_t ts_ns,
-			   struct lr_fw_uh *uh);
-
 /** Fill @p uh from a parsed packet (everything but ts, hash, channel). */
 void lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh);
 

@@ -12,8 +12,8 @@
  * whole table is seen once a second, so a flow leaves no later than its
  * timeout + 1 s even when no more packets arrive. Time is what the caller
  * says: Unix ns now, or a capture's own times (the walk then follows the
- * trace: a second of trace walks the whole table once). TCP FIN or RST ends a flow
- * at once; a full bucket evicts its oldest record (lackOfResources);
+ * trace: a second of trace walks the whole table once). TCP FIN or RST ends
+ * a flow at once; a full bucket evicts its oldest record (lackOfResources);
  * lr_fc_flush() ends them all (forced end).
  *
  * Fragments: a first fragment leaves its ports in a small table (4096

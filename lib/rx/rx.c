@@ -245,12 +245,6 @@ account(struct rx *r, struct lr_seq *f, uint32_t len,
 	}
 }
 
-/*
- * Two passes over a burst: the first finds each header and prefetches its
- * flow's entry, the second updates the entries, by then in cache. With
- * 65536 flows in random order the table is 8 MB and every lookup would
- * otherwise miss.
- */
 /* A capture stamp (us) on the TSC's scale. */
 static inline uint64_t
 trace_tsc(struct rx *r, const struct rte_mbuf *m)
@@ -259,10 +253,18 @@ trace_tsc(struct rx *r, const struct rte_mbuf *m)
 
 	if (unlikely(r->ts0_us == 0))
 		r->ts0_us = us;
-	return r->tsc0 + (uint64_t)((double)(int64_t)(us - r->ts0_us) *
-				    r->tsc_per_us);
+	/* Signed: a capture may step back a little (merged files). */
+	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(us - r->ts0_us) *
+					     r->tsc_per_us);
 }
 
+/*
+ * Two passes over a burst: the first finds each header and prefetches its
+ * flow's entry, the second updates the entries, by then in cache. With
+ * 65536 flows in random order the table is 8 MB and every lookup would
+ * otherwise miss. @p trace: each packet at its capture time (inlined into
+ * rx_poll twice, so that the live loop keeps its code).
+ */
 static __rte_always_inline int
 poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 {
