@@ -397,13 +397,15 @@ dist_init(struct lr_task *t, const void *arg)
 
 		/* net_pcap reads a frame from the file before it asks for an
 		 * mbuf, and drops it when there is none: a capture must never
-		 * find the pool empty. Leave the lcores' caches, a burst and
-		 * its chains; the channels hold the rest. */
+		 * find the pool empty. Leave every lcore its cache (up to 1.5
+		 * times its size before it flushes) and a burst of chains in
+		 * hand (a probe's, or the one the PMD is filling); the channels
+		 * hold the rest. */
 		if (t->capture_max_frame > pi->mbuf_data_bytes)
 			segs = (t->capture_max_frame + pi->mbuf_data_bytes - 1) /
 			       pi->mbuf_data_bytes;
-		reserve = rte_lcore_count() * (pi->pool->cache_size * 3 / 2 + LR_BURST) +
-			  LR_BURST * segs;
+		reserve = (rte_lcore_count() + 1) *
+			  (pi->pool->cache_size * 3 / 2 + LR_BURST * segs);
 		if (c->ingress != LR_INGRESS_UH)	/* uh: records, no mbufs */
 			d->inflight_max = size > reserve + segs ?
 					  (size - reserve) / segs : 1;
