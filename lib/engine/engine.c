@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,25 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	t->socket = pi->socket;
 	t->duration_tsc = (uint64_t)(duration_s * rte_get_tsc_hz());
 	t->state = LR_TASK_CREATED;
+	if (role->uses_rx && queue != LR_QUEUE_NONE) {
+		struct lr_port_capture cap;
+
+		ret = lr_port_capture(port, queue, &cap);
+		if (ret == -EIO) {
+			rte_free(t);
+			rte_errno = EIO;
+			return NULL;
+		}
+		if (ret == 0) {
+			t->capture = true;
+			t->capture_frames = cap.frames;
+			t->capture_max_frame = cap.max_frame;
+			t->capture_nb_rxq = pi->nb_rxq;
+			/* The PMD's counters run on over restarts of the
+			 * port, which reopen the file. */
+			t->capture_base = lr_port_capture_consumed(port);
+		}
+	}
 	ret = role->init(t, conf);
 	if (ret != 0) {
 		rte_free(t);
@@ -227,6 +247,39 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	rte_spinlock_unlock(&tasks_lock);
 	lc->tasks[lc->nb++] = t;
 	return t;
+}
+
+bool
+lr_task_capture_end(struct lr_task *t)
+{
+	if (t->st.rx_pkts < t->capture_frames &&
+	    (t->capture_nb_rxq != 1 ||
+	     lr_port_capture_consumed(t->port) - t->capture_base < t->capture_frames))
+		return false;
+	__atomic_store_n(&t->capture_ended, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Control path: say once that a task read its capture to the end, as
+ * softflowd -r does, so that a run that ended by itself says why. */
+static void
+tell_capture_end(struct lr_task *t)
+{
+	const struct lr_port_info *pi = lr_port_info(t->port);
+
+	if (t->capture_told ||
+	    __atomic_load_n(&t->capture_ended, __ATOMIC_ACQUIRE) == 0)
+		return;
+	t->capture_told = true;
+	if (t->st.rx_pkts < t->capture_frames)
+		ELOG(NOTICE, "%s task %u: port %s queue %u: end of capture: "
+		     "%" PRIu64 " frames, %" PRIu64 " of them lost in the PMD "
+		     "(no mbuf)", t->role->name, t->id, pi ? pi->name : "?",
+		     t->queue, t->capture_frames, t->capture_frames - t->st.rx_pkts);
+	else
+		ELOG(NOTICE, "%s task %u: port %s queue %u: end of capture: "
+		     "%" PRIu64 " frames", t->role->name, t->id,
+		     pi ? pi->name : "?", t->queue, t->capture_frames);
 }
 
 void
@@ -301,6 +354,8 @@ lr_engine_stop(void)
 			lcores[l].nb = 0;
 		}
 	}
+	for (i = 0; i < n; i++)
+		tell_capture_end(tasks[i]);
 	for (i = 0; i < nb_roles; i++)
 		if (roles[i]->stopped != NULL)
 			roles[i]->stopped();
@@ -468,6 +523,11 @@ lr_task_report(const struct lr_task *t)
 	json_object_set_new(o, "tx_retry", json_integer((json_int_t)st.tx_retry));
 	json_object_set_new(o, "alloc_fail", json_integer((json_int_t)st.alloc_fail));
 	json_object_set_new(o, "drops", json_integer((json_int_t)st.drops));
+	if (t->capture)
+		json_object_set_new(o, "end_of_capture",
+				    __atomic_load_n(&t->capture_ended, __ATOMIC_ACQUIRE) ?
+				    json_integer((json_int_t)t->capture_frames) :
+				    json_null());
 	if (t->role->uses_tx)
 		add_rates(o, "tx", st.tx_pkts, st.tx_bytes, secs);
 	if (t->role->uses_rx)

@@ -107,6 +107,15 @@ struct lr_task {
 	uint64_t duration_tsc;		/**< stop after this long, 0: no limit */
 	uint32_t stop;			/**< set by the main lcore (atomic) */
 	uint32_t state;			/**< enum lr_task_state (atomic) */
+	/** Its rx queue replays a capture file (lr_port_capture): the task
+	 *  ends at the file's end, whatever its count or duration. */
+	bool capture;
+	bool capture_told;		/**< the end was logged (control path) */
+	uint16_t capture_nb_rxq;	/**< rx queues of the port */
+	uint32_t capture_ended;		/**< set by its lcore at the end (atomic) */
+	uint64_t capture_frames;	/**< frames in the queue's file */
+	uint32_t capture_max_frame;	/**< its longest frame (B) */
+	uint64_t capture_base;		/**< lr_port_capture_consumed() at create */
 };
 
 /**
@@ -130,6 +139,15 @@ const struct lr_role *lr_role_find(const char *name);
 
 /** The i-th registered role, or NULL past the last. */
 const struct lr_role *lr_role_at(unsigned int i);
+
+/**
+ * Fast path, on a burst that brought nothing, for a task with t->capture:
+ * has its capture file been read to the end? True when the task has had
+ * every frame of the file, or (a port of one rx queue) when the PMD has
+ * taken them all, counting those it could not deliver (no mbuf). Exact: a
+ * count, never a guess from idle time. Sets t->capture_ended.
+ */
+bool lr_task_capture_end(struct lr_task *t);
 
 /** Ask a task to stop; its lcore finishes it after the current burst. */
 void lr_task_stop(struct lr_task *t);

@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pcap.h>
+
 #include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -691,4 +694,104 @@ lr_rss_key_parse(const char *s, uint8_t key[LR_RSS_KEY_MAX], uint8_t *len)
 	}
 	*len = (uint8_t)(n / 2);
 	return 0;
+}
+
+/* Frames in a capture file, read as net_pcap reads it: pcap_next_ex()
+ * until it returns anything but 1 (end of file, or a cut last record that
+ * the PMD stops at too). */
+static int
+count_frames(const char *path, uint64_t *frames, uint32_t *max_frame)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *pc;
+	uint64_t n = 0;
+
+	pc = pcap_open_offline(path, err);
+	if (pc == NULL)
+		return lr_err(EIO, "port: capture %s: %s", path, err);
+	*max_frame = 0;
+	while (pcap_next_ex(pc, &h, &d) == 1) {
+		n++;
+		if (h->caplen > *max_frame)
+			*max_frame = h->caplen;
+	}
+	pcap_close(pc);
+	*frames = n;
+	return 0;
+}
+
+struct capture_args {
+	uint16_t queue;
+	uint16_t seen;
+	uint64_t frames;
+	uint64_t port_frames;
+	uint32_t max_frame;
+	int ret;
+};
+
+static int
+capture_file(const char *key, const char *value, void *opaque)
+{
+	struct capture_args *a = opaque;
+	uint64_t n = 0;
+	uint32_t max = 0;
+
+	RTE_SET_USED(key);
+	if (a->ret == 0)
+		a->ret = count_frames(value, &n, &max);
+	if (a->seen == a->queue) {
+		a->frames = n;
+		a->max_frame = max;
+	}
+	a->port_frames += n;
+	a->seen++;
+	return 0;
+}
+
+int
+lr_port_capture(uint16_t port, uint16_t queue, struct lr_port_capture *out)
+{
+	struct capture_args a = { .queue = queue };
+	const struct rte_devargs *da;
+	struct rte_eth_dev_info di;
+	struct rte_kvargs *kv;
+	const char *inf;
+
+	if (!rte_eth_dev_is_valid_port(port) ||
+	    rte_eth_dev_info_get(port, &di) != 0 || di.device == NULL ||
+	    di.driver_name == NULL || strcmp(di.driver_name, "net_pcap") != 0)
+		return -ENOENT;
+	da = rte_dev_devargs(di.device);
+	if (da == NULL || da->args == NULL)
+		return -ENOENT;
+	kv = rte_kvargs_parse(da->args, NULL);	/* the PMD checked the keys */
+	if (kv == NULL)
+		return -ENOENT;
+	inf = rte_kvargs_get(kv, "infinite_rx");
+	/* infinite_rx loops over the file: it never ends. */
+	if (rte_kvargs_count(kv, "rx_pcap") <= queue ||
+	    (inf != NULL && atoi(inf) > 0)) {
+		rte_kvargs_free(kv);
+		return -ENOENT;
+	}
+	rte_kvargs_process(kv, "rx_pcap", capture_file, &a);
+	rte_kvargs_free(kv);
+	if (a.ret != 0)
+		return a.ret;
+	out->frames = a.frames;
+	out->port_frames = a.port_frames;
+	out->max_frame = a.max_frame;
+	return 0;
+}
+
+uint64_t
+lr_port_capture_consumed(uint16_t port)
+{
+	struct rte_eth_stats st;
+
+	if (rte_eth_stats_get(port, &st) != 0)
+		return 0;
+	return st.ipackets + st.rx_nombuf + st.ierrors;
 }

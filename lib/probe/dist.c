@@ -16,6 +16,7 @@
 #include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_frag.h"
+#include "lr_parse_mbuf.h"
 #include "lr_port.h"
 #include "lr_thash.h"
 
@@ -44,14 +45,23 @@ struct dist {
 	uint64_t tsc0, ns0;
 	double ns_per_tsc;
 	int64_t nic_ts_off;		/* device clock to Unix ns */
+	uint64_t ts_mult;		/* stamp unit to ns: 1, or 1000 (pcap) */
 	uint64_t ts_flag;		/* rx timestamp dynflag */
 	int ts_offset;			/* rx timestamp dynfield */
 	bool nic_ts;			/* the port stamps packets itself */
+	bool trace;			/* its stamps are a capture's times */
+	uint32_t ring_size[LR_DIST_CHANNELS_MAX];
+	uint32_t inflight_max;		/* frames the channels may hold, so
+					 * that the pool never runs dry */
+	uint64_t clock;			/* trace ns handed on (atomic) */
 	uint8_t ingress;
 	struct lr_fw_uh uh[LR_BURST];
 	struct lr_fw_uh gather[LR_BURST];
 	uint8_t idx[LR_DIST_CHANNELS_MAX][LR_BURST];
 	uint8_t cnt[LR_DIST_CHANNELS_MAX];
+	/* A chained frame gathered whole for the model backend, which
+	 * parses the packet as the firmware sees it: all its bytes. */
+	uint8_t whole[UINT16_MAX];
 };
 
 /* The distributor of each port, for the probe tasks on its channels. */
@@ -218,12 +228,11 @@ fast_hash(const struct lr_fw_conf *c, const uint8_t *in, size_t len)
 	return lr_thash(c->state, in, len);
 }
 
-static void
-fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
-	   uint64_t ts_ns, struct lr_fw_uh *uh)
+static inline void
+uh_of(const struct lr_fw_conf *c, enum lr_parse_result r,
+      const struct lr_pkt *p, uint32_t wire, uint64_t ts_ns,
+      struct lr_fw_uh *uh)
 {
-	struct lr_pkt p;
-	enum lr_parse_result r = lr_parse(d, len, &p);
 	uint8_t in[LR_THASH_IN_MAX];
 
 	if (unlikely(r != LR_PARSE_OK)) {
@@ -231,12 +240,54 @@ fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
 		memset(uh, 0, sizeof(*uh));
 		uh->status = (uint8_t)r;
 	} else {
-		lr_uh_from_pkt(&p, len, uh);
+		lr_uh_from_pkt(p, wire, uh);
 		uh->hash = lr_thash(c->state, in, hash_input(c, uh, in));
 		uh->channel = (uint8_t)(uh->hash % c->channels);
 	}
 	uh->ts_ns = ts_ns;
-	uh->wire_len = (uint16_t)RTE_MIN(len, (uint32_t)UINT16_MAX);
+	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
+}
+
+static void
+fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
+	   uint64_t ts_ns, struct lr_fw_uh *uh)
+{
+	struct lr_pkt p;
+
+	uh_of(c, lr_parse(d, len, &p), &p, len, ts_ns, uh);
+}
+
+/* The fast backend on an mbuf: lengths from the whole frame, headers from
+ * the first segment (gathered only when they straddle; lr_parse_mbuf.h). */
+static inline void
+fast_parse_mbuf(const struct lr_fw_conf *c, const struct rte_mbuf *m,
+		uint64_t ts_ns, struct lr_fw_uh *uh)
+{
+	struct lr_pkt p;
+
+	uh_of(c, lr_parse_mbuf(m, UINT32_MAX, &p), &p, m->pkt_len, ts_ns, uh);
+}
+
+/* Any other backend parses contiguous bytes: a chain is gathered whole
+ * first, as the firmware sees the whole packet. */
+static void
+backend_parse_mbuf(struct dist *d, const struct rte_mbuf *m, uint64_t ts_ns,
+		   struct lr_fw_uh *uh)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len;
+
+	if (unlikely(m->nb_segs > 1)) {
+		len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(d->whole));
+		b = rte_pktmbuf_read(m, 0, len, d->whole);
+		if (b == NULL) {
+			memset(uh, 0, sizeof(*uh));
+			uh->status = LR_PARSE_TRUNC_L2;
+			uh->ts_ns = ts_ns;
+			return;
+		}
+	}
+	d->be->parse(&d->fw, b, len, ts_ns, uh);
 }
 
 const struct lr_fw_ops lr_fw_fast_ops = {
@@ -329,6 +380,7 @@ dist_init(struct lr_task *t, const void *arg)
 			return lr_err(ENOMEM, "dist: no channel ring %s of %u: %s",
 				      name, c->ring, rte_strerror(rte_errno));
 		}
+		d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 	}
 	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0) {
 		dist_free(t);
@@ -338,7 +390,32 @@ dist_init(struct lr_task *t, const void *arg)
 	d->tsc0 = rte_rdtsc();
 	d->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	if (pi->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+	d->ts_mult = 1;
+	d->inflight_max = UINT32_MAX;
+	if (t->capture) {
+		uint32_t segs = 1, reserve, size = pi->pool->size;
+
+		/* net_pcap reads a frame from the file before it asks for an
+		 * mbuf, and drops it when there is none: a capture must never
+		 * find the pool empty. Leave every lcore its cache (up to 1.5
+		 * times its size before it flushes) and a burst of chains in
+		 * hand (a probe's, or the one the PMD is filling); the channels
+		 * hold the rest. */
+		if (t->capture_max_frame > pi->mbuf_data_bytes)
+			segs = (t->capture_max_frame + pi->mbuf_data_bytes - 1) /
+			       pi->mbuf_data_bytes;
+		reserve = (rte_lcore_count() + 1) *
+			  (pi->pool->cache_size * 3 / 2 + LR_BURST * segs);
+		if (c->ingress != LR_INGRESS_UH)	/* uh: records, no mbufs */
+			d->inflight_max = size > reserve + segs ?
+					  (size - reserve) / segs : 1;
+		/* A capture file: net_pcap stamps every frame with its pcap
+		 * time in us, offload or not (lr_port.h). */
+		d->nic_ts = true;
+		d->trace = true;
+		d->ts_mult = LR_PORT_CAPTURE_TS_NS;
+		d->nic_ts_off = 0;
+	} else if (pi->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		uint64_t clk;
 
 		/* The device clock, taken as ns, against Unix time. */
@@ -366,6 +443,8 @@ lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
 	out->trim = d->fw.trim;
 	out->ts_offset = d->ts_offset;
 	out->ts_flag = d->ts_flag;
+	out->trace = d->trace;
+	out->clock = &d->clock;
 	return 0;
 }
 
@@ -444,21 +523,33 @@ dist_poll(struct lr_task *t, uint64_t now)
 	struct dist *d = t->priv;
 	struct rte_mbuf *m[LR_BURST];
 	uint64_t bytes = 0, ns;
-	unsigned int room;
+	unsigned int room, held;
 	uint16_t n, i;
 	bool uh = d->ingress == LR_INGRESS_UH;
+	bool fast = d->be == &lr_fw_fast_ops;
 
 	/* Take no more than every channel has room for: a slow shard holds
 	 * packets back in the port (which counts what it then misses, as a
 	 * NIC does), and a pcap file is read whole. */
 	room = (unsigned int)RTE_MIN(d->remaining, (uint64_t)LR_BURST);
-	for (i = 0; i < d->fw.channels && room != 0; i++)
-		room = RTE_MIN(room, rte_ring_free_count(d->ring[i]));
+	for (i = 0, held = 0; i < d->fw.channels && room != 0; i++) {
+		unsigned int f = rte_ring_free_count(d->ring[i]);
+
+		room = RTE_MIN(room, f);
+		held += d->ring_size[i] - f;
+	}
+	/* A capture: no more frames in the rings than the pool can spare
+	 * (inflight_max; UINT32_MAX for any other port). */
+	if (unlikely(held >= d->inflight_max))
+		return 0;
+	room = RTE_MIN(room, d->inflight_max - held);
 	if (room == 0)
 		return 0;
 	n = rte_eth_rx_burst(t->port, t->queue, m, (uint16_t)room);
 	if (n == 0)
-		return 0;
+		/* A capture file returns nothing for ever after its end; the
+		 * probes on the channels then end once their rings are empty. */
+		return unlikely(t->capture) && lr_task_capture_end(t);
 	now = rte_rdtsc();
 	ns = ns_of(d, now);
 	for (i = 0; i < n && i < LR_PREFETCH; i++)
@@ -471,12 +562,16 @@ dist_poll(struct lr_task *t, uint64_t now)
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH], void *));
 		bytes += m[i]->pkt_len;
 		if (d->nic_ts && (m[i]->ol_flags & d->ts_flag)) {
-			ts = *RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) +
-			     (uint64_t)d->nic_ts_off;
+			ts = *RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) *
+			     d->ts_mult + (uint64_t)d->nic_ts_off;
 			d->c.nic_ts++;
 		}
-		d->be->parse(&d->fw, rte_pktmbuf_mtod(m[i], const uint8_t *),
-			     m[i]->data_len, ts, u);
+		/* The whole frame, chained or not: lengths and bytes from
+		 * pkt_len, never the first segment's data_len. */
+		if (fast)
+			fast_parse_mbuf(&d->fw, m[i], ts, u);
+		else
+			backend_parse_mbuf(d, m[i], ts, u);
 		u->wire_len = (uint16_t)RTE_MIN(m[i]->pkt_len, (uint32_t)UINT16_MAX);
 		if (unlikely(u->status != LR_PARSE_OK)) {
 			d->c.parsed[u->status]++;
@@ -504,6 +599,14 @@ dist_poll(struct lr_task *t, uint64_t now)
 	hand_over(d, m);
 	if (uh)
 		rte_pktmbuf_free_bulk(m, n);
+	if (d->trace) {
+		/* After the enqueues: a probe that then finds its ring empty
+		 * has had every packet of its channel up to this time. */
+		uint64_t last = d->uh[n - 1].ts_ns;
+
+		if (last > d->clock)
+			__atomic_store_n(&d->clock, last, __ATOMIC_RELEASE);
+	}
 	d->c.busy_tsc += rte_rdtsc() - now;
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;

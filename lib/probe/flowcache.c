@@ -394,9 +394,12 @@ frag_ports(struct lr_fc *fc, const struct lr_pkt *p, struct lr_pkt *copy,
 	return copy;
 }
 
-void
-lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
-	     uint16_t ingress, uint64_t now_ns)
+/* The burst in three passes. @p ts: each packet's own time (a capture's),
+ * or NULL: all of them at @p now_ns. Inlined into both callers, so that
+ * the live path (NULL) compiles to what it was. */
+static __rte_always_inline void
+update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
+       uint16_t ingress, uint64_t now_ns, const uint64_t *ts)
 {
 	struct lr_flow_key key[LR_BURST];
 	const struct lr_pkt *pk[LR_BURST];
@@ -409,8 +412,10 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 	unsigned int i, j;
 
 	while (n > LR_BURST) {
-		lr_fc_update(fc, pkts, LR_BURST, ingress, now_ns);
+		update(fc, pkts, LR_BURST, ingress, now_ns, ts);
 		pkts += LR_BURST;
+		if (ts != NULL)
+			ts += LR_BURST;
 		n -= LR_BURST;
 	}
 	/* 1: hash, and fetch each bucket's line of signatures. */
@@ -418,7 +423,8 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		uint32_t h;
 
 		pk[i] = unlikely(pkts[i]->frag != LR_FRAG_NONE) ?
-			frag_ports(fc, pkts[i], &fragcopy[i], now_ns) : pkts[i];
+			frag_ports(fc, pkts[i], &fragcopy[i],
+				   ts != NULL ? ts[i] : now_ns) : pkts[i];
 		swap[i] = lr_fc_key(pk[i], ingress, fc->conf.biflow, &key[i]);
 		h = hash_of(fc, &key[i]);
 		sig[i] = h | 1;
@@ -442,6 +448,10 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 		struct fc_bucket *b = bk[i];
 		int found = -1;
 
+		if (ts != NULL) {
+			now_ns = ts[i];
+			now_t = tick_of(fc, now_ns);
+		}
 		fc->c.packets++;
 		if (cand[i] >= 0 && b->sig[cand[i]] == sig[i] &&
 		    key_eq(&b->rec[cand[i]].key, &key[i]))
@@ -462,6 +472,21 @@ lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns,
 			       now_t);
 	}
+}
+
+void
+lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
+	     uint16_t ingress, uint64_t now_ns)
+{
+	update(fc, pkts, n, ingress, now_ns, NULL);
+}
+
+void
+lr_fc_update_ts(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+		unsigned int n, uint16_t ingress, const uint64_t *ts_ns)
+{
+	if (n != 0)
+		update(fc, pkts, n, ingress, ts_ns[0], ts_ns);
 }
 
 static unsigned int

@@ -19,7 +19,9 @@
  *
  * Where the port has the feature, the NIC's is used instead of the model's:
  * its RSS hash (RTE_MBUF_F_RX_RSS_HASH) picks the channel, its rx timestamp
- * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, device clock taken as ns) is the time.
+ * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, device clock taken as ns) is the time. A
+ * port replaying a capture file (lr_port_capture) gives each packet its
+ * capture time, and the distributor ends at the end of the file.
  * A port with several RSS queues needs no distributor at all.
  *
  * Malformed packets (the parse reasons of lr_parse.h) are counted and
@@ -89,6 +91,13 @@ struct lr_dist_channel {
 	uint16_t trim;
 	int ts_offset;			/**< rx timestamp dynfield (not with uh) */
 	uint64_t ts_flag;
+	/** The distributor replays a capture: every packet's stamp is its
+	 *  capture time (Unix ns), and time moves only with the trace. */
+	bool trace;
+	/** Trace time the distributor has handed on every packet up to
+	 *  (Unix ns, atomic, release after the enqueue): a probe whose ring
+	 *  is empty has seen all of its channel's packets to then. */
+	const uint64_t *clock;
 };
 
 /**

@@ -10,8 +10,10 @@
  * Expiry: each record carries its deadline, min(last + inactive, first +
  * active) in ticks of 2^20 ns, in the bucket line; lr_fc_expire() walks the buckets so that the
  * whole table is seen once a second, so a flow leaves no later than its
- * timeout + 1 s even when no more packets arrive. TCP FIN or RST ends a flow
- * at once; a full bucket evicts its oldest record (lackOfResources);
+ * timeout + 1 s even when no more packets arrive. Time is what the caller
+ * says: Unix ns now, or a capture's own times (the walk then follows the
+ * trace: a second of trace walks the whole table once). TCP FIN or RST ends
+ * a flow at once; a full bucket evicts its oldest record (lackOfResources);
  * lr_fc_flush() ends them all (forced end).
  *
  * Fragments: a first fragment leaves its ports in a small table (4096
@@ -93,6 +95,14 @@ uint32_t lr_fc_capacity(const struct lr_fc *fc);
  */
 void lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts,
 		  unsigned int n, uint16_t ingress, uint64_t now_ns);
+
+/**
+ * lr_fc_update() with each packet's own Unix time, @p ts_ns[i]: a capture
+ * replayed faster than it was taken keeps its times (flow start and end,
+ * timeouts), as softflowd -r and YAF do.
+ */
+void lr_fc_update_ts(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+		     unsigned int n, uint16_t ingress, const uint64_t *ts_ns);
 
 /**
  * End the flows whose timeout has passed at @p now_ns, walking the part of

@@ -2,8 +2,10 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_mbuf.h>
 
 #include "lr_parse.h"
+#include "lr_parse_mbuf.h"
 
 #define ETH_HLEN 14
 #define TYPE_IPV4 0x0800
@@ -228,4 +230,17 @@ lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
 		return ipv6(d, off, len, wire, p);
 	}
 	return LR_PARSE_NOT_IP;
+}
+
+enum lr_parse_result
+lr_parse_chain(const struct rte_mbuf *m, uint32_t trim, struct lr_pkt *p)
+{
+	uint8_t buf[LR_PARSE_GATHER_BYTES];
+	uint32_t len = RTE_MIN(RTE_MIN(m->pkt_len, trim),
+			       (uint32_t)LR_PARSE_GATHER_BYTES);
+	const uint8_t *d = rte_pktmbuf_read(m, 0, len, buf);
+
+	if (d == NULL)
+		return LR_PARSE_TRUNC_L2;	/* a chain shorter than pkt_len */
+	return lr_parse_wire(d, len, m->pkt_len, p);
 }

@@ -15,10 +15,12 @@
 
 #include "lr_common.h"
 #include "lr_flowcache.h"
+#include "lr_parse_mbuf.h"
 #include "lr_port.h"
 #include "lr_probe.h"
 
 #define EXPIRE_EVERY_US 100	/* the expiry walk's step */
+#define EXPIRE_EVERY_NS (EXPIRE_EVERY_US * 1000ull)
 #define DRAIN_BURST 64
 
 struct probe;
@@ -41,6 +43,14 @@ struct probe {
 	uint64_t ts_flag;		/* rx timestamp dynflag, 0: TSC only */
 	int ts_offset;			/* its dynfield */
 	int64_t ts_add;			/* stamp to Unix ns (a NIC's clock) */
+	/* Trace time: the packets are a capture's, replayed. Each one keeps
+	 * its own stamp (x ts_mult: net_pcap's are us), and the expiry walk
+	 * follows the trace, not the clock on the wall. */
+	bool trace;
+	uint64_t ts_mult;
+	uint64_t trace_ns;		/* latest packet time seen */
+	uint64_t walk_ns;		/* next expiry walk, in trace time */
+	const uint64_t *dist_clock;	/* a channel's distributor's trace time */
 	bool direct;			/* stopped: export without the ring */
 	bool biflow;
 	bool flushed;
@@ -278,6 +288,7 @@ probe_free(struct lr_task *t)
 }
 
 static unsigned int input_port(struct lr_task *t, struct probe *p);
+static unsigned int input_port_trace(struct lr_task *t, struct probe *p);
 static unsigned int input_channel(struct lr_task *t, struct probe *p);
 static unsigned int input_uh(struct lr_task *t, struct probe *p);
 
@@ -359,7 +370,7 @@ probe_init(struct lr_task *t, const void *arg)
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
 	p->remaining = c->count ? c->count : UINT64_MAX;
 	p->trim = c->trim ? c->trim : UINT32_MAX;
-	p->input = input_port;
+	p->input = t->capture ? input_port_trace : input_port;
 	if (c->channel >= 0) {
 		/* The distributor stamped every packet (Unix ns) and counts
 		 * the packets: this task reads until it is done. */
@@ -370,6 +381,18 @@ probe_init(struct lr_task *t, const void *arg)
 		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
 		p->ts_flag = ch.ts_flag;
 		p->ts_offset = ch.ts_offset;
+		p->trace = ch.trace;
+		p->ts_mult = 1;		/* the distributor wrote Unix ns */
+		p->dist_clock = ch.clock;
+	} else if (t->capture) {
+		/* net_pcap stamps every frame with its capture time, in us,
+		 * whatever the offloads (lr_port.h). */
+		if (rte_mbuf_dyn_rx_timestamp_register(&p->ts_offset, &p->ts_flag) != 0) {
+			probe_free(t);
+			return lr_err(ENOMEM, "probe: no rx timestamp dynfield");
+		}
+		p->trace = true;
+		p->ts_mult = LR_PORT_CAPTURE_TS_NS;
 	} else if (lr_port_info(t->port)->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		uint64_t clk;
 
@@ -390,13 +413,40 @@ ns_of(const struct probe *p, uint64_t tsc)
 	return p->ns0 + (uint64_t)((double)(tsc - p->tsc0) * p->ns_per_tsc);
 }
 
-/* Parse @p n mbufs into the cache and free them. */
+/* Packets at their own (trace) times into the cache. The expiry walk runs
+ * whenever the trace passes its next due time, within a burst too: a
+ * sparse capture may hold minutes in one burst, and a flow idle for longer
+ * than its timeout in the trace must end by it, before a later packet of
+ * the same flow would start its next record. */
 static void
-account(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
-	uint64_t now)
+update_trace(struct lr_task *t, struct probe *p, const struct lr_pkt **pp,
+	     const uint64_t *ts, unsigned int k)
+{
+	unsigned int i, j = 0;
+
+	for (i = 0; i < k; i++) {
+		if (ts[i] < p->walk_ns)
+			continue;
+		lr_fc_update_ts(p->fc, pp + j, i - j, t->port, ts + j);
+		lr_fc_expire(p->fc, ts[i]);
+		p->walk_ns = ts[i] + EXPIRE_EVERY_NS;
+		j = i;
+	}
+	lr_fc_update_ts(p->fc, pp + j, k - j, t->port, ts + j);
+	if (k != 0 && ts[k - 1] > p->trace_ns)
+		p->trace_ns = ts[k - 1];
+}
+
+/* Parse @p n mbufs into the cache and free them. @p trace: each packet at
+ * its own stamp (a capture); else the burst at one time. Inlined into
+ * two callers, so that the live path keeps its code. */
+static __rte_always_inline void
+account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
+	      uint16_t n, uint64_t now, const bool trace)
 {
 	struct lr_pkt pk[LR_BURST];
 	const struct lr_pkt *pp[LR_BURST];
+	uint64_t ts[LR_BURST];
 	uint64_t bytes = 0, ns;
 	uint16_t i, k = 0;
 
@@ -410,28 +460,52 @@ account(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
 		bytes += m[i]->pkt_len;
 		/* The first segment, or the trim: the headers; the frame's
 		 * whole length: what the lengths must fit. */
-		r = lr_parse_wire(rte_pktmbuf_mtod(m[i], const uint8_t *),
-				  RTE_MIN((uint32_t)m[i]->data_len, p->trim),
-				  m[i]->pkt_len, &pk[k]);
+		r = lr_parse_mbuf(m[i], p->trim, &pk[k]);
 		p->c.parsed[r]++;
 		if (r == LR_PARSE_OK) {
+			if (trace)
+				ts[k] = *RTE_MBUF_DYNFIELD(m[i], p->ts_offset,
+							   uint64_t *) * p->ts_mult;
 			pp[k] = &pk[k];
 			k++;
 		}
 	}
-	/* The burst's time: its last packet's rx stamp (a NIC's, or the
-	 * distributor's), else the TSC now. */
-	if (p->ts_flag != 0 && (m[n - 1]->ol_flags & p->ts_flag))
-		ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) +
-		     (uint64_t)p->ts_add;
-	else
-		ns = ns_of(p, now);
-	lr_fc_update(p->fc, pp, k, t->port, ns);
+	if (trace) {
+		update_trace(t, p, pp, ts, k);
+		/* Trace time moves with every frame, parsed or not. */
+		ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) *
+		     p->ts_mult;
+		if (ns > p->trace_ns)
+			p->trace_ns = ns;
+	} else {
+		/* The burst's time: its last packet's rx stamp (a NIC's,
+		 * or the distributor's), else the TSC now. */
+		if (p->ts_flag != 0 && (m[n - 1]->ol_flags & p->ts_flag))
+			ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) +
+			     (uint64_t)p->ts_add;
+		else
+			ns = ns_of(p, now);
+		lr_fc_update(p->fc, pp, k, t->port, ns);
+	}
 	rte_pktmbuf_free_bulk(m, n);
 	if (p->in == NULL) {
 		t->st.rx_pkts += n;
 		t->st.rx_bytes += bytes;
 	}
+}
+
+static void
+account(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
+	uint64_t now)
+{
+	account_burst(t, p, m, n, now, false);
+}
+
+static void
+account_trace(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
+	      uint16_t n, uint64_t now)
+{
+	account_burst(t, p, m, n, now, true);
 }
 
 static unsigned int
@@ -446,14 +520,29 @@ input_port(struct lr_task *t, struct probe *p)
 }
 
 static unsigned int
+input_port_trace(struct lr_task *t, struct probe *p)
+{
+	struct rte_mbuf *m[LR_BURST];
+	uint16_t n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
+
+	if (n != 0)
+		account_trace(t, p, m, n, 0);
+	return n;
+}
+
+static unsigned int
 input_channel(struct lr_task *t, struct probe *p)
 {
 	struct rte_mbuf *m[LR_BURST];
 	unsigned int n = rte_ring_sc_dequeue_burst(p->in, (void **)m, LR_BURST,
 						   NULL);
 
-	if (n != 0)
-		account(t, p, m, (uint16_t)n, rte_rdtsc());
+	if (n != 0) {
+		if (p->trace)
+			account_trace(t, p, m, (uint16_t)n, 0);
+		else
+			account(t, p, m, (uint16_t)n, rte_rdtsc());
+	}
 	return n;
 }
 
@@ -475,8 +564,38 @@ input_uh(struct lr_task *t, struct probe *p)
 		pp[i] = &pk[i];
 	}
 	p->c.parsed[LR_PARSE_OK] += n;
-	lr_fc_update(p->fc, pp, n, t->port, uh[n - 1].ts_ns);
+	if (p->trace) {
+		uint64_t ts[LR_BURST];
+
+		for (i = 0; i < n; i++)
+			ts[i] = uh[i].ts_ns;
+		update_trace(t, p, pp, ts, n);
+	} else {
+		lr_fc_update(p->fc, pp, n, t->port, uh[n - 1].ts_ns);
+	}
 	return n;
+}
+
+/* The expiry walk in trace time: a capture replayed in a fraction of a
+ * second still ends an idle flow by its inactive timeout, as it would have
+ * live. A channel's probe that has emptied its ring takes its distributor's
+ * trace time, so that its flows age while the trace goes on elsewhere (as
+ * one probe for the whole port would see them). */
+static void
+expire_trace(struct probe *p, unsigned int n)
+{
+	if (n == 0 && p->dist_clock != NULL) {
+		uint64_t c = __atomic_load_n(p->dist_clock, __ATOMIC_ACQUIRE);
+
+		/* Loaded before the check: every packet of this channel up
+		 * to c was in the ring, and the ring is empty. */
+		if (c > p->trace_ns && rte_ring_empty(p->in))
+			p->trace_ns = c;
+	}
+	if (p->trace_ns != 0 && p->trace_ns >= p->walk_ns) {
+		lr_fc_expire(p->fc, p->trace_ns);
+		p->walk_ns = p->trace_ns + EXPIRE_EVERY_NS;
+	}
 }
 
 static int
@@ -498,8 +617,13 @@ probe_poll(struct lr_task *t, uint64_t now)
 		   lr_task_state(p->dist) == LR_TASK_DONE &&
 		   rte_ring_empty(p->in)) {
 		return 1;	/* the distributor is done, its ring empty */
+	} else if (p->in == NULL && unlikely(t->capture) &&
+		   lr_task_capture_end(t)) {
+		return 1;	/* the capture file is read to its end */
 	}
-	if (now >= p->expire_tsc) {
+	if (p->trace) {
+		expire_trace(p, n);
+	} else if (now >= p->expire_tsc) {
 		lr_fc_expire(p->fc, ns_of(p, now));
 		p->expire_tsc = now + p->expire_step;
 	}

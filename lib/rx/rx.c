@@ -9,6 +9,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_udp.h>
 
@@ -26,6 +27,14 @@ struct rx {
 	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
 	double ns_per_cycle;		/* for spans past 2^32 cycles */
 	struct lr_hist *hist;		/* NULL without latency */
+	/* A capture replayed without latency: a flow's first and last
+	 * times are the capture's (its us stamps, on the TSC's scale from
+	 * the first one), so that durations and rates are the trace's. */
+	bool trace;
+	int ts_offset;			/* rx timestamp dynfield */
+	uint64_t ts0_us;		/* first stamp seen, 0: none yet */
+	uint64_t tsc0;			/* TSC at init: ts0_us maps here */
+	double tsc_per_us;
 };
 
 void
@@ -119,6 +128,18 @@ rx_init(struct lr_task *t, const void *arg)
 			return lr_err(ENOMEM, "rx: no memory for a histogram");
 		}
 		lr_hist_init(r->hist);
+	}
+	if (t->capture && !c->latency) {
+		uint64_t flag;
+
+		/* net_pcap stamps every frame, in us (lr_port.h). */
+		if (rte_mbuf_dyn_rx_timestamp_register(&r->ts_offset, &flag) != 0) {
+			rx_free(t);
+			return lr_err(ENOMEM, "rx: no rx timestamp dynfield");
+		}
+		r->trace = true;
+		r->tsc0 = rte_rdtsc();
+		r->tsc_per_us = (double)hz / 1e6;
 	}
 	r->ns_mult = (uint64_t)(1e9 * 4294967296.0 / (double)hz);
 	r->ns_per_cycle = 1e9 / (double)hz;
@@ -224,26 +245,42 @@ account(struct rx *r, struct lr_seq *f, uint32_t len,
 	}
 }
 
+/* A capture stamp (us) on the TSC's scale. */
+static inline uint64_t
+trace_tsc(struct rx *r, const struct rte_mbuf *m)
+{
+	uint64_t us = *RTE_MBUF_DYNFIELD(m, r->ts_offset, uint64_t *);
+
+	if (unlikely(r->ts0_us == 0))
+		r->ts0_us = us;
+	/* Signed: a capture may step back a little (merged files). */
+	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(us - r->ts0_us) *
+					     r->tsc_per_us);
+}
+
 /*
  * Two passes over a burst: the first finds each header and prefetches its
  * flow's entry, the second updates the entries, by then in cache. With
  * 65536 flows in random order the table is 8 MB and every lookup would
- * otherwise miss.
+ * otherwise miss. @p trace: each packet at its capture time (inlined into
+ * rx_poll twice, so that the live loop keeps its code).
  */
-static int
-rx_poll(struct lr_task *t, uint64_t now)
+static __rte_always_inline int
+poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 {
 	struct rx *r = t->priv;
 	struct rte_mbuf *pkts[LR_BURST];
 	const struct lr_pkt_hdr *hdr[LR_BURST];
 	struct lr_seq *flow[LR_BURST];
 	uint32_t len[LR_BURST];
+	uint64_t when[LR_BURST];
 	uint64_t bytes = 0;
 	uint16_t n, i, k = 0;
 
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
 	if (n == 0)
-		return 0;
+		/* A capture file returns nothing for ever after its end. */
+		return unlikely(t->capture) && lr_task_capture_end(t);
 	/* The receive time of the burst: later than "now", which may be a
 	 * burst of another task old. */
 	now = rte_rdtsc();
@@ -279,10 +316,12 @@ rx_poll(struct lr_task *t, uint64_t now)
 		rte_prefetch0(flow[k]);
 		hdr[k] = h;
 		len[k] = pkts[i]->pkt_len;
+		if (trace)
+			when[k] = trace_tsc(r, pkts[i]);
 		k++;
 	}
 	for (i = 0; i < k; i++)
-		account(r, flow[i], len[i], hdr[i], now);
+		account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
 	rte_pktmbuf_free_bulk(pkts, n);
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
@@ -292,6 +331,16 @@ rx_poll(struct lr_task *t, uint64_t now)
 	}
 	r->remaining -= n;
 	return 0;
+}
+
+static int
+rx_poll(struct lr_task *t, uint64_t now)
+{
+	const struct rx *r = t->priv;
+
+	if (unlikely(r->trace))
+		return poll_burst(t, now, true);
+	return poll_burst(t, now, false);
 }
 
 void

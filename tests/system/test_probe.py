@@ -538,6 +538,139 @@ def test_distributor_bad_input():
     expect(r.returncode == 1 and "its RSS spreads flows already" in r.stderr, r.stderr)
 
 
+T0 = 1700000000		# 2023-11-14 22:13:20 UTC
+
+
+def ipfix_ms(t):
+    """ipfixDump's form of a flowStart/EndMilliseconds at Unix time t."""
+    import datetime
+    ms = int(round(t * 1000))
+    d = datetime.datetime.fromtimestamp(ms // 1000, datetime.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S") + ".%03d" % (ms % 1000)
+
+
+def trace_pcap(d):
+    """Flows with known packet times spread over 100 s of trace, and the
+    records a probe must make of them with --inactive 30 --active 35, in
+    trace time: (sport, start, end, packets, reason)."""
+    from scapy.all import IP, TCP, UDP, Ether, Raw, wrpcap
+    times = {
+        1000: [0, 1, 2, 52, 53],		# idle 50 s: two records, idle
+        2000: list(range(5, 100, 10)),		# every 10 s: active timeout
+        3000: [10.5, 15, 20.25],		# idle after 20.25
+        4000: [30, 31],				# TCP, FIN at 31
+        5000: [90, 99.5],			# still going at the end
+    }
+    pkts = []
+    for sport, ts in times.items():
+        for i, t in enumerate(ts):
+            if sport == 4000:
+                l4 = TCP(sport=sport, dport=80, flags="FA" if i == len(ts) - 1 else "A")
+            else:
+                l4 = UDP(sport=sport, dport=53)
+            p = Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / l4 / Raw(b"x" * 20)
+            p.time = T0 + t
+            pkts.append(p)
+    pkts.sort(key=lambda p: p.time)
+    pcap = os.path.join(d, "trace.pcap")
+    wrpcap(pcap, pkts)
+    want = [(1000, 0, 2, 3, "1"), (1000, 52, 53, 2, "1"),
+            (2000, 5, 35, 4, "2"), (2000, 45, 75, 4, "2"), (2000, 85, 95, 2, "4"),
+            (3000, 10.5, 20.25, 3, "1"), (4000, 30, 31, 2, "3"),
+            (5000, 90, 99.5, 2, "4")]
+    want = sorted((str(sp), ipfix_ms(T0 + a), ipfix_ms(T0 + b), str(n), why)
+                  for sp, a, b, n, why in want)
+    return pcap, len(pkts), want
+
+
+def test_capture_times_and_trace_timeouts():
+    # A capture of 100 s replayed in a fraction of one: flowStart/End are the
+    # capture's times, and timeouts run in trace time (an idle gap in the
+    # trace ends a flow by its inactive timeout, a long flow by its active
+    # one), with and without the distributor, read by ipfixDump. The run
+    # ends by itself at the end of the capture.
+    d = tmpdir()
+    pcap, n, want = trace_pcap(d)
+    for opts in ([], ["--channels", "2"], ["--channels", "2", "--ingress", "uh"]):
+        ipfix = os.path.join(d, "t.ipfix")
+        r = run(eal("trt", lcores="0@0,(1-2)@1", mem=1024) +
+                ["--", "--role", "probe", "--port", "net_pcap0,rx_pcap=" + pcap,
+                 "--inactive", "30", "--active", "35", "--entries", "1024",
+                 "--export", "file:" + ipfix, "--no-live"] + opts, timeout=60)
+        expect(r.returncode == 0, (opts, r.stderr))
+        expect("end of capture: %d frames" % n in r.stdout + r.stderr, (opts, r.stdout))
+        got = sorted((x["sourceTransportPort"], x["flowStartMilliseconds"],
+                      x["flowEndMilliseconds"], x["packetDeltaCount"], x["flowEndReason"])
+                     for x in ipfixdump(ipfix) if "packetDeltaCount" in x)
+        expect(got == want, (opts, [g for g in got if g not in want],
+                             [w for w in want if w not in got]))
+
+
+def test_capture_ends_by_itself():
+    # No --duration, and a --count above the capture's length: the probe
+    # and the distributor end at the end of the file with every frame
+    # counted, and say so.
+    d = tmpdir()
+    pcap = os.path.join(d, "e.pcap")
+    gen_pcap("eog", pcap, "--count", "30000", "--flows", "500", "--size", "64-1518")
+    for opts in ([], ["--count", "1000000"], ["--channels", "2"],
+                 ["--channels", "2", "--count", "1000000"],
+                 ["--channels", "2", "--ingress", "uh"]):
+        out = os.path.join(d, "e.json")
+        r = run(eal("eop", lcores="0@0,(1-2)@1", mem=1024) +
+                ["--", "--role", "probe", "--port", "net_pcap0,rx_pcap=" + pcap,
+                 "--entries", "4096", "--export", "none", "--json", out,
+                 "--no-live"] + opts, timeout=120)
+        expect(r.returncode == 0, (opts, r.stderr))
+        expect("end of capture: 30000 frames" in r.stdout + r.stderr, (opts, r.stdout))
+        res = load_json(out)
+        expect(res["probe"]["parsed"]["ok"] == 30000, (opts, res["probe"]["parsed"]))
+        expect(res["probe"]["flows_created"] == 500, (opts, res["probe"]["flows_created"]))
+        first = res["tasks"][0]
+        expect(first["rx_packets"] == 30000 and first["end_of_capture"] == 30000,
+               (opts, first))
+        expect(sum(t["drops"] for t in res["tasks"]) == 0, (opts, "drops"))
+
+
+def test_jumbo_chains_same_with_channels():
+    # Jumbo frames up to 9000 B on a port of MTU 1500, whose mbufs hold
+    # 2048 B: net_pcap chains every frame longer than that. Through the
+    # distributor (full, uh, the model backend) the same flows, packets
+    # and bytes as without it, none of them bad_len.
+    import random
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    rnd = random.Random(14)
+    d = tmpdir()
+    pkts = []
+    for i in range(80):
+        size = rnd.randint(2100, 9000)
+        pkts.append(Ether() / IP(src="10.1.0.%d" % (i % 20 + 1), dst="10.2.0.1") /
+                    UDP(sport=1000 + i % 40, dport=80) / Raw(b"j" * (size - 42)))
+    pcap = os.path.join(d, "jumbo.pcap")
+    wrpcap(pcap, pkts)
+    want = {}
+    for p in pkts:
+        k = (p[IP].src, str(p[UDP].sport))
+        c = want.get(k, (0, 0))
+        want[k] = (c[0] + 1, c[1] + len(p) - 14)
+    want = sorted((k[0], k[1], str(v[0]), str(v[1])) for k, v in want.items())
+    for opts in ([], ["--channels", "2"], ["--channels", "2", "--ingress", "uh"],
+                 ["--channels", "2", "--backend", "model"]):
+        ipfix, out = os.path.join(d, "j.ipfix"), os.path.join(d, "j.json")
+        r = run(eal("jmb", lcores="0@0,(1-2)@1", mem=1024) +
+                ["--", "--role", "probe", "--port", "net_pcap0,rx_pcap=" + pcap,
+                 "--count", "80", "--entries", "1024", "--export", "file:" + ipfix,
+                 "--json", out, "--no-live"] + opts, timeout=60)
+        expect(r.returncode == 0, (opts, r.stderr))
+        res = load_json(out)
+        expect(res["ports"][0]["mtu"] == 1500, res["ports"])
+        expect(res["probe"]["parsed"]["ok"] == 80, (opts, res["probe"]["parsed"]))
+        got = sorted((x["sourceIPv4Address"], x["sourceTransportPort"],
+                      x["packetDeltaCount"], x["octetDeltaCount"])
+                     for x in ipfixdump(ipfix) if "packetDeltaCount" in x)
+        expect(got == want, (opts, got[:3], want[:3]))
+
+
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_udp_export_read_by_nfacctd,
@@ -545,4 +678,6 @@ if __name__ == "__main__":
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
           test_trim_counts_original_lengths, test_bad_options,
-          test_channels_and_ingress_modes_same_flows, test_distributor_bad_input])
+          test_channels_and_ingress_modes_same_flows, test_distributor_bad_input,
+          test_capture_times_and_trace_timeouts, test_capture_ends_by_itself,
+          test_jumbo_chains_same_with_channels])

@@ -185,7 +185,41 @@ def test_bad_input():
     expect(r.returncode == 1 and "want wire, memif or ports" in r.stderr, r.stderr)
 
 
+def test_capture_ends_by_itself_with_trace_times():
+    # rx on a capture with no --duration (and with a --count above its
+    # length) ends at the end of the file with every frame counted, and
+    # says so. With latency off a flow's duration is the capture's: frames
+    # stamped over 100 s, replayed in a fraction of a second.
+    from scapy.all import wrpcap
+    d = tmpdir()
+    path = os.path.join(d, "t.pcap")
+    t0 = 1700000000
+    pkts = []
+    for flow in range(4):
+        for seq in range(50):
+            p = lr_frame(flow, seq, 1)
+            p.time = t0 + flow * 10 + seq * (1 + flow)	# flow f: 49 * (1 + f) s long
+            pkts.append(p)
+    pkts.sort(key=lambda p: p.time)
+    wrpcap(path, pkts)
+    for opts in ([], ["--count", "1000000"]):
+        out = os.path.join(d, "r.json")
+        r = run(eal("rxeoc") + ["--", "--role", "rx", "--port", "net_pcap0,rx_pcap=" + path,
+                                "--json", out, "--no-live", "--latency", "0"] + opts,
+                timeout=60)
+        expect(r.returncode == 0, (opts, r.stderr))
+        expect("end of capture: 200 frames" in r.stdout + r.stderr, (opts, r.stdout))
+        res = load_json(out)
+        expect(res["tasks"][0]["end_of_capture"] == 200, res["tasks"][0])
+        rx = res["rx"]
+        expect(rx["received"] == 200 and rx["lost"] == 0, (opts, rx["received"]))
+        for f in rx["flows"]:
+            want = 49.0 * (1 + f["flow"])
+            expect(abs(f["duration_s"] - want) < 1e-3, (opts, f["flow"], f["duration_s"], want))
+            expect(abs(f["pps"] - 49 / want) < 1e-4, (opts, f["flow"], f["pps"]))
+
+
 if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
           test_per_sweep_wire_and_memif, test_multiqueue_slices_merged,
-          test_scenarios, test_bad_input])
+          test_scenarios, test_bad_input, test_capture_ends_by_itself_with_trace_times])

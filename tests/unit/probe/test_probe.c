@@ -15,6 +15,8 @@
 #include "lr_dist.h"
 #include "lr_flowcache.h"
 #include "lr_parse.h"
+#include "lr_parse_mbuf.h"
+#include "lr_port.h"
 #include "lr_probe.h"
 #include "../lr_test.h"
 
@@ -763,6 +765,164 @@ dist_takes_the_nic_hash(void **state)
 	assert_int_equal(flows, 100);
 }
 
+/* A capture's burst: each packet at its own time, which may be seconds
+ * apart within one burst. A flow idle for longer than its inactive timeout
+ * in the trace ends by it before its next packet starts a new record. */
+static void
+cache_trace_times(void **state)
+{
+	static const unsigned int flow[5] = { 1, 1, 2, 1, 2 };
+	static const uint64_t at[5] = { 0, SEC, SEC + SEC / 2, 10 * SEC,
+					10 * SEC + SEC / 2 };
+	struct lr_fc *fc = cache(64, NULL);	/* inactive 2 s, active 5 s */
+	struct lr_pkt p[5];
+	const struct lr_pkt *pp[5];
+	uint64_t ts[5];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		p[i] = pkt(flow[i], 17, 0, 64);
+		pp[i] = &p[i];
+		ts[i] = T0 + at[i];
+	}
+	lr_fc_update_ts(fc, pp, 5, 0, ts);
+	assert_int_equal(nb_out, 2);
+	assert_int_equal(out[0].sport, 1001);
+	assert_int_equal(out[0].first_ns, T0);
+	assert_int_equal(out[0].last_ns, T0 + SEC);
+	assert_int_equal(out[0].packets, 2);
+	assert_int_equal(out[0].end_reason, LR_FLOW_END_IDLE);
+	assert_int_equal(out[1].sport, 1002);
+	assert_int_equal(out[1].first_ns, T0 + SEC + SEC / 2);
+	assert_int_equal(out[1].last_ns, T0 + SEC + SEC / 2);
+	assert_int_equal(out[1].end_reason, LR_FLOW_END_IDLE);
+	/* The walk in trace time: 3 s after the last packets, both idle. */
+	lr_fc_expire(fc, T0 + 11 * SEC);
+	assert_int_equal(lr_fc_expire(fc, T0 + 13 * SEC), 2);
+	assert_int_equal(nb_out, 4);
+	assert_int_equal(find(1)->first_ns, T0);	/* the first found */
+	assert_int_equal(out[2].first_ns, out[2].last_ns);
+	assert_true(out[2].first_ns == T0 + 10 * SEC ||
+		    out[2].first_ns == T0 + 10 * SEC + SEC / 2);
+	lr_fc_free(fc);
+}
+
+/* Ethernet, IPv4, TCP and 300 bytes of payload. */
+static void
+tcp_frame(struct f *f, unsigned int sport)
+{
+	unsigned int i;
+
+	eth(f, 0x0800);
+	ip4(f, 5, 6, 0);
+	tcp(f, sport, 80, 0x10);
+	for (i = 0; i < 300; i++)
+		u8(f, i);
+	fin4(f);
+}
+
+/* @p f as a chain whose first segment holds @p first bytes. */
+static struct rte_mbuf *
+chain_of(struct rte_mempool *mp, const struct f *f, uint32_t first)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp), *m2 = rte_pktmbuf_alloc(mp);
+
+	assert_non_null(m);
+	assert_non_null(m2);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)first), f->b, first);
+	memcpy(rte_pktmbuf_append(m2, (uint16_t)(f->n - first)), f->b + first,
+	       f->n - first);
+	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	assert_int_equal(m->nb_segs, 2);
+	assert_int_equal(m->pkt_len, f->n);
+	return m;
+}
+
+/* A chain: lengths from the whole frame, headers from the first segment,
+ * or gathered from the chain when they straddle it. */
+static void
+parse_chained_mbuf(void **state)
+{
+	static const uint32_t firsts[] = { 10, 14 + 10, 14 + 20 + 5, 100 };
+	struct rte_mempool *mp;
+	struct lr_pkt p;
+	struct f f;
+	unsigned int i;
+
+	(void)state;
+	mp = rte_pktmbuf_pool_create("chainpool", 63, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	tcp_frame(&f, 4242);
+	for (i = 0; i < RTE_DIM(firsts); i++) {
+		struct rte_mbuf *m = chain_of(mp, &f, firsts[i]);
+
+		assert_int_equal(lr_parse_mbuf(m, UINT32_MAX, &p), LR_PARSE_OK);
+		assert_int_equal(p.ip_bytes, f.n - 14);
+		assert_int_equal(p.sport, 4242);
+		assert_int_equal(p.tcp_flags, 0x10);
+		/* A trim that cuts the TCP header still cuts it. */
+		assert_int_equal(lr_parse_mbuf(m, 40, &p), LR_PARSE_TRUNC_L4);
+		rte_pktmbuf_free(m);
+	}
+	rte_mempool_free(mp);
+}
+
+/* The distributor on chained frames (net_pcap chains a frame longer than
+ * an mbuf): every one parsed whole and handed on, none bad_len. */
+static void
+dist_parses_chained_frames(void **state)
+{
+	unsigned int w[4], i, n = 100;
+	struct lr_dist_conf dc;
+	struct lr_probe_conf pc;
+	struct lr_probe_counts cnt[2];
+	struct lr_task *d, *p[2];
+	uint16_t wire[2];
+	json_t *rep, *mal;
+
+	(void)state;
+	assert_true(lr_engine_workers(w, 4) >= 1);
+	assert_int_equal(lr_test_wire("cwire", wire), 0);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m;
+		struct f f;
+
+		tcp_frame(&f, 2000 + i % 10);
+		m = chain_of(lr_port_info(wire[0])->pool, &f, 60);
+		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
+	}
+	lr_dist_conf_init(&dc);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "count", "100"), 0);
+	d = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
+	assert_non_null(d);
+	lr_probe_role.conf_init(&pc);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	for (i = 0; i < 2; i++) {
+		char ch[4];
+
+		snprintf(ch, sizeof(ch), "%u", i);
+		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
+		p[i] = lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE, 0, &pc);
+		assert_non_null(p[i]);
+	}
+	assert_true(lr_engine_start() >= 1);
+	assert_int_equal(lr_task_wait(d, 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
+	lr_engine_stop();
+	rep = lr_task_report(d);
+	mal = json_object_get(rep, "malformed");
+	assert_int_equal(json_integer_value(json_object_get(mal, "bad_len")), 0);
+	assert_int_equal(json_integer_value(json_object_get(rep, "handed")), 100);
+	json_decref(rep);
+	lr_probe_counts(p[0], &cnt[0]);
+	lr_probe_counts(p[1], &cnt[1]);
+	assert_int_equal(cnt[0].parsed[LR_PARSE_OK] + cnt[1].parsed[LR_PARSE_OK], 100);
+}
+
 static int
 eal_up(void **state)
 {
@@ -785,6 +945,9 @@ main(void)
 		cmocka_unit_test(cache_biflow),
 		cmocka_unit_test(cache_fragments),
 		cmocka_unit_test(dist_takes_the_nic_hash),
+		cmocka_unit_test(cache_trace_times),
+		cmocka_unit_test(parse_chained_mbuf),
+		cmocka_unit_test(dist_parses_chained_frames),
 	};
 
 	return cmocka_run_group_tests(tests, eal_up, lr_test_teardown);

@@ -4,9 +4,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <pcap.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -351,6 +355,66 @@ stops_at_count(void **state)
 	lr_engine_stop();
 }
 
+/* A capture file of @p n 60 B frames, one a second from Unix time 1000. */
+static void
+write_capture(const char *path, unsigned int n)
+{
+	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *w;
+	uint8_t frame[60];
+	unsigned int i;
+
+	assert_non_null(pd);
+	w = pcap_dump_open(pd, path);
+	assert_non_null(w);
+	memset(frame, 0xa5, sizeof(frame));
+	for (i = 0; i < n; i++) {
+		struct pcap_pkthdr h = { .caplen = sizeof(frame), .len = sizeof(frame) };
+
+		h.ts.tv_sec = 1000 + i;
+		pcap_dump((u_char *)w, &h, frame);
+	}
+	pcap_dump_close(w);
+	pcap_close(pd);
+}
+
+/* net_pcap returns nothing for ever after the end of its file: the task
+ * knows the file's frames and ends when it has had them all, with no count
+ * and no duration. */
+static void
+ends_at_end_of_capture(void **state)
+{
+	struct lr_port_capture cap;
+	struct lr_port_conf pc;
+	struct lr_rx_conf rc;
+	struct lr_task *r;
+	char path[64], spec[128];
+	uint16_t port;
+
+	(void)state;
+	assert_int_equal(lr_port_capture(wire[1], 0, &cap), -ENOENT);
+	snprintf(path, sizeof(path), "/tmp/lr_ut_rx_%d.pcap", (int)getpid());
+	write_capture(path, 40);
+	snprintf(spec, sizeof(spec), "net_pcap7,rx_pcap=%s", path);
+	assert_int_equal(lr_port_find(spec, &port), 0);
+	lr_port_conf_init(&pc);
+	assert_int_equal(lr_port_setup(port, &pc), 0);
+	assert_int_equal(lr_port_capture(port, 0, &cap), 0);
+	assert_int_equal(cap.frames, 40);
+	assert_int_equal(cap.port_frames, 40);
+	assert_int_equal(cap.max_frame, 60);
+	lr_rx_conf_init(&rc);
+	r = lr_task_create(&lr_rx_role, worker, port, 0, 0, &rc);
+	assert_non_null(r);
+	assert_true(r->capture);
+	assert_int_equal(lr_engine_start(), 1);
+	assert_int_equal(lr_task_wait(r, 30, 0), 0);
+	assert_int_equal(r->st.rx_pkts, 40);
+	assert_int_equal(r->capture_ended, 1);
+	lr_engine_stop();
+	unlink(path);
+}
+
 static int
 setup(void **state)
 {
@@ -375,6 +439,7 @@ main(void)
 		cmocka_unit_test(counts_own_and_foreign),
 		cmocka_unit_test(flows_latency_and_categories),
 		cmocka_unit_test(stops_at_count),
+		cmocka_unit_test(ends_at_end_of_capture),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
