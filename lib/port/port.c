@@ -151,21 +151,16 @@ is_memif(const char *name)
 	return strncmp(name, "net_memif", 9) == 0;
 }
 
-/* Value of key= in a devargs string, or NULL. */
-static const char *
-devargs_value(const char *args, const char *key)
+/* bsize= of memif devargs, or 0 when they do not give one. */
+static uint32_t
+memif_bsize_of(const char *args)
 {
-	size_t kl = strlen(key);
-	const char *p = args;
+	struct rte_kvargs *kv = args != NULL ? rte_kvargs_parse(args, NULL) : NULL;
+	const char *v = kv != NULL ? rte_kvargs_get(kv, "bsize") : NULL;
+	uint32_t bsize = v != NULL ? (uint32_t)strtoul(v, NULL, 0) : 0;
 
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, key, kl) == 0 && p[kl] == '=')
-			return p + kl + 1;
-		p = strchr(p, ',');
-		if (p != NULL)
-			p++;
-	}
-	return NULL;
+	rte_kvargs_free(kv);
+	return bsize;
 }
 
 uint32_t
@@ -221,8 +216,7 @@ find_port(const char *spec, uint16_t mtu, uint16_t *port_id)
 	/* Not there yet: a vdev can be created from its devargs. */
 	if (strncmp(name, "net_", 4) != 0)
 		return lr_err(ENODEV, "port %s: no such port", name);
-	if (is_memif(name) && devargs_value(spec + n + (spec[n] == ','),
-					    "bsize") == NULL) {
+	if (is_memif(name) && memif_bsize_of(spec + n + (spec[n] == ',')) == 0) {
 		if (snprintf(with_bsize, sizeof(with_bsize), "%s,bsize=%u", spec,
 			     lr_port_memif_bsize(mtu)) >= (int)sizeof(with_bsize))
 			return lr_err(ENAMETOOLONG, "port %s: devargs too long", name);
@@ -290,12 +284,12 @@ check_conf(const struct lr_port_info *pi, const struct rte_eth_dev_info *di,
 			      di->driver_name, c->rss_hf, di->flow_type_rss_offloads);
 	if (is_memif(di->driver_name)) {
 		const struct rte_devargs *da = rte_dev_devargs(di->device);
-		const char *v = da != NULL ? devargs_value(da->args, "bsize") : NULL;
-		uint32_t bsize = v != NULL ? (uint32_t)strtoul(v, NULL, 0) :
-					     MEMIF_BSIZE_DEFAULT;
+		uint32_t bsize = da != NULL ? memif_bsize_of(da->args) : 0;
 		uint32_t frame = (uint32_t)(c->mtu ? c->mtu : RTE_ETHER_MTU) +
 				 MEMIF_FRAME_OVERHEAD;
 
+		if (bsize == 0)
+			bsize = MEMIF_BSIZE_DEFAULT;
 		if (bsize < frame)
 			return lr_err(EINVAL, "port %s: memif buffers of %u B are "
 				      "smaller than its %u B frames (MTU %u); DPDK "
