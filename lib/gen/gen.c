@@ -35,6 +35,11 @@ RTE_LOG_REGISTER(lr_gen_logtype, user.lr.gen, INFO);
  * unbounded burst. What it owes beyond is counted late, not hidden. */
 #define GEN_CATCH_UP_S 100e-6
 #define GEN_RATE_TOLERANCE 0.999
+/* No tx progress this long while packets wait: the port has stopped
+ * taking them (link down, memif peer gone). */
+#define GEN_STALL_TIMEOUT_S 1.0
+/* The control path looks for stalled gens this often. */
+#define GEN_STALL_CHECK_S 0.01
 
 /* One flow as the fast path writes it: all network order, with the parts of
  * the checksums that do not change from packet to packet. */
@@ -91,6 +96,9 @@ struct gen {
 	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
 	double per_byte_tsc;		/* frame bytes with FCS, in cycles */
 	uint64_t want_pkts;		/* its count share, 0: no limit */
+	uint64_t ctl_tx;		/* stall watch: tx_pkts last seen */
+	uint64_t ctl_alloc_fail;	/* and alloc_fail */
+	uint64_t ctl_since_tsc;		/* since when neither moved */
 	bool failed;			/* ended: the port stopped taking frames */
 	char why[384];			/* and why, for the verdict */
 };
@@ -148,6 +156,7 @@ lr_gen_conf_init(struct lr_gen_conf *c)
 	c->udp_cksum = -1;
 	c->rate_tolerance = GEN_RATE_TOLERANCE;
 	c->catch_up_s = GEN_CATCH_UP_S;
+	c->stall_timeout_s = GEN_STALL_TIMEOUT_S;
 	/* Locally administered addresses. */
 	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
 	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
@@ -596,6 +605,8 @@ gen_conf_set(void *conf, const char *key, const char *val)
 		ret = set_percent(key, val, &c->rate_tolerance);
 	} else if (strcmp(key, "catch-up") == 0) {
 		ret = set_seconds(key, val, 1e-6, 10, 1e-6, &c->catch_up_s);
+	} else if (strcmp(key, "stall-timeout") == 0) {
+		ret = set_seconds(key, val, 0, 3600, 1, &c->stall_timeout_s);
 	} else {
 		return -ENOENT;
 	}
@@ -1473,6 +1484,69 @@ gen_live(char *buf, size_t len)
 		snprintf(buf, len, "FAILED");
 }
 
+/*
+ * The control path's watch over running gens: a gen whose packets wait
+ * (built but refused by the queue, or no mbuf to build them in) and whose
+ * tx counter has not moved for its stall timeout is sending into a port
+ * that stopped taking frames: a link down, a memif peer gone or not
+ * reading. Without this it would wait for ever. The task is ended and its
+ * verdict is FAILED. Checked every few ms, never on the fast path.
+ */
+static void
+gen_tick(void)
+{
+	static uint64_t last_tsc;
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	unsigned int i, n;
+
+	if (now - last_tsc < (uint64_t)(hz * GEN_STALL_CHECK_S))
+		return;
+	last_tsc = now;
+	n = lr_engine_task_count();
+	for (i = 0; i < n; i++) {
+		struct lr_task *t = lr_engine_task(i);
+		const struct lr_port_info *pi;
+		struct rte_eth_link link;
+		uint64_t tx, af;
+		struct gen *g;
+		bool waiting, down;
+		char sent[64];
+
+		if (!is_gen(t) || lr_task_state(t) != LR_TASK_RUNNING)
+			continue;
+		g = t->priv;
+		if (g->failed || g->conf.stall_timeout_s == 0)
+			continue;
+		tx = __atomic_load_n(&t->st.tx_pkts, __ATOMIC_RELAXED);
+		af = __atomic_load_n(&t->st.alloc_fail, __ATOMIC_RELAXED);
+		waiting = __atomic_load_n(&g->nb_pend, __ATOMIC_RELAXED) != 0 ||
+			  af != g->ctl_alloc_fail;
+		if (g->ctl_since_tsc == 0 || tx != g->ctl_tx || !waiting) {
+			/* Moving, or idle by its schedule: not stalled. */
+			g->ctl_tx = tx;
+			g->ctl_alloc_fail = af;
+			g->ctl_since_tsc = now;
+			continue;
+		}
+		if (now - g->ctl_since_tsc < (uint64_t)(hz * g->conf.stall_timeout_s))
+			continue;
+		pi = lr_port_info(t->port);
+		down = rte_eth_link_get_nowait(t->port, &link) == 0 &&
+		       link.link_status == RTE_ETH_LINK_DOWN;
+		if (g->want_pkts != 0)
+			snprintf(sent, sizeof(sent), "%" PRIu64 " of %" PRIu64
+				 " sent", tx, g->want_pkts);
+		else
+			snprintf(sent, sizeof(sent), "%" PRIu64 " sent", tx);
+		snprintf(g->why, sizeof(g->why), "port %s queue %u: %s for %.1f s, "
+			 "%s; task ended", pi ? pi->name : "?", t->queue,
+			 down ? "link down" : "peer not receiving (link up)",
+			 (double)(now - g->ctl_since_tsc) / hz, sent);
+		g->failed = true;
+		GLOG(ERR, "%s", g->why);
+		lr_task_stop(t);
+	}
+}
 
 const struct lr_role lr_gen_role = {
 	.name = "gen",
@@ -1500,7 +1574,9 @@ const struct lr_role lr_gen_role = {
 	"  --rate-tolerance P  a paced task offering less than P % of its rate\n"
 	"                    is short (99.9)\n"
 	"  --catch-up US     most a stalled paced task makes up; the rest is\n"
-	"                    counted late (100)\n",
+	"                    counted late (100)\n"
+	"  --stall-timeout S  end a task whose port takes no frame for S s\n"
+	"                    (link down, peer gone); 0: never (1)\n",
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_gen_conf),
 	.conf_init = gen_conf_init,
@@ -1511,5 +1587,6 @@ const struct lr_role lr_gen_role = {
 	.report = gen_report,
 	.free = gen_free,
 	.live = gen_live,
+	.tick = gen_tick,
 	.verdict = gen_verdict,
 };

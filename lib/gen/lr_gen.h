@@ -105,6 +105,9 @@ struct lr_gen_conf {
 	double rate_tolerance;		/**< offered below this is short (0.999) */
 	double catch_up_s;		/**< most a stalled paced gen makes up
 					 *   (100e-6); the rest is counted late */
+	double stall_timeout_s;		/**< no tx progress this long with
+					 *   packets waiting ends the task (1),
+					 *   0: never */
 };
 
 /**

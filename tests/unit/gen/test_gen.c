@@ -706,6 +706,43 @@ conf_new_keys(void **state)
 	set(&c, "catch-up", "500");
 	assert_true(fabs(c.catch_up_s - 500e-6) < 1e-12);
 	assert_int_equal(lr_gen_role.conf_set(&c, "catch-up", "0"), -EINVAL);
+	set(&c, "stall-timeout", "0");
+	assert_true(c.stall_timeout_s == 0);
+	set(&c, "stall-timeout", "0.2");
+	assert_true(fabs(c.stall_timeout_s - 0.2) < 1e-12);
+}
+
+/*
+ * A port that stops taking frames (the wire's far end is never read, as a
+ * memif peer that is gone): the control path ends the gen once nothing has
+ * moved for its stall timeout, instead of waiting for ever, and says why.
+ */
+static void
+stalled_port_ends_task(void **state)
+{
+	struct rte_mbuf *m[64];
+	struct lr_gen_conf c;
+	struct lr_task *t;
+	char why[384];
+	uint16_t n;
+
+	(void)state;
+	lr_gen_conf_init(&c);
+	set(&c, "count", "100000");	/* the wire's ring holds 4096 */
+	set(&c, "stall-timeout", "0.2");
+	t = lr_task_create(&lr_gen_role, worker, wire[0], 0, 0, &c);
+	assert_non_null(t);
+	assert_int_equal(lr_engine_start(), 1);
+	assert_int_equal(lr_task_wait(t, 20, 0), 0);
+	lr_engine_stop();
+	assert_true(t->st.tx_pkts < 100000);
+	assert_int_equal(lr_task_verdict(t, why, sizeof(why)), LR_VERDICT_FAILED);
+	if (strstr(why, "peer not receiving") == NULL ||
+	    strstr(why, "of 100000 sent") == NULL)
+		fail_msg("%s", why);
+	assert_int_equal(lr_engine_verdict(), LR_VERDICT_FAILED);
+	while ((n = rte_eth_rx_burst(wire[1], 0, m, 64)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
 }
 
 static int
@@ -714,6 +751,9 @@ setup(void **state)
 	(void)state;
 	if (lr_test_eal_init("gen") != 0)
 		return -1;
+	/* As the application does: the engine calls registered roles'
+	 * hooks (gen's stall watch) while it waits. */
+	lr_role_register(&lr_gen_role);
 	if (lr_test_wire("ug", wire) != 0)
 		return -1;
 	return lr_engine_workers(&worker, 1) >= 1 ? 0 : -1;
@@ -740,6 +780,7 @@ main(void)
 		cmocka_unit_test(fixed_paced),
 		cmocka_unit_test(offered_synthetic),
 		cmocka_unit_test(conf_new_keys),
+		cmocka_unit_test(stalled_port_ends_task),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
