@@ -83,7 +83,7 @@ struct gen {
 	 * that grows with the uptime. */
 	struct lr_gen_sched sched;	/* written by the lcore */
 	uint64_t max_lag_tsc;		/* the catch-up bound */
-	uint64_t max_lag_seen_tsc;	/* the longest lag behind the schedule */
+	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
 	double mean_cost;		/* TSC cycles per packet on average */
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
