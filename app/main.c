@@ -27,6 +27,8 @@
 #include "lr_stats.h"
 
 #define EXIT_USAGE 2
+#define EXIT_SHORT 3	/* a paced task fell short of its rate */
+#define EXIT_FAILED 4	/* a task ended early: its port stopped taking frames */
 #define MAX_KV 64
 
 struct kv {
@@ -45,6 +47,7 @@ struct opts {
 	const char *lcores;
 	double duration_s;
 	bool live;
+	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
 	unsigned int nb_kv;
 };
@@ -79,6 +82,7 @@ usage(FILE *f)
 "  --json FILE       write the result document to FILE ('-': stdout)\n"
 "  --csv FILE        write rx's per-flow table as CSV to FILE ('-': stdout)\n"
 "  --no-live         no live line once a second\n"
+"  --allow-short     exit 0 even when a paced rate fell short (exit 3)\n"
 "  --help, --version\n"
 "port options:\n"
 "  --queues N        rx and tx queues (1); --rxq N, --txq N apart\n"
@@ -152,6 +156,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		}
 		if (strcmp(key, "no-live") == 0) {
 			o->live = false;
+			continue;
+		}
+		if (strcmp(key, "allow-short") == 0) {
+			o->allow_short = true;
 			continue;
 		}
 		eq = strchr(a, '=');
@@ -259,6 +267,30 @@ print_summary(void)
 		if (words[0] != '\0')
 			printf("linerate: %s: %s\n", r->name, words);
 	}
+}
+
+/* Say which tasks fell short or failed; @return the exit code they make
+ * of a run that otherwise succeeded. */
+static int
+verdict_exit(const struct opts *o)
+{
+	enum lr_verdict v, worst = LR_VERDICT_OK;
+	unsigned int i, n = lr_engine_task_count();
+	char why[384];
+
+	for (i = 0; i < n; i++) {
+		v = lr_task_verdict(lr_engine_task(i), why, sizeof(why));
+		if (v == LR_VERDICT_OK)
+			continue;
+		fprintf(stderr, "linerate: task %u: %s\n", i, why);
+		if (v > worst)
+			worst = v;
+	}
+	if (worst == LR_VERDICT_FAILED)
+		return EXIT_FAILED;
+	if (worst == LR_VERDICT_SHORT && !o->allow_short)
+		return EXIT_SHORT;
+	return 0;
 }
 
 /* One role on every queue of one port, until done, --duration or Ctrl-C. */
@@ -428,8 +460,13 @@ main(int argc, char **argv)
 
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
-	if (o.role != NULL && lr_engine_task_count() > 0)
+	if (o.role != NULL && lr_engine_task_count() > 0) {
 		print_summary();
+		/* A rate that fell short or a port that stopped is not a
+		 * success (a script judges its own tasks). */
+		if (rc_exit == 0)
+			rc_exit = verdict_exit(&o);
+	}
 	if (o.json != NULL && lr_stats_write_json(o.json) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)

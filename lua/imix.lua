@@ -21,6 +21,12 @@ assert(gen:wait(600))
 local r = tb:rx_done(rx, gen:stats().tx_packets)
 tb:close()
 local s = gen:stats()
+-- A gen short of its rate or stopped makes no IMIX result.
+local bad = testbed.invalid(s)
+if bad then
+	print("imix: INVALID: " .. bad)
+	error("imix: INVALID: " .. bad, 0)
+end
 local mean = s.tx_bytes / s.tx_packets + 4
 print(("imix: %s, %d frames, mean %.1f B, %.3f Mpps, %.3f Gb/s L1"):format(
 	opt.mix, s.tx_packets, mean, s.tx_mpps, s.tx_gbps_l1))

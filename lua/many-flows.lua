@@ -26,6 +26,12 @@ assert(gen:wait(600))
 local r = tb:rx_done(rx, gen:stats().tx_packets)
 tb:close()
 local s = gen:stats()
+-- A gen short of its rate or stopped makes no per-flow result.
+local bad = testbed.invalid(s)
+if bad then
+	print("many-flows: INVALID: " .. bad)
+	error("many-flows: INVALID: " .. bad, 0)
+end
 print(("many-flows: %d flows, %d frames at %.3f Mpps; received %d, lost %d, PER %.3g"):format(
 	opt.flows, s.tx_packets, s.tx_mpps, r.received, s.tx_packets - r.received, r.per))
 if opt.mode ~= "memif" then

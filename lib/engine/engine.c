@@ -496,6 +496,45 @@ add_rates(json_t *o, const char *dir, uint64_t pkts, uint64_t bytes, double secs
 	json_object_set_new(o, k, json_real(l1 / 1e9));
 }
 
+enum lr_verdict
+lr_task_verdict(const struct lr_task *t, char *why, size_t len)
+{
+	char buf[256];
+
+	if (why == NULL || len == 0) {
+		why = buf;
+		len = sizeof(buf);
+	}
+	why[0] = '\0';
+	if (t->role->verdict == NULL)
+		return LR_VERDICT_OK;
+	return t->role->verdict(t, why, len);
+}
+
+enum lr_verdict
+lr_engine_verdict(void)
+{
+	enum lr_verdict v, worst = LR_VERDICT_OK;
+	unsigned int i, n = lr_engine_task_count();
+
+	for (i = 0; i < n; i++) {
+		v = lr_task_verdict(tasks[i], NULL, 0);
+		if (v > worst)
+			worst = v;
+	}
+	return worst;
+}
+
+const char *
+lr_verdict_name(enum lr_verdict v)
+{
+	switch (v) {
+	case LR_VERDICT_OK: return "ok";
+	case LR_VERDICT_SHORT: return "short";
+	default: return "failed";
+	}
+}
+
 json_t *
 lr_task_report(const struct lr_task *t)
 {
@@ -534,6 +573,14 @@ lr_task_report(const struct lr_task *t)
 		add_rates(o, "rx", st.rx_pkts, st.rx_bytes, secs);
 	if (t->role->report != NULL)
 		t->role->report(t, o);
+	if (t->role->verdict != NULL) {
+		char why[256];
+		enum lr_verdict v = lr_task_verdict(t, why, sizeof(why));
+
+		json_object_set_new(o, "verdict", json_string(lr_verdict_name(v)));
+		if (v != LR_VERDICT_OK)
+			json_object_set_new(o, "verdict_why", json_string(why));
+	}
 	return o;
 }
 

@@ -60,6 +60,20 @@ typedef void (*lr_role_report_t)(const struct lr_task *t, json_t *obj);
 /** Control path: free t->priv. */
 typedef void (*lr_role_free_t)(struct lr_task *t);
 
+/** How a task's run went, better first: the worst over the tasks decides
+ *  a run's exit code. */
+enum lr_verdict {
+	LR_VERDICT_OK,		/**< did what it was asked */
+	LR_VERDICT_SHORT,	/**< ran, but below the rate it was asked */
+	LR_VERDICT_FAILED,	/**< ended early: its port stopped taking frames */
+};
+
+/** Control path: the task's verdict; for anything but OK a sentence in
+ *  @p why (@p len bytes) that names the task's port and says what fell
+ *  short. */
+typedef enum lr_verdict (*lr_role_verdict_t)(const struct lr_task *t,
+					     char *why, size_t len);
+
 /** Control path: set one option of a role's conf from its text form. */
 typedef int (*lr_role_conf_set_t)(void *conf, const char *key, const char *val);
 
@@ -92,6 +106,9 @@ struct lr_role {
 	/** Control path, after lr_engine_stop() has joined the lcores: hand
 	 *  on what the role's tasks still hold (the probe's flows). */
 	void (*stopped)(void);
+	/** Control path: how a task went (lr_task_verdict()). May be NULL:
+	 *  always OK. */
+	lr_role_verdict_t verdict;
 };
 
 /** A task. Roles read port, queue and priv and write st. */
@@ -190,7 +207,20 @@ void lr_engine_set_tick(void (*tick)(void));
 void lr_engine_interrupt(void);
 bool lr_engine_interrupted(void);
 
-/** Results of one task: id, role, lcore, port, queue, counters, rates. */
+/**
+ * How @p t's run went so far, by its role's verdict hook.
+ * @param why if not NULL, gets the role's sentence ("" for OK)
+ */
+enum lr_verdict lr_task_verdict(const struct lr_task *t, char *why, size_t len);
+
+/** The worst verdict over every task made so far (LR_VERDICT_OK: none). */
+enum lr_verdict lr_engine_verdict(void);
+
+/** "ok", "short", "failed". */
+const char *lr_verdict_name(enum lr_verdict v);
+
+/** Results of one task: id, role, lcore, port, queue, counters, rates,
+ *  verdict (and verdict_why when it is not ok). */
 json_t *lr_task_report(const struct lr_task *t);
 
 /** Hold the task list still (telemetry reads it from another thread). */

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* cpu_set_t, for rte_lcore_cpuset() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +12,8 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -19,10 +25,21 @@
 #include "lr_gen.h"
 #include "lr_port.h"
 
+RTE_LOG_REGISTER(lr_gen_logtype, user.lr.gen, INFO);
+#define GLOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, lr_gen_logtype, "gen: " fmt "\n", ##__VA_ARGS__)
+
 #define GEN_POOL_MBUFS 8191	/* fills a 4096-entry wire ring twice over */
 #define GEN_POOL_CACHE 256
-/* A stalled sender catches up at most this far: never an unbounded burst. */
-#define GEN_MAX_LAG_US 100
+/* A stalled sender catches up at most this far by default: never an
+ * unbounded burst. What it owes beyond is counted late, not hidden. */
+#define GEN_CATCH_UP_S 100e-6
+#define GEN_RATE_TOLERANCE 0.999
+/* No tx progress this long while packets wait: the port has stopped
+ * taking them (link down, memif peer gone). */
+#define GEN_STALL_TIMEOUT_S 1.0
+/* The control path looks for stalled gens this often. */
+#define GEN_STALL_CHECK_S 0.01
 
 /* One flow as the fast path writes it: all network order, with the parts of
  * the checksums that do not change from packet to packet. */
@@ -59,8 +76,14 @@ struct gen {
 	uint64_t remaining;		/* packets still to build */
 	uint64_t bytes_left;		/* frame bytes still to build */
 	bool paced;
-	double next_tsc;		/* when the next packet is due, 0: now */
-	double max_lag_tsc;
+	/* The schedule is kept in whole cycles plus a fraction: a double
+	 * holding the TSC itself loses the fraction once the TSC is large
+	 * (past 2^53, after some 40 days at 2.5 GHz, it cannot even hold
+	 * whole cycles) and rounds every slot the same way: a rate error
+	 * that grows with the uptime. */
+	struct lr_gen_sched sched;	/* written by the lcore */
+	uint64_t max_lag_tsc;		/* the catch-up bound */
+	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
 	double mean_cost;		/* TSC cycles per packet on average */
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
@@ -70,6 +93,14 @@ struct gen {
 	uint32_t max_len;
 	double mean_frame;
 	double rate_pps;		/* this task's, 0: unlimited */
+	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
+	double per_byte_tsc;		/* frame bytes with FCS, in cycles */
+	uint64_t want_pkts;		/* its count share, 0: no limit */
+	uint64_t ctl_tx;		/* stall watch: tx_pkts last seen */
+	uint64_t ctl_alloc_fail;	/* and alloc_fail */
+	uint64_t ctl_since_tsc;		/* since when neither moved */
+	bool failed;			/* ended: the port stopped taking frames */
+	char why[384];			/* and why, for the verdict */
 };
 
 /* splitmix64: a seeded, repeatable sequence for shuffles and sizes. */
@@ -123,6 +154,9 @@ lr_gen_conf_init(struct lr_gen_conf *c)
 	c->burst = LR_BURST;
 	c->pattern = LR_PATTERN_INC;
 	c->udp_cksum = -1;
+	c->rate_tolerance = GEN_RATE_TOLERANCE;
+	c->catch_up_s = GEN_CATCH_UP_S;
+	c->stall_timeout_s = GEN_STALL_TIMEOUT_S;
 	/* Locally administered addresses. */
 	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
 	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
@@ -454,6 +488,44 @@ bad:
 		      "hex bytes", val, LR_GEN_PATTERN_MAX);
 }
 
+/* "99.9" or "99.9%": a percentage in 0..100, kept as a fraction. */
+static int
+set_percent(const char *key, const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno == 0 && end != val && *end == '%')
+		end++;
+	if (errno != 0 || end == val || *end != '\0' || !(v >= 0 && v <= 100))
+		return lr_err(EINVAL, "gen: %s '%s': want a percentage 0..100",
+			      key, val);
+	*out = v / 100;
+	return 0;
+}
+
+/* A number of @p unit seconds (1e-6: microseconds) in min..max seconds. */
+static int
+set_seconds(const char *key, const char *val, double min, double max,
+	    double unit, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno == 0 && end != val && *end == '\0')
+		v *= unit;
+	if (errno != 0 || end == val || *end != '\0' || !(v >= min && v <= max))
+		return lr_err(EINVAL, "gen: %s '%s': want %s in %g..%g", key, val,
+			      unit < 1 ? "microseconds" : "seconds",
+			      min / unit, max / unit);
+	*out = v;
+	return 0;
+}
+
 /* "I/N": this task is slice I (from 0) of N. */
 static int
 set_slice(struct lr_gen_conf *c, const char *val)
@@ -529,6 +601,12 @@ gen_conf_set(void *conf, const char *key, const char *val)
 	} else if (strcmp(key, "udp-cksum") == 0) {
 		ret = set_u64(key, val, 0, 1, &v);
 		c->udp_cksum = (int8_t)v;
+	} else if (strcmp(key, "rate-tolerance") == 0) {
+		ret = set_percent(key, val, &c->rate_tolerance);
+	} else if (strcmp(key, "catch-up") == 0) {
+		ret = set_seconds(key, val, 1e-6, 10, 1e-6, &c->catch_up_s);
+	} else if (strcmp(key, "stall-timeout") == 0) {
+		ret = set_seconds(key, val, 0, 3600, 1, &c->stall_timeout_s);
 	} else {
 		return -ENOENT;
 	}
@@ -933,6 +1011,8 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	for (i = 0; i < g->nb_sizes; i++)
 		g->sizes[i].cost *= hz * c->slices;
 	g->mean_cost = sum_cost / g->nb_sizes * hz * c->slices;
+	g->per_pkt_tsc = per_pkt * hz * c->slices;
+	g->per_byte_tsc = per_byte * hz * c->slices;
 
 	/* The payload after lr_pkt_hdr, summed per size for the UDP checksum:
 	 * prefix sums of its words, built from the pattern once. */
@@ -1000,6 +1080,31 @@ build_flows(struct gen *g, const uint8_t *tmpl, int socket)
 	return 0;
 }
 
+/* Worker lcores that EAL put on one CPU (--lcores '(1-4)@1') poll in
+ * turn, each for the scheduler's slices of milliseconds: a paced gen on
+ * one of them sends for a fraction of the time and falls short by that
+ * much (1 Mpps over 4 such lcores gave 0.16 Mpps). Say so at the start. */
+static void
+warn_shared_cpu(unsigned int lcore)
+{
+	rte_cpuset_t mine = rte_lcore_cpuset(lcore), other, both;
+	unsigned int l;
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (l == lcore)
+			continue;
+		other = rte_lcore_cpuset(l);
+		CPU_AND(&both, &mine, &other);
+		if (CPU_COUNT(&both) != 0) {
+			GLOG(WARNING, "lcore %u shares a CPU with lcore %u: a paced "
+			     "task on it falls short of its rate while the other "
+			     "polls (give each worker lcore a CPU of its own)",
+			     lcore, l);
+			return;
+		}
+	}
+}
+
 static int
 gen_init(struct lr_task *t, const void *arg)
 {
@@ -1034,7 +1139,10 @@ gen_init(struct lr_task *t, const void *arg)
 	if (ret != 0)
 		goto fail;
 	g->paced = c->rate.unit != LR_RATE_MAX;
-	g->max_lag_tsc = (double)rte_get_tsc_hz() * GEN_MAX_LAG_US / 1e6;
+	if (g->paced)
+		warn_shared_cpu(t->lcore);
+	g->max_lag_tsc = (uint64_t)((double)rte_get_tsc_hz() * c->catch_up_s);
+	g->want_pkts = c->count ? share(c->count, c->slice, c->slices) : 0;
 
 	/* The template, behind a pointer to g for the fill callback. */
 	tmpl = calloc(1, sizeof(uintptr_t) + LR_FRAME_MAX_BYTES);
@@ -1067,6 +1175,19 @@ gen_init(struct lr_task *t, const void *arg)
 fail:
 	gen_free(t);
 	return ret;
+}
+
+/* Move the schedule on by @p cost cycles: the whole ones into the
+ * integer, the fraction kept apart so that no slot is ever rounded. */
+static inline void
+advance(struct lr_gen_sched *sc, double cost)
+{
+	uint64_t whole;
+
+	cost += sc->next_frac;
+	whole = (uint64_t)cost;
+	sc->next_tsc += whole;
+	sc->next_frac = cost - (double)whole;
 }
 
 /* Send what is pending; @return true when the queue took all of it. */
@@ -1105,18 +1226,30 @@ gen_poll(struct lr_task *t, uint64_t now)
 	if (g->remaining == 0)
 		return 1;
 	if (g->paced) {
-		double d = (double)now;
+		struct lr_gen_sched *sc = &g->sched;
+		uint64_t lag;
+		double owed;
 
-		if (g->next_tsc == 0)
-			g->next_tsc = d;	/* first burst */
-		if (g->next_tsc > d)
+		if (unlikely(sc->first_tsc == 0))
+			sc->first_tsc = sc->next_tsc = now;	/* first burst */
+		if (sc->next_tsc > now)
 			return 0;		/* not yet due */
-		if (d - g->next_tsc > g->max_lag_tsc)
-			g->next_tsc = d - g->max_lag_tsc;
+		lag = now - sc->next_tsc;
+		if (unlikely(lag > g->max_lag_tsc)) {
+			/* Stalled (the lcore taken away, or slower than
+			 * the rate): make up at most the catch-up bound,
+			 * and count what is given up as late. */
+			if (lag > g->max_lag_seen_tsc)
+				g->max_lag_seen_tsc = lag;
+			sc->late_tsc += lag - g->max_lag_tsc;
+			sc->next_tsc = now - g->max_lag_tsc;
+			lag = g->max_lag_tsc;
+		}
 		/* Only what is due: a burst is sent early by no packet,
 		 * so that a run of T seconds sends T x rate, not a burst
 		 * more. Behind the schedule, up to a burst at once. */
-		due = 1 + (uint64_t)((d - g->next_tsc) / g->mean_cost);
+		owed = (double)lag - sc->next_frac;
+		due = owed > 0 ? 1 + (uint64_t)(owed / g->mean_cost) : 1;
 	}
 	n = due < g->burst ? (uint16_t)due : g->burst;
 	if (n > g->remaining)
@@ -1131,6 +1264,8 @@ gen_poll(struct lr_task *t, uint64_t now)
 	if (g->fixed) {
 		g->nb_pend = n;
 		g->remaining -= n;
+		if (g->paced)
+			advance(&g->sched, n * g->sizes[0].cost);
 		flush(t, g);
 		return 0;
 	}
@@ -1163,7 +1298,8 @@ gen_poll(struct lr_task *t, uint64_t now)
 	g->nb_pend = n;
 	if (g->remaining != 0)
 		g->remaining -= n;
-	g->next_tsc += cost;
+	if (g->paced)
+		advance(&g->sched, cost);
 	flush(t, g);
 	return 0;
 }
@@ -1172,17 +1308,74 @@ static void
 gen_finish(struct lr_task *t)
 {
 	struct gen *g = t->priv;
+	uint16_t i;
 
-	/* Stopped with packets the queue never took: they were not sent. */
+	/* Stopped with packets the queue never took: they were not sent,
+	 * so their slots in the schedule do not count as offered. */
+	if (g->paced)
+		for (i = 0; i < g->nb_pend; i++)
+			g->sched.unsent_tsc += g->per_pkt_tsc + g->per_byte_tsc *
+				(g->pend[i]->pkt_len + LR_FCS_BYTES);
 	rte_pktmbuf_free_bulk(g->pend, g->nb_pend);
 	t->st.drops += g->nb_pend;
 	g->nb_pend = 0;
+}
+
+double
+lr_gen_offered(const struct lr_gen_sched *s, uint64_t end_tsc,
+	       double *window_tsc)
+{
+	double next, end, sent, window;
+
+	if (window_tsc != NULL)
+		*window_tsc = 0;
+	if (s->first_tsc == 0)
+		return 1;
+	next = (double)(s->next_tsc - s->first_tsc) + s->next_frac;
+	end = end_tsc > s->first_tsc ? (double)(end_tsc - s->first_tsc) : 0;
+	/* The schedule's time that sent packets filled: all of it up to
+	 * the next slot, less what was given up late or never taken. */
+	sent = next - (double)s->late_tsc - s->unsent_tsc;
+	window = RTE_MAX(next, end);
+	if (window_tsc != NULL)
+		*window_tsc = window;
+	return window > 0 ? RTE_MAX(sent, 0.0) / window : 1;
+}
+
+bool
+lr_gen_is_short(double offered, double tolerance)
+{
+	return offered < tolerance * (1 - 1e-12);
+}
+
+/* When the task stopped sending, for its offered ratio: its end (now
+ * while it runs), but no later than its duration's deadline. */
+static uint64_t
+end_of(const struct lr_task *t)
+{
+	uint64_t end = lr_task_state(t) == LR_TASK_DONE ? t->st.end_tsc :
+		       rte_rdtsc();
+
+	if (t->duration_tsc != 0 && t->st.start_tsc != 0 &&
+	    t->st.start_tsc + t->duration_tsc < end)
+		end = t->st.start_tsc + t->duration_tsc;
+	return end;
+}
+
+static double
+offered_of(const struct lr_task *t, double *window_tsc)
+{
+	const struct gen *g = t->priv;
+	struct lr_gen_sched sc = g->sched;	/* one snapshot */
+
+	return lr_gen_offered(&sc, end_of(t), window_tsc);
 }
 
 static void
 gen_report(const struct lr_task *t, json_t *o)
 {
 	const struct gen *g = t->priv;
+	double hz = (double)rte_get_tsc_hz(), window, offered;
 	char rs[64];
 
 	json_object_set_new(o, "frame_bytes_mean", json_real(g->mean_frame));
@@ -1196,6 +1389,163 @@ gen_report(const struct lr_task *t, json_t *o)
 							       sizeof(rs))));
 	json_object_set_new(o, "rate_pps", json_real(g->rate_pps));
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
+	if (!g->paced)
+		return;
+	offered = offered_of(t, &window);
+	json_object_set_new(o, "offered", json_real(offered));
+	json_object_set_new(o, "send_s", json_real(window / hz));
+	json_object_set_new(o, "achieved_pps", json_real(window > 0 ?
+			    (double)t->st.tx_pkts * hz / window : 0));
+	json_object_set_new(o, "late_packets", json_integer((json_int_t)
+			    ((double)g->sched.late_tsc / g->mean_cost + 0.5)));
+	json_object_set_new(o, "max_stall_us",
+			    json_real((double)g->max_lag_seen_tsc * 1e6 / hz));
+	json_object_set_new(o, "catch_up_us", json_real(g->conf.catch_up_s * 1e6));
+	json_object_set_new(o, "rate_tolerance", json_real(g->conf.rate_tolerance));
+	json_object_set_new(o, "short", json_boolean(
+			    lr_gen_is_short(offered, g->conf.rate_tolerance)));
+}
+
+static enum lr_verdict
+gen_verdict(const struct lr_task *t, char *why, size_t len)
+{
+	const struct gen *g = t->priv;
+	const struct lr_port_info *pi = lr_port_info(t->port);
+	double offered, hz = (double)rte_get_tsc_hz();
+	char rs[64], share[64];
+
+	if (g == NULL)
+		return LR_VERDICT_OK;
+	if (g->failed) {
+		snprintf(why, len, "%s", g->why);
+		return LR_VERDICT_FAILED;
+	}
+	if (!g->paced || t->st.start_tsc == 0)
+		return LR_VERDICT_OK;
+	offered = offered_of(t, NULL);
+	if (!lr_gen_is_short(offered, g->conf.rate_tolerance))
+		return LR_VERDICT_OK;
+	if (g->conf.slices > 1)
+		snprintf(share, sizeof(share), " (this queue's 1/%u: %.0f pps)",
+			 g->conf.slices, g->rate_pps);
+	else if (g->conf.rate.unit != LR_RATE_PPS)
+		snprintf(share, sizeof(share), " (%.0f pps)", g->rate_pps);
+	else
+		share[0] = '\0';
+	snprintf(why, len, "port %s queue %u: rate short: offered %.3f %% of "
+		 "%s%s < %.3g %%; %.0f packets late after stalls (longest "
+		 "%.0f us)", pi ? pi->name : "?", t->queue, offered * 100,
+		 lr_rate_str(&g->conf.rate, rs, sizeof(rs)), share,
+		 g->conf.rate_tolerance * 100,
+		 (double)g->sched.late_tsc / g->mean_cost,
+		 (double)g->max_lag_seen_tsc * 1e6 / hz);
+	return LR_VERDICT_SHORT;
+}
+
+static bool
+is_gen(const struct lr_task *t)
+{
+	return t->role == &lr_gen_role && t->priv != NULL;
+}
+
+/* The live words: the lowest offered ratio of the running paced gens,
+ * flagged SHORT below its tolerance; FAILED for a gen whose port stopped. */
+static void
+gen_live(char *buf, size_t len)
+{
+	unsigned int i, n = lr_engine_task_count(), paced = 0;
+	double worst = 2, tol = 0;
+	bool failed = false;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const struct lr_task *t = lr_engine_task(i);
+		const struct gen *g;
+		double o;
+
+		if (!is_gen(t) || lr_task_state(t) != LR_TASK_RUNNING)
+			continue;
+		g = t->priv;
+		failed |= g->failed;
+		if (!g->paced || t->st.start_tsc == 0)
+			continue;
+		paced++;
+		o = offered_of(t, NULL);
+		if (o < worst) {
+			worst = o;
+			tol = g->conf.rate_tolerance;
+		}
+	}
+	if (paced > 0)
+		snprintf(buf, len, "offered %.3f %%%s%s", worst * 100,
+			 lr_gen_is_short(worst, tol) ? " SHORT" : "",
+			 failed ? " FAILED" : "");
+	else if (failed)
+		snprintf(buf, len, "FAILED");
+}
+
+/*
+ * The control path's watch over running gens: a gen whose packets wait
+ * (built but refused by the queue, or no mbuf to build them in) and whose
+ * tx counter has not moved for its stall timeout is sending into a port
+ * that stopped taking frames: a link down, a memif peer gone or not
+ * reading. Without this it would wait for ever. The task is ended and its
+ * verdict is FAILED. Checked every few ms, never on the fast path.
+ */
+static void
+gen_tick(void)
+{
+	static uint64_t last_tsc;
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	unsigned int i, n;
+
+	if (now - last_tsc < (uint64_t)(hz * GEN_STALL_CHECK_S))
+		return;
+	last_tsc = now;
+	n = lr_engine_task_count();
+	for (i = 0; i < n; i++) {
+		struct lr_task *t = lr_engine_task(i);
+		const struct lr_port_info *pi;
+		struct rte_eth_link link;
+		uint64_t tx, af;
+		struct gen *g;
+		bool waiting, down;
+		char sent[64];
+
+		if (!is_gen(t) || lr_task_state(t) != LR_TASK_RUNNING)
+			continue;
+		g = t->priv;
+		if (g->failed || g->conf.stall_timeout_s == 0)
+			continue;
+		tx = __atomic_load_n(&t->st.tx_pkts, __ATOMIC_RELAXED);
+		af = __atomic_load_n(&t->st.alloc_fail, __ATOMIC_RELAXED);
+		waiting = __atomic_load_n(&g->nb_pend, __ATOMIC_RELAXED) != 0 ||
+			  af != g->ctl_alloc_fail;
+		if (g->ctl_since_tsc == 0 || tx != g->ctl_tx || !waiting) {
+			/* Moving, or idle by its schedule: not stalled. */
+			g->ctl_tx = tx;
+			g->ctl_alloc_fail = af;
+			g->ctl_since_tsc = now;
+			continue;
+		}
+		if (now - g->ctl_since_tsc < (uint64_t)(hz * g->conf.stall_timeout_s))
+			continue;
+		pi = lr_port_info(t->port);
+		down = rte_eth_link_get_nowait(t->port, &link) == 0 &&
+		       link.link_status == RTE_ETH_LINK_DOWN;
+		if (g->want_pkts != 0)
+			snprintf(sent, sizeof(sent), "%" PRIu64 " of %" PRIu64
+				 " sent", tx, g->want_pkts);
+		else
+			snprintf(sent, sizeof(sent), "%" PRIu64 " sent", tx);
+		snprintf(g->why, sizeof(g->why), "port %s queue %u: %s for %.1f s, "
+			 "%s; task ended", pi ? pi->name : "?", t->queue,
+			 down ? "link down" : "peer not receiving (link up)",
+			 (double)(now - g->ctl_since_tsc) / hz, sent);
+		g->failed = true;
+		GLOG(ERR, "%s", g->why);
+		lr_task_stop(t);
+	}
 }
 
 const struct lr_role lr_gen_role = {
@@ -1220,7 +1570,13 @@ const struct lr_role lr_gen_role = {
 	"  --pattern P       payload after the header: inc, zero, random, hex (inc)\n"
 	"  --udp-cksum 0|1   UDP checksum (IPv4: 0, IPv6: always 1)\n"
 	"  --fixed 0|1       pre-built frames, no per-packet writes (0)\n"
-	"  --src-mac M --dst-mac M   Ethernet addresses (02:00:00:00:00:01/02)\n",
+	"  --src-mac M --dst-mac M   Ethernet addresses (02:00:00:00:00:01/02)\n"
+	"  --rate-tolerance P  a paced task offering less than P % of its rate\n"
+	"                    is short (99.9)\n"
+	"  --catch-up US     most a stalled paced task makes up; the rest is\n"
+	"                    counted late (100)\n"
+	"  --stall-timeout S  end a task whose port takes no frame for S s\n"
+	"                    (link down, peer gone); 0: never (1)\n",
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_gen_conf),
 	.conf_init = gen_conf_init,
@@ -1230,4 +1586,7 @@ const struct lr_role lr_gen_role = {
 	.finish = gen_finish,
 	.report = gen_report,
 	.free = gen_free,
+	.live = gen_live,
+	.tick = gen_tick,
+	.verdict = gen_verdict,
 };

@@ -102,6 +102,12 @@ struct lr_gen_conf {
 	uint8_t pattern_len;
 	bool fixed;			/**< pre-built frames, nothing written */
 	int8_t udp_cksum;		/**< -1: IPv6 yes, IPv4 no; 0; 1 */
+	double rate_tolerance;		/**< offered below this is short (0.999) */
+	double catch_up_s;		/**< most a stalled paced gen makes up
+					 *   (100e-6); the rest is counted late */
+	double stall_timeout_s;		/**< no tx progress this long with
+					 *   packets waiting ends the task (1),
+					 *   0: never */
 };
 
 /**
@@ -136,6 +142,42 @@ uint64_t lr_gen_tuples(const struct lr_gen_conf *c);
  * @return the number of entries written (at most @p max), or -EINVAL.
  */
 int lr_gen_size_table(const struct lr_gen_conf *c, uint32_t *out, uint32_t max);
+
+/**
+ * A paced task's schedule, in TSC cycles, as its lcore kept it: packet k is
+ * due when the costs (1 / rate, or bits / rate) of the packets before it
+ * have passed since the first was due. What a stall of more than the
+ * catch-up bound would owe is not sent but added to late_tsc.
+ */
+struct lr_gen_sched {
+	uint64_t first_tsc;	/**< when the first packet was due, 0: never */
+	uint64_t next_tsc;	/**< when the next is due, whole cycles */
+	double next_frac;	/**< and the fraction of a cycle */
+	uint64_t late_tsc;	/**< schedule given up after stalls */
+	double unsent_tsc;	/**< schedule of packets built, never taken */
+};
+
+/**
+ * The offered ratio: the rate achieved over the task's sending time against
+ * the rate asked, in the rate's own unit (packets, L2 or L1 bits). The
+ * sending time runs from when the first packet was due to the later of the
+ * end of the last packet's slot (@p s->next_tsc) and @p end_tsc (when the
+ * task ended, or its duration's deadline if that came first). A gen that
+ * kept its schedule gives 1; each cycle it owed and did not send lowers it.
+ *
+ * @param s the schedule; @param end_tsc the end as above
+ * @param window_tsc if not NULL, the sending time in cycles
+ * @return the ratio (1 for a task never polled)
+ */
+double lr_gen_offered(const struct lr_gen_sched *s, uint64_t end_tsc,
+		      double *window_tsc);
+
+/**
+ * Is a paced task short: its offered ratio below @p tolerance?
+ * A tiny epsilon keeps a ratio of exactly the tolerance (a run that sends
+ * tolerance x asked) on the right side despite rounding.
+ */
+bool lr_gen_is_short(double offered, double tolerance);
 
 /** Is the conf IPv6 (after the defaults have followed a v6 address)? */
 bool lr_gen_ipv6(const struct lr_gen_conf *c);

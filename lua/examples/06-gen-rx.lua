@@ -7,6 +7,9 @@
 --           too), src_port/dst_port ranges, order = "seq" | "shuffle", seed
 --   frames: pattern = "inc" | "zero" | "random" | hex, udp_cksum, fixed, burst
 --   queues: slice = "I/N" takes the I-th share of flows, count, bytes and rate
+--   trust:  rate_tolerance = 99.9 (% of the rate below which a paced task is
+--           short), catch_up = 100 (us made up after a stall; the rest is
+--           late), stall_timeout = 1 (s with no frame taken: the task ends)
 -- rx: flows and flow_base size its table, latency = 0 without a shared TSC.
 linerate.live(false)
 print("1472 B of UDP data make a", linerate.frame_size(1472), "B frame;",
@@ -24,7 +27,8 @@ for q = 0, 1 do
 		size = "64:7,594:4,1518:1", rate = "1%", bytes = 2e6,
 		flows = 64, flow_base = 100, src_ip = "10.0.0.1-10.0.0.8",
 		src_port = "2000-2007", order = "shuffle", seed = 7,
-		pattern = "0xdeadbeef", udp_cksum = 1, burst = 1 })
+		pattern = "0xdeadbeef", udp_cksum = 1, burst = 1,
+		rate_tolerance = 99.9, catch_up = 100, stall_timeout = 1 })
 end
 linerate.start()
 for _, g in ipairs(gens) do assert(g:wait(60)) end
@@ -37,6 +41,12 @@ print(("sent %d IMIX frames in 64 flows over 2 queues; rx: %d received once, "
 	sent, res.received, res.lost, res.flows_seen, res.unknown_flow_packets,
 	res.latency.p99_ns / 1e3))
 assert(res.received == sent and res.lost == 0 and res.flows_seen == 64)
+-- Whether this machine let the gens keep their rate: offered and verdict.
+for q, g in ipairs(gens) do
+	local s = g:stats()
+	print(("queue %d: offered %.3f %% of its share, %d late, verdict %s"):format(
+		q - 1, s.offered * 100, s.late_packets, s.verdict))
+end
 
 -- Then IPv6 (one side's address makes both IPv6), 1000 B of UDP data, and
 -- fixed pre-built frames, which rx counts as untracked (no sequence).

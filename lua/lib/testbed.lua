@@ -160,6 +160,23 @@ function testbed.impossible(sent, r)
 	return #why > 0 and table.concat(why, ", ") or nil
 end
 
+-- Why a gen task's run cannot stand as a measurement, or nil when it can.
+-- @p s is gen:stats(): its rate fell short (offered, the rate achieved over
+-- its sending time against the rate asked, below its rate_tolerance: the
+-- lcore did not keep the schedule, and what it did not send is not a
+-- property of the link), or it ended early (its port stopped taking
+-- frames). Such a row is INVALID, not a PER of 0.
+function testbed.invalid(s)
+	if s.verdict == "failed" then
+		return s.verdict_why or "gen failed"
+	end
+	if s.short then
+		return ("rate short: offered %.3f %% of the rate, %d packets late")
+		       :format(s.offered * 100, s.late_packets)
+	end
+	return nil
+end
+
 -- End the peer (closing its stdin ends it too) and remove what it left:
 -- the socket and its EAL runtime directory. Also the __close of
 -- "local tb <close> = testbed.open(opt)", so that an error ends the peer.

@@ -28,11 +28,13 @@ def test_null_duration_and_rate():
     r = run(eal("null2") + ["--", "--role", "gen", "--port", "net_null0",
                             "--duration", "0.5", "--rate", "200k", "--json", out,
                             "--no-live"])
-    expect(r.returncode == 0, r.stderr)
     t = load_json(out)["tasks"][0]
     expect(0.5 <= t["duration_s"] < 0.8, t["duration_s"])
-    # 200 kpps for 0.5 s, never more than the bounded catch-up allows.
-    expect(90000 <= t["tx_packets"] <= 100100, t["tx_packets"])
+    # 200 kpps for 0.5 s: never more. Fewer only when the shared machine
+    # took the lcore away, and then the run says so and exits 3.
+    expect(t["tx_packets"] <= 100001 and t["send_s"] <= 0.5 + 1 / 200e3 + 1e-6, t)
+    expect(t["verdict"] == ("short" if t["offered"] < 0.999 else "ok"), t)
+    expect(r.returncode == (3 if t["verdict"] == "short" else 0), r.stderr)
 
 
 def test_quickstart_on_the_wire():

@@ -80,6 +80,54 @@ results_sum_tasks(void **state)
 	assert_true(lr_stats_write_json("/nonexistent/dir/x.json") < 0);
 }
 
+/*
+ * A paced gen that cannot keep its rate (1000 Mpps asked of a wire whose
+ * speed is said to be 1000G): the live words flag it SHORT while it runs,
+ * and the result document gives the task and the run the verdict "short".
+ */
+static void
+results_flag_short(void **state)
+{
+	struct lr_port_conf pc;
+	struct lr_gen_conf c;
+	struct lr_task *t;
+	uint16_t fast[2];
+	unsigned int w;
+	json_t *doc, *task;
+	char live[128];
+
+	(void)state;
+	assert_true(lr_engine_workers(&w, 1) >= 1);
+	lr_port_conf_init(&pc);
+	assert_int_equal(lr_port_conf_set(&pc, "speed", "1000G"), 0);
+	assert_int_equal(lr_port_wire("usf", 1, SOCKET_ID_ANY, fast), 0);
+	assert_int_equal(lr_port_setup(fast[0], &pc), 0);
+	assert_int_equal(lr_port_setup(fast[1], &pc), 0);
+	lr_gen_conf_init(&c);
+	assert_int_equal(lr_gen_role.conf_set(&c, "rate", "1000Mpps"), 0);
+	t = lr_task_create(&lr_gen_role, w, fast[0], 0, 0.3, &c);
+	assert_non_null(t);
+	assert_int_equal(lr_engine_start(), 1);
+	assert_int_equal(lr_engine_sleep(0.1), 0);
+	lr_gen_role.live(live, sizeof(live));
+	if (strstr(live, "offered") == NULL || strstr(live, "SHORT") == NULL)
+		fail_msg("live words '%s'", live);
+	assert_int_equal(lr_engine_wait(10), 0);
+	lr_engine_stop();
+
+	doc = lr_stats_results();
+	assert_string_equal(json_string_value(json_object_get(doc, "verdict")),
+			    "short");
+	task = json_array_get(json_object_get(doc, "tasks"), t->id);
+	assert_string_equal(json_string_value(json_object_get(task, "verdict")),
+			    "short");
+	assert_true(json_is_true(json_object_get(task, "short")));
+	assert_true(json_real_value(json_object_get(task, "offered")) < 0.5);
+	assert_non_null(strstr(json_string_value(json_object_get(task,
+			       "verdict_why")), "rate short"));
+	json_decref(doc);
+}
+
 static int
 setup(void **state)
 {
@@ -145,6 +193,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(results_sum_tasks),
+		cmocka_unit_test(results_flag_short),
 		cmocka_unit_test(hist_exact_and_bounded),
 	};
 

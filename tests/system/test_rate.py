@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Results you can trust: a paced rate that falls short is flagged and makes
+the run fail (exit 3), and a gen whose port stops taking frames (its memif
+peer killed) ends with a message and exit 4 instead of waiting for ever.
+
+Nothing here asserts that this machine reached a rate: the short runs ask
+for what no core can give (1000 Mpps on net_null, or four busy lcores on one
+CPU), and the rest checks that the flag agrees with the counters."""
+import os
+import signal
+import subprocess
+import time
+
+from lrtest import SRC, eal, expect, load_json, main, run, start, tmpdir
+
+# net_null says 10G; 1000G lets gen accept a rate no core comes near.
+IMPOSSIBLE = ["--speed", "1000G", "--rate", "1000Mpps"]
+
+
+def consistent(t):
+    """The verdict of a paced gen task agrees with its own counters."""
+    expect(t["tx_packets"] <= t["rate_pps"] * t["send_s"] + 1, t)
+    expect(abs(t["offered"] - t["tx_packets"] / (t["rate_pps"] * t["send_s"]))
+           < 1e-6, t)
+    expect(t["short"] == (t["offered"] < t["rate_tolerance"]), t)
+    expect(t["verdict"] == ("short" if t["short"] else "ok"), t)
+
+
+def test_short_rate_exits_3():
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("rate1") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--duration", "1.5", "--json", out] + IMPOSSIBLE)
+    expect(r.returncode == 3, "rc %d %s" % (r.returncode, r.stderr[-500:]))
+    expect("rate short: offered" in r.stderr and "net_null0 queue 0" in r.stderr,
+           r.stderr)
+    expect("SHORT" in r.stdout, r.stdout)	# the live line
+    doc = load_json(out)
+    t = doc["tasks"][0]
+    expect(doc["verdict"] == "short" and t["short"] and t["offered"] < 0.5, t)
+    expect(t["late_packets"] > 0 and "rate short" in t["verdict_why"], t)
+    consistent(t)
+
+
+def test_allow_short_exits_0_still_flagged():
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("rate2") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--duration", "0.3", "--json", out, "--no-live",
+                            "--allow-short"] + IMPOSSIBLE)
+    expect(r.returncode == 0, "rc %d %s" % (r.returncode, r.stderr[-500:]))
+    expect("rate short" in r.stderr, r.stderr)
+    doc = load_json(out)
+    expect(doc["verdict"] == "short" and doc["tasks"][0]["short"], doc["tasks"])
+
+
+def test_tolerance_option():
+    # A tolerance of 0 % never flags; the document says what it was.
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("rate3") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--duration", "0.3", "--json", out, "--no-live",
+                            "--rate-tolerance", "0"] + IMPOSSIBLE)
+    expect(r.returncode == 0, "rc %d %s" % (r.returncode, r.stderr[-500:]))
+    t = load_json(out)["tasks"][0]
+    expect(t["rate_tolerance"] == 0 and not t["short"] and t["verdict"] == "ok", t)
+    r = run(eal("rate3") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--rate-tolerance", "120", "--count", "1"])
+    expect(r.returncode == 2 and "rate-tolerance" in r.stderr, r.stderr)
+
+
+def test_lcores_sharing_a_cpu():
+    # 1 Mpps over 4 queues whose lcores EAL put on one CPU: each polls a
+    # quarter of the time at most, so each task falls short; say why.
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("rate4", lcores="0@0,(1-4)@1") +
+            ["--", "--role", "gen", "--port", "net_null0", "--queues", "4",
+             "--flows", "4", "--rate", "1Mpps", "--duration", "1", "--json", out,
+             "--no-live"])
+    expect(r.returncode == 3, "rc %d %s" % (r.returncode, r.stderr[-500:]))
+    expect("shares a CPU with lcore" in r.stderr, r.stderr)
+    tasks = load_json(out)["tasks"]
+    expect(len(tasks) == 4, tasks)
+    for t in tasks:
+        expect(abs(t["rate_pps"] - 250000) < 1e-6, t)	# each its quarter
+        consistent(t)
+    expect(any(t["short"] for t in tasks), tasks)
+
+
+def test_on_time_run_consistent():
+    # A modest rate: whether or not the machine let it keep up, the exit
+    # code follows the verdict and the verdict the counters.
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    r = run(eal("rate5") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--rate", "100k", "--count", "20000", "--json", out,
+                            "--no-live"])
+    doc = load_json(out)
+    t = doc["tasks"][0]
+    expect(t["tx_packets"] == 20000, t)
+    consistent(t)
+    expect(r.returncode == (3 if t["short"] else 0),
+           "rc %d %s" % (r.returncode, t))
+
+
+def finish(p, timeout):
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise AssertionError("did not end in %d s: %s" % (timeout, err[-500:]))
+    return p.returncode, out, err
+
+
+def test_memif_peer_killed():
+    # gen over memif to an rx process that is killed mid-run: gen ends by
+    # itself, says which port stopped and how much was sent, exits 4.
+    # Paced, so that its lcore is rarely inside the memif PMD's tx: DPDK
+    # 22.11's memif unmaps its rings on the interrupt thread when the peer
+    # goes, and a tx burst running at that moment faults (seen about one
+    # run in eight unpaced; the PMD's race, not one this test is about).
+    d = tmpdir()
+    sock = os.path.join(d, "memif.sock")
+    gen_json = os.path.join(d, "gen.json")
+    n = 1000000000
+    procs = []
+    try:
+        rx = start(eal("pkrx") + ["--", "--role", "rx", "--port",
+                   "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+                   "--link-timeout", "30", "--no-live"])
+        procs.append(rx)
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.1)
+        gen = start(eal("pkgen") + ["--", "--role", "gen", "--port",
+                    "net_memif0,role=client,socket=%s,socket-abstract=no" % sock,
+                    "--count", str(n), "--rate", "10k", "--link-timeout", "30",
+                    "--json", gen_json])
+        procs.append(gen)
+        # Until gen is sending (its live line), then kill the receiver.
+        deadline = time.time() + 30
+        while time.time() < deadline and gen.poll() is None:
+            line = gen.stdout.readline()
+            if "Mpps" in line and "tx    0.000" not in line:
+                break
+        expect(gen.poll() is None, "gen ended before the peer was killed")
+        rx.send_signal(signal.SIGKILL)
+        rx.wait(timeout=10)
+        rc, out, err = finish(gen, 30)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    expect(rc == 4, "rc %d %s" % (rc, err[-800:]))
+    expect("link down" in err or "peer not receiving" in err, err[-800:])
+    expect(("of %d sent" % n) in err and "net_memif0" in err, err[-800:])
+    doc = load_json(gen_json)
+    t = doc["tasks"][0]
+    expect(doc["verdict"] == "failed" and t["verdict"] == "failed", t)
+    expect(0 < t["tx_packets"] < n, t)
+
+
+if __name__ == "__main__":
+    main([test_short_rate_exits_3, test_allow_short_exits_0_still_flagged,
+          test_tolerance_option, test_lcores_sharing_a_cpu,
+          test_on_time_run_consistent, test_memif_peer_killed])
