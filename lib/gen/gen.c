@@ -1005,6 +1005,15 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 				      lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
 				      1e-6 / line, g->mean_frame, pi->link_speed_mbps);
 		g->rate_pps = g->nb_sizes / sum_cost / c->slices;
+		/* Virtual ports report speeds of their own (memif 100G, null,
+		 * ring and pcap 10G): say which one the % took. */
+		if (c->rate.unit == LR_RATE_PCT && c->slice == 0)
+			GLOG(INFO, "rate %s of port %s's %.4g Gb/s (%s; the port's "
+			     "speed= sets it) = %.6g Mpps at %.0f B",
+			     lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
+			     link_bps / 1e9, pi->speed_from_conf ? "as set" :
+			     "as the PMD reports it", g->rate_pps * c->slices / 1e6,
+			     g->mean_frame);
 	}
 	/* Each slice sends 1/slices of the rate: its frames cost slices times
 	 * as long. Costs are kept in TSC cycles. */

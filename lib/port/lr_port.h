@@ -58,6 +58,7 @@ struct lr_port_info {
 	uint64_t tx_offloads;		/**< offloads enabled, RTE_ETH_TX_OFFLOAD_* */
 	uint64_t rss_hf;		/**< RSS fields in use, 0 without RSS */
 	uint32_t link_speed_mbps;	/**< conf speed, else the link's; 0 unknown */
+	bool speed_from_conf;		/**< link_speed_mbps is conf's speed= */
 	bool link_up;
 	bool started;
 	struct rte_mempool *pool;	/**< rx mbufs, on @c socket */
@@ -71,7 +72,7 @@ void lr_port_conf_init(struct lr_port_conf *conf);
  * Set one option of @p conf from its text form, as the CLI and Lua give it:
  * queues (rx and tx), rxq, txq, rxd, txd, mtu, mbufs, rss (fields),
  * rss-key, promisc (0/1), link-timeout (seconds), speed (bit/s: "10G",
- * what rates in % refer to; virtual ports report 10G or nothing).
+ * what rates in % refer to; virtual ports report their own: 10G null, ring, pcap; 100G memif).
  *
  * @return 0, -ENOENT (not a port option) or -EINVAL (bad value).
  */

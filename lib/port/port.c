@@ -426,6 +426,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 	pi->nb_rxq = c->nb_rxq;
 	pi->nb_txq = c->nb_txq;
 	pi->link_speed_mbps = c->speed_mbps;
+	pi->speed_from_conf = c->speed_mbps != 0;
 	pi->rx_offloads = ec.rxmode.offloads;
 	pi->tx_offloads = ec.txmode.offloads;
 	if (c->mtu != 0 || rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)

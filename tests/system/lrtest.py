@@ -12,7 +12,8 @@ import sys
 import tempfile
 import traceback
 
-LINERATE = os.environ.get("LINERATE") or (sys.argv[1] if len(sys.argv) > 1 else "build/app/linerate")
+LINERATE = os.path.abspath(os.environ.get("LINERATE") or
+                           (sys.argv[1] if len(sys.argv) > 1 else "build/app/linerate"))
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _prefixes = []
 
