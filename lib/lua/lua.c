@@ -735,8 +735,13 @@ msg_handler(lua_State *L)
 	return 1;
 }
 
-/* require() looks beside the script and in its lib/ first, so that
- * scenarios share modules (lua/lib/testbed.lua) from wherever they run. */
+#ifndef LR_LUA_DIR
+#define LR_LUA_DIR "/usr/share/linerate/lua"
+#endif
+
+/* require() looks beside the script and in its lib/ first, then in
+ * linerate's own lua/ and lua/lib/, so that a user's script in a directory
+ * of its own finds the scenarios' modules (require("testbed")). */
 static void
 set_path(lua_State *L, const char *script)
 {
@@ -748,7 +753,7 @@ set_path(lua_State *L, const char *script)
 	lua_pushlstring(L, dir, (size_t)dirlen);
 	lua_pushliteral(L, "/?.lua;");
 	lua_pushlstring(L, dir, (size_t)dirlen);
-	lua_pushliteral(L, "/lib/?.lua;");
+	lua_pushliteral(L, "/lib/?.lua;" LR_LUA_DIR "/?.lua;" LR_LUA_DIR "/lib/?.lua;");
 	lua_getfield(L, -5, "path");
 	lua_concat(L, 5);
 	lua_setfield(L, -2, "path");

@@ -11,7 +11,7 @@
 -- Modes (mode=):
 --   wire   one process, the virtual wire; gen and rx share the worker lcore
 --   memif  two processes over net_memif: this one sends, a peer process
---          (lua/peer-rx.lua, started here) receives on its own core
+--          (lua/lib/peer-rx.lua, started here) receives on its own core
 --   ports  one process, real ports: tx=PORT rx=PORT (a loopback cable)
 -- Port options for every mode: mtu= (9000 default, for 9018 B frames),
 -- speed= (the link speed rates in % refer to: 10G default).
@@ -43,15 +43,22 @@ Testbed.__index = Testbed
 -- The peer: a second linerate on the other core, driven line by line on
 -- its stdin; it answers in a file, as a Lua chunk.
 local function start_peer(opt, sock)
-	local here = arg[0]:match("^(.*)/[^/]*$") or "."
+	-- Beside this module, wherever the user's script is.
+	local script = assert(package.searchpath("peer-rx", package.path),
+	                      "testbed: peer-rx.lua not found on package.path")
 	local reply = os.tmpname()
 	os.remove(reply)
 	local prefix = "lr_peer_" .. reply:match("[%w_]+$")
+	-- A peer that exits (a bad EAL option, no memory) answers for itself,
+	-- so that nobody waits for it.
 	local cmd = ("%s --no-pci %s --main-lcore 1 -l 0-1 --file-prefix %s " ..
-	             "--log-level=lib.eal:error -- --no-live %s/peer-rx.lua " ..
-	             "socket=%s reply=%s mtu=%s speed=%s"):format(
+	             "--log-level=lib.eal:error -- --no-live %s " ..
+	             "socket=%s reply=%s mtu=%s speed=%s; rc=$?; [ -e %s ] || " ..
+	             "printf 'return { error = \"peer exited with %%d\" }\n--.\n' " ..
+	             "$rc > %s"):format(
 		linerate.exe(), opt.peer_eal or "--no-huge -m 512", prefix,
-		here, sock, reply, port_conf(opt).mtu, port_conf(opt).speed)
+		script, sock, reply, port_conf(opt).mtu, port_conf(opt).speed,
+		reply, reply)
 	local pipe = assert(io.popen(cmd, "w"))
 	pipe:setvbuf("line")
 	return pipe, reply, prefix

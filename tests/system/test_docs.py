@@ -269,6 +269,23 @@ def test_readme_lua_snippet():
     expect(len(nums) == 5 and nums[1] == "1000000" and nums[2] == "0", r.stdout)
 
 
+def test_user_script_dir():
+    """A user's own script, in a directory of its own, finds the scenarios'
+    modules; a memif peer that cannot start is reported at once."""
+    d = tmpdir()
+    script = os.path.join(d, "mine.lua")
+    open(script, "w").write(
+        'local testbed = require("testbed")\n'
+        'local tb <close> = testbed.open(testbed.args(arg, { mode = "memif" }))\n')
+    t0 = time.time()
+    r = run(eal("userdir") + ["--", script, "peer_eal=--no-such-eal-option"],
+            timeout=60, cwd=d)
+    expect(r.returncode == 1 and "peer exited with" in r.stderr, r.stderr[-600:])
+    expect(time.time() - t0 < 20, "waited %.1f s for a peer that had exited" %
+           (time.time() - t0))
+
+
 if __name__ == "__main__":
     main([test_command_examples, test_option_table_examples,
-          test_lua_reference_values, test_readme_lua_snippet])
+          test_lua_reference_values, test_readme_lua_snippet,
+          test_user_script_dir])

@@ -16,7 +16,17 @@ BARE=$BUILD/tools/bench/lr-bare
 PFX=lr_bench_$$
 DIR=$(mktemp -d)
 MEM="--no-huge -m 3072"
-[ "${HUGE:-0}" = 1 ] && MEM="--huge-unlink -m 1800"	# 1 GiB+ of 2 MiB pages
+if [ "${HUGE:-0}" = 1 ]; then
+	MEM="--huge-unlink -m 1800"
+	# 1800 MB of 2 MiB pages: tools/setup.sh reserves 2 GiB; say so if less.
+	hp=/sys/kernel/mm/hugepages/hugepages-2048kB
+	free=$(( $(cat $hp/free_hugepages 2>/dev/null || echo 0) * 2 ))
+	if [ "$free" -lt 1800 ]; then
+		echo "probe-grid: HUGE=1 needs 1800 MB of free 2 MiB hugepages, $free MB" \
+			"are free (echo 1024 > $hp/nr_hugepages)" >&2
+		exit 1
+	fi
+fi
 EAL="--no-pci $MEM -l 0-1 --log-level=lib.eal:error"
 trap 'rm -rf /var/run/dpdk/${PFX}_* "$DIR"' EXIT
 
