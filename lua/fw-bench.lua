@@ -60,7 +60,7 @@ local function point(size, mode)
 	testbed.drain(dist, sent)
 	linerate.stop()
 	local d, g = dist:stats(), gen:stats()
-	local cyc, made, drops = 0, 0, d.drops
+	local cyc, made, drops = 0, 0, d.local_drops
 	for _, p in ipairs(probes) do
 		local s = p:stats()
 		cyc = cyc + s.cycles_per_packet * s.parsed.ok

@@ -87,7 +87,7 @@ for step, data in ipairs(sizes) do
 	local lat = r.latency or {}
 	local row = {
 		data = data, frame = frame,
-		overhead = linerate.overhead(data, frame) * 100,
+		overhead = linerate.overhead(data, frame),	-- fraction, as Lua's
 		theo_mpps = theo_pps / 1e6, mpps = s.tx_mpps,
 		theo_gbps = theo_pps * data * 8 / 1e9,
 		gbps = s.tx_mpps * 1e6 * data * 8 / 1e9,
@@ -99,7 +99,7 @@ for step, data in ipairs(sizes) do
 		invalid = bad,				-- impossible counts, or nil
 	}
 	print(("%6d %6d %6.1f | %8.3f %8.3f | %7.3f %7.3f | %12d %12d %10d %9.2e | %8s | %8.1f %8.1f")
-	      :format(data, frame, row.overhead, row.theo_mpps, row.mpps, row.theo_gbps,
+	      :format(data, frame, row.overhead * 100, row.theo_mpps, row.mpps, row.theo_gbps,
 	              row.gbps, row.sent, row.received, lost, per,
 	              row.paper_per and ("%.1e"):format(row.paper_per) or "-",
 	              row.p50_us, row.p99_us))

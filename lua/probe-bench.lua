@@ -39,7 +39,7 @@ for _, size in ipairs(list(opt.sizes)) do
 		linerate.stop()
 		local p, g = probe:stats(), gen:stats()
 		print(("%6d %8d %10.2f %10d %8.0f %10.2f %14d"):format(size, flows,
-		      p.rx_packets / g.duration_s / 1e6, p.export_ring_full + g.drops,
+		      p.rx_packets / g.duration_s / 1e6, p.export_ring_full + g.local_drops,
 		      p.cycles_per_packet, p.mpps_per_lcore, p.flows_created))
 	end
 end

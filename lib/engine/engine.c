@@ -561,7 +561,7 @@ lr_task_report(const struct lr_task *t)
 	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)st.tx_bytes));
 	json_object_set_new(o, "tx_retry", json_integer((json_int_t)st.tx_retry));
 	json_object_set_new(o, "alloc_fail", json_integer((json_int_t)st.alloc_fail));
-	json_object_set_new(o, "drops", json_integer((json_int_t)st.drops));
+	json_object_set_new(o, "local_drops", json_integer((json_int_t)st.drops));
 	if (t->capture)
 		json_object_set_new(o, "end_of_capture",
 				    __atomic_load_n(&t->capture_ended, __ATOMIC_ACQUIRE) ?

@@ -1392,7 +1392,7 @@ gen_report(const struct lr_task *t, json_t *o)
 			    json_integer(g->max_len + LR_FCS_BYTES));
 	json_object_set_new(o, "sizes", json_integer(g->nb_sizes));
 	json_object_set_new(o, "ipv6", json_boolean(g->ipv6));
-	json_object_set_new(o, "first_flow", json_integer(g->first_flow));
+	json_object_set_new(o, "flow_base", json_integer(g->first_flow));
 	json_object_set_new(o, "flows", json_integer(g->nb_flows));
 	json_object_set_new(o, "rate", json_string(lr_rate_str(&g->conf.rate, rs,
 							       sizeof(rs))));

@@ -406,7 +406,6 @@ counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 	set_int(o, "received", (int64_t)unique);
 	set_int(o, "lost", c->lost);
 	per_json(o, unique, c->lost);
-	set_int(o, "dropped", c->lost);
 	set_int(o, "out_of_order", (int64_t)c->out_of_order);
 	set_int(o, "dup", (int64_t)c->dup);
 	set_int(o, "seq_too_high", (int64_t)c->seq_too_high);

@@ -185,7 +185,7 @@ lr_stats_results(void)
 	json_object_set_new(tot, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
 	json_object_set_new(tot, "rx_packets", json_integer((json_int_t)t.rx_pkts));
 	json_object_set_new(tot, "rx_bytes", json_integer((json_int_t)t.rx_bytes));
-	json_object_set_new(tot, "drops", json_integer((json_int_t)t.drops));
+	json_object_set_new(tot, "local_drops", json_integer((json_int_t)t.drops));
 	json_object_set_new(doc, "ports", ports);
 	json_object_set_new(doc, "tasks", tasks);
 	json_object_set_new(doc, "totals", tot);
@@ -249,7 +249,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tx_bytes", t.tx_bytes);
 	rte_tel_data_add_dict_u64(d, "rx_packets", t.rx_pkts);
 	rte_tel_data_add_dict_u64(d, "rx_bytes", t.rx_bytes);
-	rte_tel_data_add_dict_u64(d, "drops", t.drops);
+	rte_tel_data_add_dict_u64(d, "local_drops", t.drops);
 	return 0;
 }
 

@@ -629,7 +629,7 @@ def test_capture_ends_by_itself():
         first = res["tasks"][0]
         expect(first["rx_packets"] == 30000 and first["end_of_capture"] == 30000,
                (opts, first))
-        expect(sum(t["drops"] for t in res["tasks"]) == 0, (opts, "drops"))
+        expect(sum(t["local_drops"] for t in res["tasks"]) == 0, (opts, "drops"))
 
 
 def test_jumbo_chains_same_with_channels():

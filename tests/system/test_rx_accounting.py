@@ -212,7 +212,7 @@ def test_multiqueue_slices_merged():
     tasks = load_json(out)["tasks"]
     expect([t["tx_packets"] for t in tasks] == [334, 333, 333], tasks)
     expect([t["flows"] for t in tasks] == [4, 3, 3], tasks)
-    expect([t["first_flow"] for t in tasks] == [0, 4, 7], tasks)
+    expect([t["flow_base"] for t in tasks] == [0, 4, 7], tasks)
 
 
 def test_bad_input():
