@@ -415,26 +415,63 @@ lr_ipfix_file_close(void *ctx)
 		fflush(ctx);
 }
 
-/* "HOST:PORT" or "[IPv6]:PORT" to the first address getaddrinfo() gives. */
+/* Split "HOST:PORT" or "[IPv6]:PORT" in @p host (of @p len bytes) and the
+ * port number. A port is 1..65535 in decimal: getaddrinfo() would take
+ * 99999 and the kernel keep its low 16 bits (34463), a collector nobody
+ * runs. */
+static int
+split_dest(const char *dest, char *host, size_t len, uint16_t *port)
+{
+	char *p, *end;
+	unsigned long v;
+
+	if (strlen(dest) >= len)
+		return lr_err(EINVAL, "ipfix: collector '%s' is too long", dest);
+	snprintf(host, len, "%s", dest);
+	p = strrchr(host, ':');
+	if (p == NULL || p == host)
+		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
+	*p++ = '\0';
+	if (host[0] == '[' && p[-2] == ']') {
+		p[-2] = '\0';
+		memmove(host, host + 1, strlen(host));
+	}
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (*p < '0' || *p > '9' || *end != '\0' || errno != 0 || v < 1 ||
+	    v > 65535)
+		return lr_err(EINVAL, "ipfix: collector '%s': port '%s': want "
+			      "1..65535", dest, p);
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int
+lr_ipfix_dest_check(const char *dest)
+{
+	char host[256];
+	uint16_t port;
+
+	return split_dest(dest, host, sizeof(host), &port);
+}
+
+/* The first address getaddrinfo() gives for @p dest. */
 static int
 collector_addr(const char *dest, int socktype, struct sockaddr_storage *sa,
 	       socklen_t *salen)
 {
-	char host[256], *port;
+	char host[256], port[8];
 	struct addrinfo hints, *ai = NULL;
+	uint16_t pn;
 	int ret;
 
-	snprintf(host, sizeof(host), "%s", dest);
-	port = strrchr(host, ':');
-	if (port == NULL || port == host)
-		return lr_err(EINVAL, "ipfix: collector '%s': want HOST:PORT", dest);
-	*port++ = '\0';
-	if (host[0] == '[' && port[-2] == ']') {
-		port[-2] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
+	ret = split_dest(dest, host, sizeof(host), &pn);
+	if (ret != 0)
+		return ret;
+	snprintf(port, sizeof(port), "%u", pn);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = socktype;
+	hints.ai_flags = AI_NUMERICSERV;
 	ret = getaddrinfo(host, port, &hints, &ai);
 	if (ret != 0)
 		return lr_err(EINVAL, "ipfix: collector '%s': %s", dest,

@@ -147,6 +147,12 @@ size_t lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6);
 
 /* Transports. Each returns 0 and fills *ctx for lr_ipfix_init. */
 
+/**
+ * Check a collector "HOST:PORT" or "[IPv6]:PORT" without resolving it: the
+ * port must be 1..65535. @return 0 or -EINVAL (lr_errmsg() says why).
+ */
+int lr_ipfix_dest_check(const char *dest);
+
 /** A file of messages back to back (RFC 5655); "-" is stdout. */
 int lr_ipfix_file_open(const char *path, void **ctx);
 int lr_ipfix_file_send(void *ctx, const void *msg, size_t len);

@@ -139,6 +139,12 @@ probe_conf_set(void *conf, const char *key, const char *val)
 				      "tcp:HOST:PORT, file:PATH or none", val);
 		if (strlen(val) >= sizeof(c->export))
 			return lr_err(EINVAL, "probe: export '%s' is too long", val);
+		/* A bad port is a bad option (exit 2), found before EAL. */
+		if (strncmp(val, "udp:", 4) == 0 || strncmp(val, "tcp:", 4) == 0) {
+			ret = lr_ipfix_dest_check(val + 4);
+			if (ret != 0)
+				return ret;
+		}
 		snprintf(c->export, sizeof(c->export), "%s", val);
 	} else if (strcmp(key, "biflow") == 0) {
 		ret = num(key, val, 0, 1, &v);
@@ -263,8 +269,15 @@ to_exporter(void *arg, const struct lr_flow_rec *r)
 {
 	struct probe *p = arg;
 
-	if (p->direct)
-		return lr_ipfix_add(&ex.x, r, unix_s()) == 0 ? 0 : -1;
+	if (p->direct) {
+		/* The record is in the exporter now, whatever the return: an
+		 * error is an earlier message the transport refused, whose
+		 * records the exporter counts in records_lost. Refusing this
+		 * one too would count it in export_drops, and a record that
+		 * does reach the collector as lost. */
+		lr_ipfix_add(&ex.x, r, unix_s());
+		return 0;
+	}
 	if (rte_ring_sp_enqueue_elem(p->ring, (void *)(uintptr_t)r, sizeof(*r)) != 0) {
 		p->c.ring_full++;
 		return -1;

@@ -188,6 +188,27 @@ def test_collector_down_is_counted():
     expect(sent + lost == 5001, r.stdout)	# 5000 flows and the statistics
 
 
+def test_udp_closed_port_each_loss_counted_once():
+    # Nothing listens: ICMP port unreachable makes sends fail. A record is
+    # delivered or lost, never both, so the exporter's records and
+    # records_lost add up to the flows and the statistics record, and the
+    # cache's export_drops (records it could not hand on) stays 0.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "c.pcap"), os.path.join(d, "c.json")
+    gen_pcap("cpg", pcap, "--count", "20000", "--flows", "5000")
+    r = run(eal("cpp", mem=1024) + ["--", "--role", "probe", "--port",
+                                    "net_pcap0,rx_pcap=" + pcap, "--count", "20000",
+                                    "--entries", "16384", "--export",
+                                    "udp:127.0.0.1:%d" % free_udp_port(),
+                                    "--json", out, "--no-live"], timeout=120)
+    p = load_json(out)["probe"]
+    e = p["exporter"]
+    expect(sum(p["flows_ended"].values()) == 5000, p["flows_ended"])
+    expect(e["records_lost"] >= 1 and e["send_errors"] >= 1, e)
+    expect(p["export_drops"] == 0 and p["export_ring_full"] == 0, p)
+    expect(e["records"] + e["records_lost"] == 5001, e)
+
+
 def test_malformed_counted_by_reason():
     from scapy.all import IP, IPv6, TCP, UDP, ARP, Ether, IPv6ExtHdrHopByHop, Raw, wrpcap
     d = tmpdir()
@@ -428,6 +449,20 @@ def test_bad_options():
         r = run(eal("pbadopt") + ["--", "--role", "probe", "--port", "net_null0",
                                   "--duration", "0.1"] + opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
+
+
+def test_export_port_out_of_range():
+    # 99999 once wrapped to 34463; 0 and 65536 are no ports either.
+    for dest in ("udp:127.0.0.1:99999", "udp:127.0.0.1:0", "tcp:127.0.0.1:65536",
+                 "tcp:[::1]:-1", "udp:127.0.0.1:47x"):
+        r = run(eal("pport") + ["--", "--role", "probe", "--port", "net_null0",
+                                "--duration", "0.1", "--no-live", "--export", dest])
+        expect(r.returncode == 2 and "want 1..65535" in r.stderr,
+               (dest, r.returncode, r.stderr))
+    r = run(eal("pport") + ["--", "--role", "probe", "--port", "net_null0",
+                            "--duration", "0.1", "--no-live", "--export",
+                            "udp:127.0.0.1:65535"])
+    expect(r.returncode == 0, r.stderr)
 
 
 def mixed_pcap(d):
@@ -674,10 +709,11 @@ def test_jumbo_chains_same_with_channels():
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_udp_export_read_by_nfacctd,
-          test_collector_down_is_counted, test_malformed_counted_by_reason,
+          test_collector_down_is_counted, test_udp_closed_port_each_loss_counted_once,
+          test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
-          test_trim_counts_original_lengths, test_bad_options,
+          test_trim_counts_original_lengths, test_bad_options, test_export_port_out_of_range,
           test_channels_and_ingress_modes_same_flows, test_distributor_bad_input,
           test_capture_times_and_trace_timeouts, test_capture_ends_by_itself,
           test_jumbo_chains_same_with_channels])
