@@ -477,6 +477,13 @@ main(int argc, char **argv)
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
+	/* A run whose IPFIX records did not all reach the collector failed,
+	 * whatever else went well. */
+	if (lr_probe_export_check() != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
 	lr_engine_cleanup();
 	lr_port_close_all();
 	/*

@@ -27,6 +27,7 @@ enum {
 	IE_MIN_TTL = 52, IE_MAX_TTL = 53, IE_VLAN = 58, IE_DROPPED_PKTS = 135,
 	IE_END_REASON = 136, IE_DOMAIN = 149, IE_START_MS = 152, IE_END_MS = 153,
 	IE_START_NS = 156, IE_END_NS = 157, IE_IGNORED_PKTS = 164,
+	IE_NOT_SENT_FLOWS = 166,
 };
 
 struct field {
@@ -50,11 +51,15 @@ static const struct field rev_fields[] = {
 	{ IE_MIN_TTL, 1 }, { IE_MAX_TTL, 1 },
 };
 
+/* RFC 7011 4.2 and 4.3's reliability statistics, and notSentFlowTotalCount
+ * (IANA 166: flows the Metering or Exporting Process dropped instead of
+ * sending), so that a collector sees the records it will never get. */
 static const struct field stats_fields[] = {
 	{ IE_DOMAIN, 4 },	/* scope */
 	{ IE_EXP_MSGS, 8 }, { IE_EXP_RECS, 8 }, { IE_IGNORED_PKTS, 8 },
-	{ IE_DROPPED_PKTS, 8 },
+	{ IE_DROPPED_PKTS, 8 }, { IE_NOT_SENT_FLOWS, 8 },
 };
+#define STATS_REC_BYTES (4 + 5 * 8)
 
 void
 lr_ipfix_conf_init(struct lr_ipfix_conf *c)
@@ -167,7 +172,7 @@ put_templates(struct lr_ipfix *x)
 	n = RTE_DIM(flow_fields);
 	n = RTE_DIM(stats_fields);
 	p = put16(p, SET_OPTIONS_TEMPLATE);
-	p = put16(p, (uint16_t)(SET_HDR_BYTES + 6 + 4 * n + 2));	/* + pad */
+	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES + 6 + 4 * n, 4));
 	p = put16(p, LR_IPFIX_TMPL_STATS);
 	p = put16(p, (uint16_t)n);
 	p = put16(p, 1);		/* scope fields */
@@ -175,7 +180,8 @@ put_templates(struct lr_ipfix *x)
 		p = put16(p, stats_fields[i].id);
 		p = put16(p, stats_fields[i].len);
 	}
-	p = put16(p, 0);		/* pad the set to 4 bytes */
+	while ((p - start) % 4 != 0)
+		*p++ = 0;		/* pad the set to 4 bytes */
 	x->len += (size_t)(p - start);
 }
 
@@ -183,7 +189,7 @@ static size_t
 templates_size(const struct lr_ipfix_conf *c)
 {
 	return SET_HDR_BYTES + 2 * flow_template_bytes(c->biflow) +
-	       SET_HDR_BYTES + 6 + 4 * RTE_DIM(stats_fields) + 2;
+	       RTE_ALIGN(SET_HDR_BYTES + 6 + 4 * RTE_DIM(stats_fields), 4);
 }
 
 int
@@ -247,23 +253,42 @@ send_msg(struct lr_ipfix *x, uint64_t now_s)
 	put32(x->buf + 4, (uint32_t)now_s);
 	put32(x->buf + 8, x->seq);
 	put32(x->buf + 12, x->conf.domain);
-	ret = x->send(x->ctx, x->buf, x->len);
+	/* Waiting first: a transport that holds it may report its fate
+	 * from inside send(). */
+	x->c.waiting++;
+	x->c.records_waiting += x->msg_records;
+	ret = x->send(x->ctx, x->buf, x->len, x->msg_records);
 	/* The sequence moves on either way: a collector sees the gap. */
 	x->seq += x->msg_records;
 	x->msgs_since_tmpl++;
-	if (ret == 0) {
-		x->c.messages++;
-		x->c.records += x->msg_records;
-		x->c.bytes += x->len;
-	} else {
-		x->c.send_errors++;
-		x->c.records_lost += x->msg_records;
-		/* A collector that was away gets the templates again. */
-		x->tmpl_due = !x->conf.transport_templates;
-	}
+	if (ret == 0)
+		lr_ipfix_delivered(x, x->len, x->msg_records);
+	else if (ret < 0)
+		lr_ipfix_lost(x, x->msg_records);
 	x->len = 0;
 	x->msg_records = 0;
-	return ret;
+	return ret < 0 ? ret : 0;
+}
+
+void
+lr_ipfix_delivered(struct lr_ipfix *x, size_t len, uint32_t records)
+{
+	x->c.waiting--;
+	x->c.records_waiting -= records;
+	x->c.messages++;
+	x->c.records += records;
+	x->c.bytes += len;
+}
+
+void
+lr_ipfix_lost(struct lr_ipfix *x, uint32_t records)
+{
+	x->c.waiting--;
+	x->c.records_waiting -= records;
+	x->c.send_errors++;
+	x->c.records_lost += records;
+	/* A collector that was away gets the templates again. */
+	x->tmpl_due = !x->conf.transport_templates;
 }
 
 /* Room for @p rec bytes in a data set @p id; sends and restarts the message
@@ -343,18 +368,21 @@ lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r, uint64_t now_s)
 
 int
 lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
-	       uint64_t now_s)
+	       uint64_t not_sent, uint64_t now_s)
 {
 	uint8_t *p;
 	int ret;
 
-	ret = make_room(x, LR_IPFIX_TMPL_STATS, 4 + 4 * 8, now_s);
+	ret = make_room(x, LR_IPFIX_TMPL_STATS, STATS_REC_BYTES, now_s);
 	p = x->buf + x->len;
 	p = put32(p, x->conf.domain);
-	p = put64(p, x->c.messages + 1);	/* this one included */
-	p = put64(p, x->c.records + x->msg_records);
+	/* What this exporter has sent, waiting in a transport included, and
+	 * this message. */
+	p = put64(p, x->c.messages + x->c.waiting + 1);
+	p = put64(p, x->c.records + x->c.records_waiting + x->msg_records);
 	p = put64(p, ignored);
 	p = put64(p, dropped);
+	p = put64(p, not_sent + x->c.records_lost);
 	x->len = (size_t)(p - x->buf);
 	x->msg_records++;	/* an options record is a data record too */
 	if (ret == 0)
@@ -399,8 +427,9 @@ lr_ipfix_file_open(const char *path, void **ctx)
 }
 
 int
-lr_ipfix_file_send(void *ctx, const void *msg, size_t len)
+lr_ipfix_file_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
+	RTE_SET_USED(records);
 	if (fwrite(msg, 1, len, ctx) != len)
 		return -EIO;
 	return 0;
@@ -482,12 +511,129 @@ collector_addr(const char *dest, int socktype, struct sockaddr_storage *sa,
 	return 0;
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+mono_ms(void)
+{
+	return mono_ns() / 1000000;
+}
+
+/*
+ * A FIFO of whole messages for the transports that hold them (paced UDP,
+ * TCP), each with its count of data records, so that the exporter learns
+ * the fate of every record: delivered or lost, once. Entries sit in
+ * [head, tail) of one buffer: an 8 B header (length, records) and the
+ * message. Popping moves head; room at the end is made by moving what
+ * waits to the front, which costs at most what was popped before it.
+ */
+#define MQ_HDR 8
+
+struct msgq {
+	uint8_t *buf;
+	size_t cap;
+	size_t head;
+	size_t tail;
+	size_t bytes;			/* message bytes waiting */
+};
+
+static int
+mq_init(struct msgq *q, size_t cap)
+{
+	q->buf = malloc(cap);
+	q->cap = cap;
+	q->head = q->tail = q->bytes = 0;
+	return q->buf == NULL ? -ENOMEM : 0;
+}
+
+static int
+mq_push(struct msgq *q, const void *msg, size_t len, uint32_t records)
+{
+	uint32_t h[2] = { (uint32_t)len, records };
+
+	if (q->tail + MQ_HDR + len > q->cap && q->head != 0) {
+		memmove(q->buf, q->buf + q->head, q->tail - q->head);
+		q->tail -= q->head;
+		q->head = 0;
+	}
+	if (q->tail + MQ_HDR + len > q->cap)
+		return -ENOBUFS;
+	memcpy(q->buf + q->tail, h, MQ_HDR);
+	memcpy(q->buf + q->tail + MQ_HDR, msg, len);
+	q->tail += MQ_HDR + len;
+	q->bytes += len;
+	return 0;
+}
+
+/* The oldest message, NULL when none. */
+static const uint8_t *
+mq_head(const struct msgq *q, size_t *len, uint32_t *records)
+{
+	uint32_t h[2];
+
+	if (q->head == q->tail)
+		return NULL;
+	memcpy(h, q->buf + q->head, MQ_HDR);
+	*len = h[0];
+	*records = h[1];
+	return q->buf + q->head + MQ_HDR;
+}
+
+static void
+mq_pop(struct msgq *q)
+{
+	size_t len;
+	uint32_t rec;
+
+	if (mq_head(q, &len, &rec) == NULL)
+		return;
+	q->head += MQ_HDR + len;
+	q->bytes -= len;
+	if (q->head == q->tail)
+		q->head = q->tail = 0;
+}
+
+/* Drop every message that waits, each counted lost. @return messages. */
+static uint64_t
+mq_discard(struct msgq *q, struct lr_ipfix *x)
+{
+	uint64_t n = 0;
+	size_t len;
+	uint32_t rec;
+
+	while (mq_head(q, &len, &rec) != NULL) {
+		if (x != NULL)
+			lr_ipfix_lost(x, rec);
+		mq_pop(q);
+		n++;
+	}
+	return n;
+}
+
+/* A burst the collector's socket buffer takes whole after a quiet spell:
+ * Linux's default 208 KiB hold about 90 datagrams of 1472 B (each takes
+ * about 2.3 KB of truesize). */
+#define UDP_BURST 16
+
 struct udp_ctx {
 	int fd;
+	uint64_t gap_ns;		/* between messages, 0: unpaced */
+	uint64_t next_ns;		/* when the next message may go */
+	struct msgq q;
+	struct lr_ipfix *x;
+	uint64_t refused;		/* messages refused: no room */
 };
 
 int
-lr_ipfix_udp_open(const char *dest, void **ctx)
+lr_ipfix_udp_open(const char *dest, uint32_t rate_mps, size_t buffer_bytes,
+		  void **ctx)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -505,25 +651,106 @@ lr_ipfix_udp_open(const char *dest, void **ctx)
 		return lr_err(ret, "ipfix: collector '%s'", dest);
 	}
 	u = calloc(1, sizeof(*u));
-	if (u == NULL) {
+	if (u == NULL || (rate_mps != 0 && mq_init(&u->q, buffer_bytes) != 0)) {
+		free(u);
 		close(fd);
-		return lr_err(ENOMEM, "ipfix: no memory");
+		return lr_err(ENOMEM, "ipfix: no memory for a %zu B buffer",
+			      buffer_bytes);
 	}
 	u->fd = fd;
+	u->gap_ns = rate_mps ? 1000000000ull / rate_mps : 0;
 	*ctx = u;
 	return 0;
 }
 
-int
-lr_ipfix_udp_send(void *ctx, const void *msg, size_t len)
+void
+lr_ipfix_udp_attach(void *ctx, struct lr_ipfix *x)
 {
 	struct udp_ctx *u = ctx;
 
-	/* A collector that is down answers with ICMP: ECONNREFUSED on this
-	 * or the next send, counted by the exporter, never fatal. */
-	if (send(u->fd, msg, len, MSG_DONTWAIT) != (ssize_t)len)
-		return -errno;
-	return 0;
+	u->x = x;
+}
+
+/* Send what is due by the pace. */
+static void
+udp_push(struct udp_ctx *u)
+{
+	uint64_t now = mono_ns();
+	const uint8_t *m;
+	size_t len;
+	uint32_t rec;
+
+	/* A quiet spell earns a small burst, never a backlog's worth. */
+	if (u->next_ns + UDP_BURST * u->gap_ns < now)
+		u->next_ns = now - (UDP_BURST - 1) * u->gap_ns;
+	while (u->next_ns <= now && (m = mq_head(&u->q, &len, &rec)) != NULL) {
+		if (send(u->fd, m, len, MSG_DONTWAIT) == (ssize_t)len) {
+			lr_ipfix_delivered(u->x, len, rec);
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			   errno == ENOBUFS || errno == EINTR) {
+			return;		/* our own socket is full: later */
+		} else {
+			/* ECONNREFUSED: an ICMP port unreachable for an
+			 * earlier datagram; Linux then sends nothing. */
+			lr_ipfix_lost(u->x, rec);
+		}
+		mq_pop(&u->q);
+		u->next_ns += u->gap_ns;
+	}
+}
+
+int
+lr_ipfix_udp_send(void *ctx, const void *msg, size_t len, uint32_t records)
+{
+	struct udp_ctx *u = ctx;
+
+	if (u->gap_ns == 0) {
+		/* A collector that is down answers with ICMP: ECONNREFUSED
+		 * on this or the next send, counted by the exporter. */
+		if (send(u->fd, msg, len, MSG_DONTWAIT) != (ssize_t)len)
+			return -errno;
+		return 0;
+	}
+	udp_push(u);			/* what waits goes first */
+	if (mq_push(&u->q, msg, len, records) != 0) {
+		u->refused++;
+		return -ENOBUFS;
+	}
+	udp_push(u);
+	return LR_IPFIX_QUEUED;
+}
+
+int
+lr_ipfix_udp_poll(void *ctx, unsigned int wait_ms)
+{
+	struct udp_ctx *u = ctx;
+	uint64_t end = mono_ms() + wait_ms;
+
+	for (;;) {
+		udp_push(u);
+		if (u->q.bytes == 0)
+			return 0;
+		if (mono_ms() >= end)
+			return -EAGAIN;
+		usleep(RTE_MAX(u->gap_ns / 1000, 100ul));
+	}
+}
+
+uint64_t
+lr_ipfix_udp_discard(void *ctx)
+{
+	struct udp_ctx *u = ctx;
+
+	return mq_discard(&u->q, u->x);
+}
+
+void
+lr_ipfix_udp_state(const void *ctx, size_t *waiting, uint64_t *refused)
+{
+	const struct udp_ctx *u = ctx;
+
+	*waiting = u->q.bytes;
+	*refused = u->refused;
 }
 
 void
@@ -531,13 +758,15 @@ lr_ipfix_udp_close(void *ctx)
 {
 	struct udp_ctx *u = ctx;
 
+	mq_discard(&u->q, u->x);
+	free(u->q.buf);
 	close(u->fd);
 	free(u);
 }
 
 size_t
 lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
-		      uint64_t now_s)
+		      uint32_t seq, uint64_t now_s)
 {
 	size_t n = MSG_HDR_BYTES + templates_size(&x->conf);
 	uint8_t *save_buf = x->buf;
@@ -552,7 +781,7 @@ lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
 	put16(buf, LR_IPFIX_VERSION);
 	put16(buf + 2, (uint16_t)x->len);
 	put32(buf + 4, (uint32_t)now_s);
-	put32(buf + 8, x->seq);
+	put32(buf + 8, seq);
 	put32(buf + 12, x->conf.domain);
 	n = x->len;
 	x->buf = save_buf;
@@ -562,9 +791,16 @@ lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
 
 #define TCP_BACKOFF_MIN_MS 500
 #define TCP_BACKOFF_MAX_MS 30000
+#define TCP_TMPL_MAX 1024
 
-/* The queue holds whole messages, in order; qoff bytes of the first one
- * have gone out. */
+/*
+ * One connection at a time. The templates go first on each connection,
+ * then the queue in order; a message leaves the queue once the socket has
+ * taken all of it. qoff bytes of the head have gone on this connection: a
+ * cut there sends it again whole on the next (the collector drops the
+ * half it saw with the stream), so the sequence numbers a collector sees
+ * never go back.
+ */
 struct tcp_ctx {
 	int fd;				/* -1: down */
 	bool connecting;		/* non-blocking connect under way */
@@ -572,78 +808,53 @@ struct tcp_ctx {
 	socklen_t salen;
 	uint64_t next_try_ms;
 	uint64_t backoff_ms;
-	uint8_t *q;
-	size_t qlen;
-	size_t qcap;
+	struct msgq q;
 	size_t qoff;
+	uint8_t tm[TCP_TMPL_MAX];	/* the templates message of this connection */
+	size_t tm_len;
+	size_t tm_off;
 	struct lr_ipfix *x;
 	uint64_t connects;
 	uint64_t refused;		/* messages refused: no room */
-	uint64_t cut;			/* messages cut by a lost connection */
+	uint64_t cuts;			/* connections lost (FIN, RST, error) */
 };
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static size_t
-head_len(const struct tcp_ctx *t)
-{
-	return t->qlen >= 4 ? (size_t)get16(t->q + 2) : 0;
-}
-
-static void
-drop_head(struct tcp_ctx *t)
-{
-	size_t n = head_len(t);
-
-	memmove(t->q, t->q + n, t->qlen - n);
-	t->qlen -= n;
-	t->qoff = 0;
-}
 
 static void
 tcp_down(struct tcp_ctx *t)
 {
-	if (t->fd >= 0)
+	if (t->fd >= 0) {
 		close(t->fd);
+		if (!t->connecting)
+			t->cuts++;
+	}
 	t->fd = -1;
 	t->connecting = false;
-	if (t->qoff != 0) {
-		/* The collector saw half a message and a closed stream: the
-		 * rest cannot follow on a new connection. */
-		drop_head(t);
-		t->cut++;
-	}
+	t->qoff = 0;
+	t->tm_len = t->tm_off = 0;
 	t->next_try_ms = mono_ms() + t->backoff_ms;
 	t->backoff_ms = RTE_MIN(t->backoff_ms * 2, (uint64_t)TCP_BACKOFF_MAX_MS);
 }
 
-/* A new connection: the templates go first, before what waited. */
+/* A new connection: the templates go first, numbered as the first message
+ * that waits (or the next one the exporter makes), so that the sequence
+ * numbers on the stream never go back. */
 static void
 tcp_up(struct tcp_ctx *t)
 {
-	uint8_t tm[1024];
-	size_t n = t->x ? lr_ipfix_template_msg(t->x, tm, sizeof(tm),
-						(uint64_t)time(NULL)) : 0;
+	const uint8_t *m;
+	size_t len;
+	uint32_t rec, seq;
 
 	t->connecting = false;
 	t->backoff_ms = TCP_BACKOFF_MIN_MS;
 	t->connects++;
-	while (n != 0 && t->qlen + n > t->qcap && t->qlen != 0) {
-		drop_head(t);	/* the oldest gives way to the templates */
-		t->refused++;
-	}
-	if (n == 0 || t->qlen + n > t->qcap)
+	t->tm_off = t->tm_len = 0;
+	if (t->x == NULL)
 		return;
-	memmove(t->q + n, t->q, t->qlen);
-	memcpy(t->q, tm, n);
-	t->qlen += n;
+	m = mq_head(&t->q, &len, &rec);
+	seq = m != NULL ? (uint32_t)get16(m + 8) << 16 | get16(m + 10) : t->x->seq;
+	t->tm_len = lr_ipfix_template_msg(t->x, t->tm, sizeof(t->tm), seq,
+					  (uint64_t)time(NULL));
 }
 
 /* Try to (re)connect when it is time; finish a connect under way. */
@@ -672,32 +883,82 @@ tcp_connect(struct tcp_ctx *t)
 		tcp_down(t);
 		return;
 	}
+	t->connecting = true;
 	if (connect(t->fd, (struct sockaddr *)&t->sa, t->salen) == 0)
 		tcp_up(t);
-	else if (errno == EINPROGRESS)
-		t->connecting = true;
-	else
+	else if (errno != EINPROGRESS)
 		tcp_down(t);
+}
+
+/*
+ * Has the collector closed or reset the connection? An IPFIX collector
+ * sends nothing (RFC 7011 10.4), so readable means FIN (recv 0) or an
+ * error (ECONNRESET); what a peer does send is read and ignored. Writing
+ * on after a FIN would put messages into a socket whose peer has gone:
+ * the kernel takes them and the collector never sees them.
+ */
+static bool
+tcp_peer_gone(struct tcp_ctx *t)
+{
+	uint8_t b[512];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		ssize_t n = recv(t->fd, b, sizeof(b), MSG_DONTWAIT);
+
+		if (n == 0)
+			return true;
+		if (n < 0)
+			return errno != EAGAIN && errno != EWOULDBLOCK &&
+			       errno != EINTR;
+	}
+	return false;
+}
+
+/* Write @p len - *off bytes of @p p. @return 0 all gone, 1 later, -1 cut. */
+static int
+tcp_write(struct tcp_ctx *t, const uint8_t *p, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t n = send(t->fd, p + *off, len - *off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				return 1;
+			return -1;
+		}
+		*off += (size_t)n;
+	}
+	return 0;
 }
 
 /* Send what waits, as far as the socket takes it now. */
 static void
 tcp_push(struct tcp_ctx *t)
 {
-	while (t->fd >= 0 && !t->connecting && t->qlen > 0) {
-		size_t len = head_len(t);
-		ssize_t n = send(t->fd, t->q + t->qoff, len - t->qoff,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+	const uint8_t *m;
+	size_t len;
+	uint32_t rec;
+	int ret;
 
-		if (n < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				tcp_down(t);
-			return;
-		}
-		t->qoff += (size_t)n;
-		if (t->qoff == len)
-			drop_head(t);
+	if (t->fd < 0 || t->connecting)
+		return;
+	if (tcp_peer_gone(t)) {
+		tcp_down(t);
+		return;
 	}
+	ret = tcp_write(t, t->tm, t->tm_len, &t->tm_off);
+	while (ret == 0 && (m = mq_head(&t->q, &len, &rec)) != NULL) {
+		ret = tcp_write(t, m, len, &t->qoff);
+		if (ret == 0) {
+			lr_ipfix_delivered(t->x, len, rec);
+			mq_pop(&t->q);
+			t->qoff = 0;
+		}
+	}
+	if (ret < 0)
+		tcp_down(t);
 }
 
 int
@@ -712,9 +973,7 @@ lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx)
 	if (ret != 0)
 		return ret;
 	t = calloc(1, sizeof(*t));
-	if (t != NULL)
-		t->q = malloc(buffer_bytes);
-	if (t == NULL || t->q == NULL) {
+	if (t == NULL || mq_init(&t->q, buffer_bytes) != 0) {
 		free(t);
 		return lr_err(ENOMEM, "ipfix: no memory for a %zu B buffer",
 			      buffer_bytes);
@@ -722,7 +981,6 @@ lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx)
 	t->sa = sa;
 	t->salen = salen;
 	t->fd = -1;
-	t->qcap = buffer_bytes;
 	t->backoff_ms = TCP_BACKOFF_MIN_MS;
 	*ctx = t;
 	return 0;
@@ -743,44 +1001,61 @@ lr_ipfix_tcp_poll(void *ctx, unsigned int wait_ms)
 	struct tcp_ctx *t = ctx;
 	uint64_t end = mono_ms() + wait_ms;
 
+	/* The end of a run waits for a collector: try now, not after the
+	 * backoff, and every half second while the wait lasts. */
+	if (wait_ms != 0 && t->fd < 0) {
+		t->next_try_ms = 0;
+		t->backoff_ms = TCP_BACKOFF_MIN_MS;
+	}
 	for (;;) {
 		tcp_connect(t);
 		tcp_push(t);
-		if (t->qlen == 0)
+		if (t->q.bytes == 0 && t->tm_off == t->tm_len)
 			return 0;
 		if (mono_ms() >= end)
 			break;
+		if (wait_ms != 0 && t->fd < 0)
+			t->backoff_ms = TCP_BACKOFF_MIN_MS;
 		usleep(1000);
 	}
 	return t->fd >= 0 && !t->connecting ? -EAGAIN : -ENOTCONN;
 }
 
 int
-lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len)
+lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
 	struct tcp_ctx *t = ctx;
 
 	tcp_connect(t);
 	tcp_push(t);
-	if (t->qlen + len > t->qcap) {
+	if (mq_push(&t->q, msg, len, records) != 0) {
 		t->refused++;
 		return -ENOBUFS;
 	}
-	memcpy(t->q + t->qlen, msg, len);
-	t->qlen += len;
 	tcp_push(t);
-	return 0;
+	return LR_IPFIX_QUEUED;
+}
+
+uint64_t
+lr_ipfix_tcp_discard(void *ctx)
+{
+	struct tcp_ctx *t = ctx;
+
+	/* A message half written is cut by the close that follows. */
+	t->qoff = 0;
+	return mq_discard(&t->q, t->x);
 }
 
 void
-lr_ipfix_tcp_state(const void *ctx, size_t *waiting, uint64_t *connects,
-		   uint64_t *refused)
+lr_ipfix_tcp_state(const void *ctx, struct lr_ipfix_tcp_state *s)
 {
 	const struct tcp_ctx *t = ctx;
 
-	*waiting = t->qlen;
-	*connects = t->connects;
-	*refused = t->refused + t->cut;
+	s->waiting_bytes = t->q.bytes;
+	s->connects = t->connects;
+	s->refused = t->refused;
+	s->cuts = t->cuts;
+	s->up = t->fd >= 0 && !t->connecting;
 }
 
 void
@@ -788,8 +1063,9 @@ lr_ipfix_tcp_close(void *ctx)
 {
 	struct tcp_ctx *t = ctx;
 
+	mq_discard(&t->q, t->x);
 	if (t->fd >= 0)
 		close(t->fd);
-	free(t->q);
+	free(t->q.buf);
 	free(t);
 }

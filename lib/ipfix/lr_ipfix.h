@@ -82,16 +82,33 @@ struct lr_ipfix_conf {
 					 *   (PEN 29305, RFC 5103) */
 };
 
-/** Send one whole message. @return 0 or -errno. */
-typedef int (*lr_ipfix_send_t)(void *ctx, const void *msg, size_t len);
+/** lr_ipfix_send_t's return: the transport holds the message and reports
+ *  its fate later with lr_ipfix_delivered() or lr_ipfix_lost(). */
+#define LR_IPFIX_QUEUED 1
 
-/** Counters of an exporter. */
+/**
+ * Send one whole message that holds @p records data records.
+ * @return 0 (written to the file or socket), LR_IPFIX_QUEUED, or -errno
+ *   (refused: the message is lost).
+ */
+typedef int (*lr_ipfix_send_t)(void *ctx, const void *msg, size_t len,
+			       uint32_t records);
+
+/**
+ * Counters of an exporter. Every data record handed to the transport is
+ * in exactly one of records, records_lost and records_waiting.
+ */
 struct lr_ipfix_counts {
-	uint64_t messages;		/**< sent */
-	uint64_t records;		/**< data records sent */
-	uint64_t bytes;
-	uint64_t send_errors;		/**< messages the transport refused */
-	uint64_t records_lost;		/**< records in messages it refused */
+	uint64_t messages;		/**< delivered: written whole to the
+					 *   file or socket */
+	uint64_t records;		/**< data records in them */
+	uint64_t bytes;			/**< their bytes */
+	uint64_t send_errors;		/**< messages not delivered: refused by
+					 *   the transport, dropped from its
+					 *   buffer, still waiting at the end */
+	uint64_t records_lost;		/**< data records in them */
+	uint64_t waiting;		/**< messages a transport holds */
+	uint64_t records_waiting;	/**< data records in them */
 };
 
 struct lr_ipfix {
@@ -133,11 +150,21 @@ int lr_ipfix_flush(struct lr_ipfix *x, uint64_t now_s);
 
 /**
  * Send an options record with the exporter's statistics (scope:
- * observationDomainId): exported messages and records, and the given
- * ignored and dropped packet counts.
+ * observationDomainId): exportedMessageTotalCount and
+ * exportedFlowRecordTotalCount (sent or waiting in the transport, this
+ * message included), ignoredPacketTotalCount (@p ignored),
+ * droppedPacketTotalCount (@p dropped) and notSentFlowTotalCount: @p not_sent
+ * (records the metering side dropped before the exporter) and the records
+ * this exporter has lost so far.
  */
 int lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
-		   uint64_t now_s);
+		   uint64_t not_sent, uint64_t now_s);
+
+/** A transport that returned LR_IPFIX_QUEUED has written the message. */
+void lr_ipfix_delivered(struct lr_ipfix *x, size_t len, uint32_t records);
+
+/** A transport that returned LR_IPFIX_QUEUED has dropped the message. */
+void lr_ipfix_lost(struct lr_ipfix *x, uint32_t records);
 
 /** Flush and free. */
 void lr_ipfix_close(struct lr_ipfix *x, uint64_t now_s);
@@ -155,34 +182,79 @@ int lr_ipfix_dest_check(const char *dest);
 
 /** A file of messages back to back (RFC 5655); "-" is stdout. */
 int lr_ipfix_file_open(const char *path, void **ctx);
-int lr_ipfix_file_send(void *ctx, const void *msg, size_t len);
+int lr_ipfix_file_send(void *ctx, const void *msg, size_t len,
+		       uint32_t records);
 void lr_ipfix_file_close(void *ctx);
 
-/** UDP to "host:port" (IPv4 or [IPv6]:port). */
-int lr_ipfix_udp_open(const char *dest, void **ctx);
-int lr_ipfix_udp_send(void *ctx, const void *msg, size_t len);
+/**
+ * UDP to "host:port" (IPv4 or [IPv6]:port). UDP has no acknowledgement: a
+ * datagram the collector's socket buffer has no room for is dropped there,
+ * unseen by the sender. So with @p rate_mps (messages a second, 0: as they
+ * come) messages wait in a buffer of @p buffer_bytes and leave at that pace
+ * (lr_ipfix_udp_poll), at most 16 back to back after a quiet spell; a
+ * message that finds the buffer full is refused (lost). A paced transport
+ * needs lr_ipfix_udp_attach().
+ */
+int lr_ipfix_udp_open(const char *dest, uint32_t rate_mps, size_t buffer_bytes,
+		      void **ctx);
+/** The exporter told of the fate of each message (paced). */
+void lr_ipfix_udp_attach(void *ctx, struct lr_ipfix *x);
+int lr_ipfix_udp_send(void *ctx, const void *msg, size_t len,
+		      uint32_t records);
+/**
+ * Send what is due, and go on for up to @p wait_ms until nothing waits.
+ * @return 0 (nothing waits) or -EAGAIN.
+ */
+int lr_ipfix_udp_poll(void *ctx, unsigned int wait_ms);
+/** Drop what waits, each message counted lost. @return messages dropped. */
+uint64_t lr_ipfix_udp_discard(void *ctx);
+/** Message bytes waiting, messages refused for want of room. */
+void lr_ipfix_udp_state(const void *ctx, size_t *waiting, uint64_t *refused);
+/** Drop what waits (counted lost) and close. */
 void lr_ipfix_udp_close(void *ctx);
 
 /**
  * TCP to "host:port" (RFC 7011 §10.4): one stream, templates at the start
- * of every connection. While the collector is away, messages wait in a
- * buffer of @p buffer_bytes (then they are refused and their records counted
- * lost); the transport reconnects with backoff (0.5 s doubling to 30 s) and
- * sends the templates, then what waited. Non-blocking: a send never waits.
+ * of every connection. Every message waits in a buffer of @p buffer_bytes
+ * until the socket has taken all of it (a message that finds the buffer
+ * full is refused and lost); while the collector is away the transport
+ * reconnects with backoff (0.5 s doubling to 30 s) and sends the templates,
+ * numbered as the first message that waits, then what waited, in order.
+ * A FIN or RST from the collector is a cut, seen before the next write; the
+ * message a cut interrupts goes again whole on the next connection.
+ * Non-blocking: a send never waits. Needs lr_ipfix_tcp_attach().
  */
 int lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx);
-/** The exporter whose templates start each connection (after init). */
+/** The exporter whose templates start each connection and which is told
+ *  of the fate of each message (after init). */
 void lr_ipfix_tcp_attach(void *ctx, struct lr_ipfix *x);
-int lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len);
-/** Try to send what waits for up to @p wait_ms (0: what goes at once). */
+int lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len,
+		      uint32_t records);
+/**
+ * Try to send what waits for up to @p wait_ms (0: what goes at once; else
+ * a collector that is away is tried at once and every 0.5 s).
+ * @return 0 (nothing waits), -EAGAIN (connected, the collector reads too
+ *   slowly) or -ENOTCONN.
+ */
 int lr_ipfix_tcp_poll(void *ctx, unsigned int wait_ms);
-/** Bytes waiting, connections made, messages refused for want of room. */
-void lr_ipfix_tcp_state(const void *ctx, size_t *waiting, uint64_t *connects,
-			uint64_t *refused);
+/** Drop what waits, each message counted lost. @return messages dropped. */
+uint64_t lr_ipfix_tcp_discard(void *ctx);
+
+struct lr_ipfix_tcp_state {
+	size_t waiting_bytes;		/**< message bytes waiting */
+	uint64_t connects;		/**< connections made */
+	uint64_t refused;		/**< messages refused: buffer full */
+	uint64_t cuts;			/**< connections lost: FIN, RST, error */
+	bool up;			/**< connected now */
+};
+
+void lr_ipfix_tcp_state(const void *ctx, struct lr_ipfix_tcp_state *s);
+/** Drop what waits (counted lost) and close. */
 void lr_ipfix_tcp_close(void *ctx);
 
-/** A message that holds only the templates (for a new TCP connection). */
+/** A message that holds only the templates, with sequence number @p seq
+ *  (for a new TCP connection). @return its bytes, 0 if @p len is short. */
 size_t lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
-			     uint64_t now_s);
+			     uint32_t seq, uint64_t now_s);
 
 #endif

@@ -23,7 +23,15 @@
 #include "lr_parse.h"
 
 #define LR_PROBE_EXPORT_MAX 256
-#define LR_PROBE_TCP_BUFFER (16u << 20)	/**< IPFIX waiting for a TCP collector */
+#define LR_PROBE_EXPORT_BUFFER (16u << 20) /**< IPFIX waiting for a TCP
+						 *   collector or for the UDP pace */
+/** UDP export pace, messages a second: about 50,000 records/s, 18 Mbit/s
+ *  at the default MTU. nfcapd on loopback (default 208 KiB socket buffer)
+ *  kept all 16384 flows of probe-flows.lua at 2000 and at 8000 with two CPU
+ *  hogs beside it on this 2-CPU machine, and 4594 of them unpaced: 2000
+ *  leaves a 4x margin for a collector on a shared host. */
+#define LR_PROBE_EXPORT_RATE 2000
+#define LR_PROBE_EXPORT_WAIT_S 10	/**< end of run: delivery bound */
 
 struct lr_probe_conf {
 	uint32_t entries;		/**< flow cache capacity per task (2^20) */
@@ -36,6 +44,12 @@ struct lr_probe_conf {
 	int32_t channel;		/**< take packets from this channel of the
 					 *   port's dist task, -1: from the queue */
 	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
+	uint32_t export_rate;		/**< UDP messages a second, 0: unpaced
+					 *   (LR_PROBE_EXPORT_RATE) */
+	uint32_t export_wait_s;		/**< when the tasks stop, what waits for
+					 *   the collector or the pace gets this
+					 *   long, then is dropped and counted
+					 *   lost (LR_PROBE_EXPORT_WAIT_S) */
 	struct lr_ipfix_conf ipfix;
 	/** The distributor the CLI puts in front with channels > 0 (its
 	 *  options: lr_dist_conf_set). A probe task itself ignores it. */
@@ -66,5 +80,14 @@ struct lr_probe_counts {
 };
 
 void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);
+
+/**
+ * After the tasks have stopped: did the exporter deliver every record it
+ * was given? For the application's exit status.
+ *
+ * @return 0, or -EIO with lr_errmsg() saying how many records were lost
+ *   and where to (records_lost in the result document).
+ */
+int lr_probe_export_check(void);
 
 #endif

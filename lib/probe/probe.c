@@ -63,8 +63,15 @@ static struct {
 	struct lr_ipfix x;
 	void *ctx;
 	void (*close)(void *ctx);
+	/* A transport that holds messages (TCP, paced UDP): send what is
+	 * due, and drop what waits counting it lost. NULL: none held. */
+	int (*poll)(void *ctx, unsigned int wait_ms);
+	uint64_t (*discard)(void *ctx);
 	bool tcp;
+	uint32_t rate;			/* UDP messages a second, 0: unpaced */
+	uint32_t wait_s;
 	uint64_t flush_s;
+	uint64_t lost_before;		/* records lost by a closed exporter */
 	unsigned int users;		/* probe tasks not yet freed */
 } ex;
 
@@ -78,6 +85,8 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->ring = 16384;
 	c->channel = -1;
 	snprintf(c->export, sizeof(c->export), "none");
+	c->export_rate = LR_PROBE_EXPORT_RATE;
+	c->export_wait_s = LR_PROBE_EXPORT_WAIT_S;
 	lr_ipfix_conf_init(&c->ipfix);
 	lr_dist_conf_init(&c->dist);
 }
@@ -146,6 +155,12 @@ probe_conf_set(void *conf, const char *key, const char *val)
 				return ret;
 		}
 		snprintf(c->export, sizeof(c->export), "%s", val);
+	} else if (strcmp(key, "export-rate") == 0) {
+		ret = num(key, val, 0, 10000000, &v);
+		c->export_rate = (uint32_t)v;
+	} else if (strcmp(key, "export-wait") == 0) {
+		ret = num(key, val, 0, 3600, &v);
+		c->export_wait_s = (uint32_t)v;
 	} else if (strcmp(key, "biflow") == 0) {
 		ret = num(key, val, 0, 1, &v);
 		c->ipfix.biflow = v != 0;
@@ -177,11 +192,12 @@ unix_s(void)
 }
 
 static int
-drop_send(void *ctx, const void *msg, size_t len)
+drop_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(msg);
 	RTE_SET_USED(len);
+	RTE_SET_USED(records);
 	return 0;	/* export=none: count, send nowhere */
 }
 
@@ -195,22 +211,36 @@ exporter_open(const struct lr_probe_conf *c)
 	if (ex.up) {
 		if (strcmp(ex.spec, c->export) != 0 ||
 		    ex.x.conf.biflow != c->ipfix.biflow ||
-		    ex.x.conf.nanoseconds != c->ipfix.nanoseconds)
+		    ex.x.conf.nanoseconds != c->ipfix.nanoseconds ||
+		    (strncmp(c->export, "udp:", 4) == 0 && ex.rate != c->export_rate))
 			return lr_err(EINVAL, "probe: one exporter per process: "
 				      "'%s'%s%s already; every probe task must "
-				      "give the same export, biflow and ns", ex.spec,
+				      "give the same export, biflow, ns and "
+				      "export-rate", ex.spec,
 				      ex.x.conf.biflow ? " biflow" : "",
 				      ex.x.conf.nanoseconds ? " ns" : "");
 		return 0;
 	}
+	ex.poll = NULL;
+	ex.discard = NULL;
+	ex.rate = c->export_rate;
+	ex.wait_s = c->export_wait_s;
 	if (strncmp(c->export, "udp:", 4) == 0) {
-		ret = lr_ipfix_udp_open(c->export + 4, &ex.ctx);
+		ret = lr_ipfix_udp_open(c->export + 4, c->export_rate,
+					LR_PROBE_EXPORT_BUFFER, &ex.ctx);
 		send = lr_ipfix_udp_send;
 		ex.close = lr_ipfix_udp_close;
+		if (c->export_rate != 0) {
+			ex.poll = lr_ipfix_udp_poll;
+			ex.discard = lr_ipfix_udp_discard;
+		}
 	} else if (strncmp(c->export, "tcp:", 4) == 0) {
-		ret = lr_ipfix_tcp_open(c->export + 4, LR_PROBE_TCP_BUFFER, &ex.ctx);
+		ret = lr_ipfix_tcp_open(c->export + 4, LR_PROBE_EXPORT_BUFFER,
+					&ex.ctx);
 		send = lr_ipfix_tcp_send;
 		ex.close = lr_ipfix_tcp_close;
+		ex.poll = lr_ipfix_tcp_poll;
+		ex.discard = lr_ipfix_tcp_discard;
 		ex.tcp = true;
 		/* One stream per connection: templates at its start, sent
 		 * by the transport on every (re)connection. */
@@ -240,10 +270,55 @@ exporter_open(const struct lr_probe_conf *c)
 	}
 	if (ex.tcp)
 		lr_ipfix_tcp_attach(ex.ctx, &ex.x);
+	else if (ex.poll != NULL)
+		lr_ipfix_udp_attach(ex.ctx, &ex.x);
 	snprintf(ex.spec, sizeof(ex.spec), "%s", c->export);
 	ex.flush_s = unix_s();
 	ex.up = true;
 	return 0;
+}
+
+/*
+ * The tasks have stopped, the last message is out of the exporter: what
+ * waits in the transport (for the pace, or for a TCP collector) gets up to
+ * export-wait seconds, and what is still there then is dropped and counted
+ * lost, so that the results read after a stop are final and the process
+ * never ends with records it neither sent nor counted.
+ */
+static void
+exporter_deliver(void)
+{
+	uint64_t msgs, recs, hz = rte_get_timer_hz(), now, end;
+	int ret = 0;
+
+	if (ex.poll == NULL || ex.x.c.waiting == 0)
+		return;
+	now = rte_get_timer_cycles();
+	end = now + (uint64_t)ex.wait_s * hz;
+	/* In slices of 0.5 s (TCP's reconnect step), so that Ctrl-C cuts the
+	 * wait short. */
+	do {
+		ret = ex.poll(ex.ctx, (unsigned int)RTE_MIN((end - now) * 1000 / hz,
+							  (uint64_t)500));
+		now = rte_get_timer_cycles();
+	} while (ret != 0 && now < end && !lr_engine_interrupted());
+	if (ex.x.c.waiting == 0)
+		return;
+	msgs = ex.x.c.waiting;
+	recs = ex.x.c.records_waiting;
+	ex.discard(ex.ctx);
+	if (ex.tcp)
+		fprintf(stderr, "linerate: probe: export %s: %" PRIu64 " messages "
+			"(%" PRIu64 " records) not delivered within %u s: %s; "
+			"dropped, counted in records_lost\n", ex.spec, msgs, recs,
+			ex.wait_s, ret == -ENOTCONN ? "no connection to the "
+			"collector" : "the collector reads too slowly");
+	else
+		fprintf(stderr, "linerate: probe: export %s: %" PRIu64 " messages "
+			"(%" PRIu64 " records) still waiting after %u s at %u "
+			"messages/s; dropped, counted in records_lost (raise "
+			"--export-rate or --export-wait)\n", ex.spec, msgs, recs,
+			ex.wait_s, ex.rate);
 }
 
 static void
@@ -252,14 +327,14 @@ exporter_close(void)
 	if (!ex.up)
 		return;
 	lr_ipfix_close(&ex.x, unix_s());
-	if (ex.tcp) {
-		/* What waits for the collector gets two more seconds. */
-		lr_ipfix_tcp_poll(ex.ctx, 2000);
-	}
+	exporter_deliver();
 	if (ex.close != NULL)
 		ex.close(ex.ctx);
+	ex.lost_before += ex.x.c.records_lost;
 	ex.up = false;
 	ex.tcp = false;
+	ex.poll = NULL;
+	ex.discard = NULL;
 }
 
 /* The cache's export callback, on the task's lcore (or, once the task has
@@ -673,8 +748,8 @@ probe_tick(void)
 		if (t->role == &lr_probe_role && t->priv != NULL)
 			drain(t->priv, now_s);
 	}
-	if (ex.tcp)
-		lr_ipfix_tcp_poll(ex.ctx, 0);	/* reconnect, push what waits */
+	if (ex.poll != NULL)
+		ex.poll(ex.ctx, 0);	/* the pace, a reconnect: what is due */
 	/* Records do not wait in a half-full message for more than 1 s. */
 	if (now_s > ex.flush_s) {
 		lr_ipfix_flush(&ex.x, now_s);
@@ -701,7 +776,7 @@ static void
 probe_stopped(void)
 {
 	unsigned int i, j, n = lr_engine_task_count();
-	uint64_t now_s, ignored = 0;
+	uint64_t now_s, ignored = 0, not_sent = 0;
 	bool any = false;
 
 	if (!ex.up)
@@ -721,6 +796,9 @@ probe_stopped(void)
 			continue;
 		for (j = 1; j < LR_PARSE_REASONS; j++)
 			ignored += p->c.parsed[j];
+		/* Records a full ring refused: the collector learns of them
+		 * in notSentFlowTotalCount. */
+		not_sent += lr_fc_counts(p->fc)->export_drops;
 		if (p->flushed || lr_task_state(t) != LR_TASK_DONE)
 			continue;
 		/* A channel may still hold what its distributor handed on
@@ -734,8 +812,20 @@ probe_stopped(void)
 		any = true;
 	}
 	if (any)
-		lr_ipfix_stats(&ex.x, ignored, port_dropped(), now_s);
+		lr_ipfix_stats(&ex.x, ignored, port_dropped(), not_sent, now_s);
 	lr_ipfix_flush(&ex.x, now_s);
+	exporter_deliver();
+}
+
+int
+lr_probe_export_check(void)
+{
+	uint64_t lost = ex.lost_before + (ex.up ? ex.x.c.records_lost : 0);
+
+	if (lost == 0)
+		return 0;
+	return lr_err(EIO, "probe: %" PRIu64 " IPFIX records not delivered to "
+		      "%s (records_lost)", lost, ex.spec);
 }
 
 int
@@ -879,14 +969,23 @@ probe_results(json_t *doc)
 		json_object_set_new(e, "bytes", json_integer((json_int_t)ex.x.c.bytes));
 		json_object_set_new(e, "send_errors", json_integer((json_int_t)ex.x.c.send_errors));
 		json_object_set_new(e, "records_lost", json_integer((json_int_t)ex.x.c.records_lost));
+		json_object_set_new(e, "records_waiting", json_integer((json_int_t)ex.x.c.records_waiting));
 		if (ex.tcp) {
-			size_t waiting;
-			uint64_t connects, refused;
+			struct lr_ipfix_tcp_state ts;
 
-			lr_ipfix_tcp_state(ex.ctx, &waiting, &connects, &refused);
-			json_object_set_new(e, "tcp_waiting_bytes", json_integer((json_int_t)waiting));
-			json_object_set_new(e, "tcp_connects", json_integer((json_int_t)connects));
-			json_object_set_new(e, "tcp_refused_messages", json_integer((json_int_t)refused));
+			lr_ipfix_tcp_state(ex.ctx, &ts);
+			json_object_set_new(e, "tcp_waiting_bytes", json_integer((json_int_t)ts.waiting_bytes));
+			json_object_set_new(e, "tcp_connects", json_integer((json_int_t)ts.connects));
+			json_object_set_new(e, "tcp_refused_messages", json_integer((json_int_t)ts.refused));
+			json_object_set_new(e, "tcp_cuts", json_integer((json_int_t)ts.cuts));
+		} else if (ex.poll != NULL) {
+			size_t waiting;
+			uint64_t refused;
+
+			lr_ipfix_udp_state(ex.ctx, &waiting, &refused);
+			json_object_set_new(e, "export_rate", json_integer(ex.rate));
+			json_object_set_new(e, "udp_waiting_bytes", json_integer((json_int_t)waiting));
+			json_object_set_new(e, "udp_refused_messages", json_integer((json_int_t)refused));
 		}
 	}
 	json_object_set_new(o, "exporter", e);
@@ -923,6 +1022,9 @@ const struct lr_role lr_probe_role = {
 	"  --active S --inactive S   timeouts (300, 30)\n"
 	"  --export TO       udp:HOST:PORT, tcp:HOST:PORT, file:PATH (RFC 5655)\n"
 	"                    or none (none)\n"
+	"  --export-rate N   UDP: IPFIX messages a second, 0: unpaced (2000)\n"
+	"  --export-wait S   at the end, what waits gets S s, then is counted\n"
+	"                    lost (10)\n"
 	"  --biflow 0|1      both directions in one record, RFC 5103 (0)\n"
 	"  --ns 0|1          flowStart/EndNanoseconds, not Milliseconds (0)\n"
 	"  --domain ID       IPFIX observation domain (0)\n"

@@ -132,6 +132,24 @@ def test_udp_export_read_by_nfcapd():
     expect(len({(x[0], x[2]) for x in rows}) == 2000, "distinct flows")
 
 
+def test_udp_export_paced_nfcapd_gets_every_record():
+    # 16384 flows end at once when the run stops: 656 messages. Unpaced,
+    # that burst overflowed nfcapd's socket buffer on loopback (11357 of
+    # 16384 flows kept, unseen by the sender: UDP has no acknowledgement).
+    # At the default pace every record arrives.
+    def export(port):
+        r = run(eal("ppace", mem=1024) +
+                ["--", os.path.join(SRC, "lua", "probe-flows.lua"), "flows=16384",
+                 "count=200000", "export=udp:127.0.0.1:%d" % port], timeout=300)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+        expect("exported 16385 records" in r.stdout and "0 records lost" in r.stdout,
+               r.stdout)
+    rows = nfcapd_collect(export, "%sa %da %sp %dp %pkt %byt")
+    expect(len(rows) == 16384, len(rows))
+    expect(len({(x[0], x[2]) for x in rows}) == 16384, "distinct flows")
+    expect(sum(int(x[4]) for x in rows) == 200000, "packets")
+
+
 def test_udp_export_read_by_nfacctd():
     # pmacct's nfacctd decodes the IPFIX into a CSV of 5-tuples, appended at
     # every refresh; summed per flow it must hold every flow and packet.
@@ -176,10 +194,12 @@ def test_udp_export_read_by_nfacctd():
 
 def test_collector_down_is_counted():
     # Nothing listens on the port: after the first message, ICMP port
-    # unreachable makes sends fail; the run ends normally, failures counted.
+    # unreachable makes sends fail; the run ends, failures counted, and
+    # exits 1 since records were not delivered.
     r = probe_flows("pdown", "flows=5000", "count=50000",
                     "export=udp:127.0.0.1:%d" % free_udp_port())
-    expect(r.returncode == 0, r.stdout + r.stderr)
+    expect(r.returncode == 1 and "IPFIX records not delivered" in r.stderr,
+           r.stdout + r.stderr)
     m = re.search(r"exported (\d+) records in (\d+) messages; (\d+) sends failed, "
                   r"(\d+) records lost", r.stdout)
     expect(m, r.stdout)
@@ -201,12 +221,41 @@ def test_udp_closed_port_each_loss_counted_once():
                                     "--entries", "16384", "--export",
                                     "udp:127.0.0.1:%d" % free_udp_port(),
                                     "--json", out, "--no-live"], timeout=120)
+    expect(r.returncode == 1, r.stderr)
     p = load_json(out)["probe"]
     e = p["exporter"]
     expect(sum(p["flows_ended"].values()) == 5000, p["flows_ended"])
     expect(e["records_lost"] >= 1 and e["send_errors"] >= 1, e)
     expect(p["export_drops"] == 0 and p["export_ring_full"] == 0, p)
     expect(e["records"] + e["records_lost"] == 5001, e)
+
+
+def test_ring_drops_reach_the_collector():
+    # A 64-record export ring and a 64-entry cache: a pcap of 4000 flows
+    # ends flows faster than the main lcore drains the ring. However many
+    # the ring refuses (export_drops), the statistics record tells the
+    # collector in notSentFlowTotalCount, and every ended flow is in a
+    # record or in that count.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "r.pcap"), os.path.join(d, "r.json")
+    ipfix = os.path.join(d, "r.ipfix")
+    gen_pcap("rdg", pcap, "--count", "40000", "--flows", "4000")
+    r = run(eal("rdp", mem=1024) + ["--", "--role", "probe", "--port",
+                                    "net_pcap0,rx_pcap=" + pcap, "--count", "40000",
+                                    "--entries", "64", "--ring", "64", "--export",
+                                    "file:" + ipfix, "--json", out, "--no-live"],
+            timeout=120)
+    expect(r.returncode == 0, r.stderr)
+    p = load_json(out)["probe"]
+    recs = ipfixdump(ipfix)
+    flows = [x for x in recs if "sourceIPv4Address" in x]
+    stats = [x for x in recs if "exportedFlowRecordTotalCount" in x]
+    expect(len(stats) == 1, stats)
+    expect(int(stats[0]["notSentFlowTotalCount"]) == p["export_drops"],
+           (stats[0], p["export_drops"]))
+    expect(p["export_drops"] == p["export_ring_full"], p)
+    expect(len(flows) + p["export_drops"] == sum(p["flows_ended"].values()),
+           (len(flows), p["export_drops"], p["flows_ended"]))
 
 
 def test_malformed_counted_by_reason():
@@ -290,6 +339,7 @@ assert(gen:wait(30))
 probe:wait{ idle = 0.3 }
 linerate.stop()
 print(("sent %d"):format(gen:stats().tx_packets))
+if arg[2] then assert(linerate.write_json(arg[2])) end
 """
 
 
@@ -346,6 +396,136 @@ def test_tcp_collector_late_gets_everything():
            (len(flows), sent))
     expect(len(flows) > 200, len(flows))		# active timeout 1 s: several each
     expect({x["flowEndReason"] for x in flows} >= {"2", "4"}, "active and forced ends")
+    # What waited went out in order after the templates: the sequence
+    # numbers never go back.
+    expect_seq_unbroken(ipfix_messages(open(out, "rb").read()))
+
+
+REC_BYTES = {256: 57, 257: 81, 258: 44}	# IPv4, IPv6 record, statistics
+
+
+def ipfix_messages(data):
+    """The whole messages of a stream (a partial last one, cut with its
+    connection, left out) as (sequence number, data records, bytes)."""
+    off, out = 0, []
+    while off + 16 <= len(data):
+        n, seq = struct.unpack(">H", data[off + 2:off + 4])[0], \
+            struct.unpack(">I", data[off + 8:off + 12])[0]
+        if n < 16 or off + n > len(data):
+            break
+        recs, so = 0, off + 16
+        while so + 4 <= off + n:
+            sid, sl = struct.unpack(">HH", data[so:so + 4])
+            if sid in REC_BYTES:
+                recs += (sl - 4) // REC_BYTES[sid]
+            so += sl
+        out.append((seq, recs, data[off:off + n]))
+        off += n
+    return out
+
+
+def expect_seq_unbroken(msgs):
+    """Each message's sequence number is the records before it: never back,
+    never a gap (nothing lost), over every connection in turn."""
+    for (s0, r0, _), (s1, _, _) in zip(msgs, msgs[1:]):
+        expect(s1 == s0 + r0, ("sequence", s0, r0, s1))
+
+
+def test_tcp_collector_never_up_counted():
+    # Nothing ever listens: every record is counted lost, none exported,
+    # nothing waits at the end, and the run fails (exit 1) saying so.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "t.pcap"), os.path.join(d, "t.json")
+    gen_pcap("tnug", pcap, "--count", "20000", "--flows", "3000")
+    r = run(eal("tnu", mem=1024) + ["--", "--role", "probe", "--port",
+                                    "net_pcap0,rx_pcap=" + pcap, "--count", "20000",
+                                    "--entries", "16384", "--export",
+                                    "tcp:127.0.0.1:%d" % free_udp_port(),
+                                    "--export-wait", "1", "--json", out, "--no-live"],
+            timeout=120)
+    expect(r.returncode == 1 and "3001 IPFIX records not delivered" in r.stderr,
+           (r.returncode, r.stderr))
+    e = load_json(out)["probe"]["exporter"]
+    expect(e["records"] == 0 and e["records_lost"] == 3001, e)
+    expect(e["records_waiting"] == 0 and e["tcp_waiting_bytes"] == 0, e)
+
+
+class TcpCollector:
+    """A TCP collector on 127.0.0.1:port that keeps each connection's
+    stream; with cut_after, it half-closes a connection (shutdown, FIN)
+    after its first data message and reads on to the end of the stream,
+    cut_after times, so that all the exporter wrote arrives."""
+
+    def __init__(self, port, cut_after=0):
+        import threading
+        self.streams, self.cut_after, self.done = [], cut_after, False
+        self.s = socket.socket()
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.s.bind(("127.0.0.1", port))
+        self.s.listen(4)
+        self.s.settimeout(0.2)
+        self.t = threading.Thread(target=self.serve)
+        self.t.start()
+
+    def serve(self):
+        while not self.done:
+            try:
+                c, _ = self.s.accept()
+            except socket.timeout:
+                continue
+            buf, cut = bytearray(), len(self.streams) < self.cut_after
+            c.settimeout(0.2)
+            while True:
+                try:
+                    d = c.recv(65536)
+                except socket.timeout:
+                    if self.done:
+                        break
+                    continue
+                except ConnectionResetError:
+                    break
+                if not d:
+                    break
+                buf += d
+                if cut and any(m[1] > 0 for m in ipfix_messages(bytes(buf))):
+                    c.shutdown(socket.SHUT_WR)
+                    cut = False
+            c.close()
+            self.streams.append(bytes(buf))
+        self.s.close()
+
+    def stop(self):
+        self.done = True
+        self.t.join()
+
+
+def test_tcp_collector_that_closes_loses_nothing():
+    # The collector ends the connection (FIN) after its first data message,
+    # twice. The exporter sees each FIN before it writes again, reconnects,
+    # and sends the templates and then every message in order: each record
+    # once, sequence numbers unbroken over the three connections, none lost.
+    d = tmpdir()
+    port = free_udp_port()
+    col = TcpCollector(port, cut_after=2)
+    script, out = os.path.join(d, "tcp.lua"), os.path.join(d, "tcp.json")
+    open(script, "w").write(TCP_RUN)
+    try:
+        r = run(eal("tcpcut", mem=1024) + ["--", script, "tcp:127.0.0.1:%d" % port,
+                                           out], timeout=120)
+    finally:
+        col.stop()
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    sent = int(re.search(r"sent (\d+)", r.stdout).group(1))
+    expect(len(col.streams) >= 3, len(col.streams))
+    msgs = [m for st in col.streams for m in ipfix_messages(st)]
+    expect_seq_unbroken(msgs)
+    path = os.path.join(d, "all.ipfix")
+    open(path, "wb").write(b"".join(m[2] for m in msgs))
+    flows = [x for x in ipfixdump(path) if "sourceIPv4Address" in x]
+    expect(sum(int(x["packetDeltaCount"]) for x in flows) == sent, (len(flows), sent))
+    e = load_json(out)["probe"]["exporter"]
+    expect(e["records_lost"] == 0 and e["tcp_cuts"] >= 2, e)
+    expect(e["records"] == sum(m[1] for m in msgs), (e, sum(m[1] for m in msgs)))
 
 
 def test_same_flows_as_softflowd():
@@ -708,10 +888,12 @@ def test_jumbo_chains_same_with_channels():
 
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
+          test_udp_export_paced_nfcapd_gets_every_record,
           test_udp_export_read_by_nfacctd,
           test_collector_down_is_counted, test_udp_closed_port_each_loss_counted_once,
-          test_malformed_counted_by_reason,
+          test_ring_drops_reach_the_collector, test_malformed_counted_by_reason,
           test_two_shards_no_duplicates, test_tcp_collector_late_gets_everything,
+          test_tcp_collector_never_up_counted, test_tcp_collector_that_closes_loses_nothing,
           test_same_flows_as_softflowd, test_biflow_read_by_ipfixdump,
           test_trim_counts_original_lengths, test_bad_options, test_export_port_out_of_range,
           test_channels_and_ingress_modes_same_flows, test_distributor_bad_input,

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -27,10 +29,11 @@ struct sink {
 };
 
 static int
-sink_send(void *ctx, const void *msg, size_t len)
+sink_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
 	struct sink *s = ctx;
 
+	(void)records;
 	if (s->fail > 0) {
 		s->fail--;
 		return -ECONNREFUSED;
@@ -108,7 +111,7 @@ walk(const struct sink *s, unsigned int mtu, unsigned int *tmpl)
 			else if (id == 257)
 				records += (sl - 4) / 81;
 			else if (id == 258)
-				records += (sl - 4) / 36;
+				records += (sl - 4) / 44;
 			else
 				fail_msg("set id %u", id);
 			so += sl;
@@ -217,7 +220,7 @@ ipfixdump_reads_the_file(void **state)
 	lr_ipfix_add(&x, &r, NOW);
 	rec(&r, 1, true);
 	lr_ipfix_add(&x, &r, NOW);
-	assert_int_equal(lr_ipfix_stats(&x, 5, 6, NOW), 0);
+	assert_int_equal(lr_ipfix_stats(&x, 5, 6, 7, NOW), 0);
 	lr_ipfix_close(&x, NOW);
 	lr_ipfix_file_close(ctx);
 	snprintf(cmd, sizeof(cmd), "ipfixDump --in %s 2>&1", path);
@@ -254,7 +257,7 @@ udp_to_a_collector_and_to_none(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
 	snprintf(dest, sizeof(dest), "127.0.0.1:%u", ntohs(a.sin_port));
-	assert_int_equal(lr_ipfix_udp_open(dest, &ctx), 0);
+	assert_int_equal(lr_ipfix_udp_open(dest, 0, 0, &ctx), 0);
 	lr_ipfix_conf_init(&c);
 	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_udp_send, ctx), 0);
 	rec(&r, 0, false);
@@ -271,8 +274,293 @@ udp_to_a_collector_and_to_none(void **state)
 	assert_int_equal(x.c.messages + x.c.send_errors, 6);
 	lr_ipfix_close(&x, NOW);
 	lr_ipfix_udp_close(ctx);
-	assert_int_not_equal(lr_ipfix_udp_open("nohost", &ctx), 0);
-	assert_int_not_equal(lr_ipfix_udp_open("no.such.host.invalid:4739", &ctx), 0);
+	assert_int_not_equal(lr_ipfix_udp_open("nohost", 0, 0, &ctx), 0);
+	assert_int_not_equal(lr_ipfix_udp_open("no.such.host.invalid:4739", 0, 0, &ctx), 0);
+}
+
+/* A socket bound to a free loopback port (not listening: connects are
+ * refused until listen()). */
+static int
+bound_socket(int type, char *dest, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, type, 0), one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	snprintf(dest, len, "127.0.0.1:%u", ntohs(a.sin_port));
+	return fd;
+}
+
+/* A connection on @p l; fails instead of hanging when none comes. */
+static int
+accept_one(int l)
+{
+	struct pollfd p = { .fd = l, .events = POLLIN };
+	struct timeval tv = { .tv_sec = 10 };
+	int a;
+
+	if (poll(&p, 1, 10000) != 1)
+		fail_msg("no connection");
+	a = accept(l, NULL, NULL);
+	assert_true(a >= 0);
+	setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return a;
+}
+
+/* Read a connection until it has @p want data records (and whole
+ * messages), into @p s. */
+static void
+read_records(int fd, struct sink *s, unsigned int want)
+{
+	for (;;) {
+		size_t off = 0;
+		unsigned int recs = 0;
+		ssize_t n;
+
+		while (off + 16 <= s->len && off + get16(s->buf + off + 2) <= s->len) {
+			const uint8_t *m = s->buf + off;
+			size_t so = 16;
+
+			while (so < get16(m + 2)) {
+				uint16_t id = get16(m + so), sl = get16(m + so + 2);
+
+				if (id == 256)
+					recs += (sl - 4) / 57;
+				so += sl;
+			}
+			off += get16(m + 2);
+		}
+		if (recs >= want && off == s->len)
+			return;
+		n = recv(fd, s->buf + s->len, sizeof(s->buf) - s->len, 0);
+		assert_true(n > 0);
+		s->len += (size_t)n;
+	}
+}
+
+/* Sequence numbers of the messages in @p s, and their data records. */
+static unsigned int
+seqs(const struct sink *s, uint32_t *seq, unsigned int *recs, unsigned int max)
+{
+	size_t off = 0;
+	unsigned int k = 0;
+
+	while (off < s->len && k < max) {
+		const uint8_t *m = s->buf + off;
+		size_t so = 16;
+
+		seq[k] = get32(m + 8);
+		recs[k] = 0;
+		while (so < get16(m + 2)) {
+			uint16_t id = get16(m + so), sl = get16(m + so + 2);
+
+			if (id == 256)
+				recs[k] += (sl - 4) / 57;
+			so += sl;
+		}
+		off += get16(m + 2);
+		k++;
+	}
+	return k;
+}
+
+/* Each message numbered by the records before it: never back, no gap. */
+static void
+assert_seq_unbroken(const struct sink *s, uint32_t first)
+{
+	static uint32_t seq[4096];
+	static unsigned int recs[4096];
+	unsigned int i, n = seqs(s, seq, recs, 4096);
+
+	assert_true(n > 0);
+	assert_int_equal(seq[0], first);
+	for (i = 1; i < n; i++)
+		assert_int_equal(seq[i], seq[i - 1] + recs[i - 1]);
+}
+
+/*
+ * TCP: messages made while the collector is away wait; on connection the
+ * templates go first numbered as the first that waits, then all in order.
+ * A collector that closes is seen before the next write: that message
+ * waits for the next connection instead of vanishing into a dead socket.
+ */
+static void
+tcp_reconnects_in_order_and_sees_fin(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix_tcp_state ts;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	char dest[64];
+	void *ctx;
+	int l, a, i;
+
+	(void)state;
+	l = bound_socket(SOCK_STREAM, dest, sizeof(dest));
+	assert_int_equal(lr_ipfix_tcp_open(dest, 1 << 20, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	c.mtu = 300;
+	c.template_every = 0;
+	c.template_period_s = 0;
+	c.transport_templates = true;
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_tcp_send, ctx), 0);
+	lr_ipfix_tcp_attach(ctx, &x);		/* refused: not listening */
+	for (i = 0; i < 100; i++) {
+		rec(&r, (unsigned int)i, false);
+		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
+	}
+	assert_int_equal(lr_ipfix_flush(&x, NOW), 0);
+	assert_int_equal(x.c.records, 0);
+	assert_int_equal(x.c.records_waiting, 100);
+	assert_int_equal(listen(l, 4), 0);
+	assert_int_equal(lr_ipfix_tcp_poll(ctx, 10000), 0);
+	assert_int_equal(x.c.records, 100);
+	assert_int_equal(x.c.waiting, 0);
+	a = accept_one(l);
+	memset(&s, 0, sizeof(s));
+	read_records(a, &s, 100);
+	assert_int_equal(get16(s.buf + 16), 2);	/* templates first */
+	assert_seq_unbroken(&s, 0);
+	close(a);		/* all read: a FIN, no RST */
+	usleep(10000);
+	rec(&r, 100, false);
+	lr_ipfix_add(&x, &r, NOW);
+	assert_int_equal(lr_ipfix_flush(&x, NOW), 0);
+	assert_int_equal(lr_ipfix_tcp_poll(ctx, 10000), 0);
+	a = accept_one(l);
+	memset(&s, 0, sizeof(s));
+	read_records(a, &s, 1);
+	assert_int_equal(get16(s.buf + 16), 2);
+	assert_seq_unbroken(&s, 100);
+	assert_int_equal(x.c.records, 101);
+	assert_int_equal(x.c.records_lost, 0);
+	lr_ipfix_tcp_state(ctx, &ts);
+	assert_int_equal(ts.connects, 2);
+	assert_int_equal(ts.cuts, 1);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_tcp_close(ctx);
+	close(a);
+	close(l);
+}
+
+/* TCP to a collector that never comes: nothing counted sent, what waits
+ * is counted lost when dropped, nothing left uncounted. */
+static void
+tcp_never_up_counts_every_record_lost(void **state)
+{
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	char dest[64];
+	void *ctx;
+	int l, i;
+
+	(void)state;
+	l = bound_socket(SOCK_STREAM, dest, sizeof(dest));
+	assert_int_equal(lr_ipfix_tcp_open(dest, 4096, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	c.mtu = 300;
+	c.transport_templates = true;
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_tcp_send, ctx), 0);
+	lr_ipfix_tcp_attach(ctx, &x);
+	for (i = 0; i < 200; i++) {		/* more than 4096 B hold */
+		rec(&r, (unsigned int)i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_flush(&x, NOW);
+	assert_true(x.c.records_lost > 0);	/* refused: no room */
+	assert_int_equal(x.c.records_lost + x.c.records_waiting, 200);
+	assert_int_equal(lr_ipfix_tcp_poll(ctx, 100), -ENOTCONN);
+	assert_true(lr_ipfix_tcp_discard(ctx) > 0);
+	assert_int_equal(x.c.records, 0);
+	assert_int_equal(x.c.records_lost, 200);
+	assert_int_equal(x.c.waiting, 0);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_tcp_close(ctx);
+	close(l);
+}
+
+/* Paced UDP: every message leaves, in order, and is counted once; a
+ * buffer too small refuses messages, counted lost. */
+static void
+udp_paced_delivers_and_counts(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	char dest[64];
+	int fd, i, big = 4 << 20;
+	size_t waiting;
+	uint64_t refused;
+	ssize_t n;
+	void *ctx;
+
+	(void)state;
+	fd = bound_socket(SOCK_DGRAM, dest, sizeof(dest));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	assert_int_equal(lr_ipfix_udp_open(dest, 1000, 1 << 20, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	c.mtu = 300;
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_udp_send, ctx), 0);
+	lr_ipfix_udp_attach(ctx, &x);
+	for (i = 0; i < 200; i++) {
+		rec(&r, (unsigned int)i, false);
+		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
+	}
+	lr_ipfix_flush(&x, NOW);
+	assert_int_equal(x.c.records + x.c.records_waiting, 200);
+	assert_int_equal(lr_ipfix_udp_poll(ctx, 30000), 0);
+	assert_int_equal(x.c.records, 200);
+	assert_int_equal(x.c.records_lost, 0);
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < (int)x.c.messages; i++) {
+		n = recv(fd, s.buf + s.len, sizeof(s.buf) - s.len, 0);
+		assert_true(n > 0);
+		s.len += (size_t)n;
+	}
+	assert_seq_unbroken(&s, 0);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_udp_close(ctx);
+
+	/* 1000 B hold three messages of 300: the rest is refused. */
+	assert_int_equal(lr_ipfix_udp_open(dest, 1, 1000, &ctx), 0);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_udp_send, ctx), 0);
+	lr_ipfix_udp_attach(ctx, &x);
+	for (i = 0; i < 200; i++) {
+		rec(&r, (unsigned int)i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_flush(&x, NOW);
+	lr_ipfix_udp_state(ctx, &waiting, &refused);
+	assert_true(refused > 0 && waiting > 0);
+	assert_int_equal(x.c.records + x.c.records_lost + x.c.records_waiting, 200);
+	lr_ipfix_udp_discard(ctx);
+	assert_int_equal(x.c.records + x.c.records_lost, 200);
+	assert_int_equal(x.c.waiting, 0);
+	lr_ipfix_close(&x, NOW);
+	lr_ipfix_udp_close(ctx);
+	close(fd);
+}
+
+static void
+dest_ports_checked(void **state)
+{
+	(void)state;
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:4739"), 0);
+	assert_int_equal(lr_ipfix_dest_check("[::1]:65535"), 0);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:99999"), -EINVAL);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:0"), -EINVAL);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:65536"), -EINVAL);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:-1"), -EINVAL);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1:ipfix"), -EINVAL);
+	assert_int_equal(lr_ipfix_dest_check("127.0.0.1"), -EINVAL);
 }
 
 int
@@ -283,6 +571,10 @@ main(void)
 		cmocka_unit_test(refused_sends_are_counted),
 		cmocka_unit_test(ipfixdump_reads_the_file),
 		cmocka_unit_test(udp_to_a_collector_and_to_none),
+		cmocka_unit_test(tcp_reconnects_in_order_and_sees_fin),
+		cmocka_unit_test(tcp_never_up_counts_every_record_lost),
+		cmocka_unit_test(udp_paced_delivers_and_counts),
+		cmocka_unit_test(dest_ports_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
