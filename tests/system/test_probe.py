@@ -150,6 +150,31 @@ def test_udp_export_paced_nfcapd_gets_every_record():
     expect(sum(int(x[4]) for x in rows) == 200000, "packets")
 
 
+def test_udp_pace_bounded_at_the_end():
+    # 1 message a second and 1 s to deliver: the end-of-run flush cannot
+    # send 3001 records. The process still ends, says so, counts what it
+    # dropped in records_lost (nothing left waiting) and exits 1.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "b.pcap"), os.path.join(d, "b.json")
+    gen_pcap("pbg", pcap, "--count", "6000", "--flows", "3000")
+    col = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    col.bind(("127.0.0.1", 0))
+    try:
+        r = run(eal("pbp", mem=1024) + ["--", "--role", "probe", "--port",
+                                        "net_pcap0,rx_pcap=" + pcap, "--count", "6000",
+                                        "--entries", "16384", "--export",
+                                        "udp:127.0.0.1:%d" % col.getsockname()[1],
+                                        "--export-rate", "1", "--export-wait", "1",
+                                        "--json", out, "--no-live"], timeout=120)
+    finally:
+        col.close()
+    expect(r.returncode == 1 and "still waiting after 1 s at 1 messages/s" in r.stderr,
+           (r.returncode, r.stderr))
+    e = load_json(out)["probe"]["exporter"]
+    expect(e["records"] + e["records_lost"] == 3001 and e["records_lost"] > 0, e)
+    expect(e["records_waiting"] == 0 and e["udp_waiting_bytes"] == 0, e)
+
+
 def test_udp_export_read_by_nfacctd():
     # pmacct's nfacctd decodes the IPFIX into a CSV of 5-tuples, appended at
     # every refresh; summed per flow it must hold every flow and packet.
@@ -503,7 +528,7 @@ def test_tcp_collector_that_closes_loses_nothing():
     # The collector ends the connection (FIN) after its first data message,
     # twice. The exporter sees each FIN before it writes again, reconnects,
     # and sends the templates and then every message in order: each record
-    # once, sequence numbers unbroken over the three connections, none lost.
+    # once, sequence numbers unbroken over the connections, none lost.
     d = tmpdir()
     port = free_udp_port()
     col = TcpCollector(port, cut_after=2)
@@ -516,7 +541,9 @@ def test_tcp_collector_that_closes_loses_nothing():
         col.stop()
     expect(r.returncode == 0, r.stdout + r.stderr)
     sent = int(re.search(r"sent (\d+)", r.stdout).group(1))
-    expect(len(col.streams) >= 3, len(col.streams))
+    # At least the first FIN comes while messages are still to be made
+    # (the end-of-run flush alone is 8 of them).
+    expect(len(col.streams) >= 2, len(col.streams))
     msgs = [m for st in col.streams for m in ipfix_messages(st)]
     expect_seq_unbroken(msgs)
     path = os.path.join(d, "all.ipfix")
@@ -524,7 +551,7 @@ def test_tcp_collector_that_closes_loses_nothing():
     flows = [x for x in ipfixdump(path) if "sourceIPv4Address" in x]
     expect(sum(int(x["packetDeltaCount"]) for x in flows) == sent, (len(flows), sent))
     e = load_json(out)["probe"]["exporter"]
-    expect(e["records_lost"] == 0 and e["tcp_cuts"] >= 2, e)
+    expect(e["records_lost"] == 0 and e["tcp_cuts"] >= 1, e)
     expect(e["records"] == sum(m[1] for m in msgs), (e, sum(m[1] for m in msgs)))
 
 
@@ -888,7 +915,7 @@ def test_jumbo_chains_same_with_channels():
 
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
-          test_udp_export_paced_nfcapd_gets_every_record,
+          test_udp_export_paced_nfcapd_gets_every_record, test_udp_pace_bounded_at_the_end,
           test_udp_export_read_by_nfacctd,
           test_collector_down_is_counted, test_udp_closed_port_each_loss_counted_once,
           test_ring_drops_reach_the_collector, test_malformed_counted_by_reason,
