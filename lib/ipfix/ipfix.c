@@ -600,6 +600,15 @@ mq_pop(struct msgq *q)
 		q->head = q->tail = 0;
 }
 
+/* RFC 7011 3.1: the export time is when the message leaves the exporter,
+ * not when it was made: one that waited for the pace or a collector gets
+ * the time it starts to go. */
+static void
+stamp_export_time(const uint8_t *m)
+{
+	put32((uint8_t *)(uintptr_t)m + 4, (uint32_t)time(NULL));
+}
+
 /* Drop every message that waits, each counted lost. @return messages. */
 static uint64_t
 mq_discard(struct msgq *q, struct lr_ipfix *x)
@@ -684,6 +693,7 @@ udp_push(struct udp_ctx *u)
 	if (u->next_ns + UDP_BURST * u->gap_ns < now)
 		u->next_ns = now - (UDP_BURST - 1) * u->gap_ns;
 	while (u->next_ns <= now && (m = mq_head(&u->q, &len, &rec)) != NULL) {
+		stamp_export_time(m);
 		if (send(u->fd, m, len, MSG_DONTWAIT) == (ssize_t)len) {
 			lr_ipfix_delivered(u->x, len, rec);
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK ||
@@ -950,6 +960,8 @@ tcp_push(struct tcp_ctx *t)
 	}
 	ret = tcp_write(t, t->tm, t->tm_len, &t->tm_off);
 	while (ret == 0 && (m = mq_head(&t->q, &len, &rec)) != NULL) {
+		if (t->qoff == 0)
+			stamp_export_time(m);
 		ret = tcp_write(t, m, len, &t->qoff);
 		if (ret == 0) {
 			lr_ipfix_delivered(t->x, len, rec);

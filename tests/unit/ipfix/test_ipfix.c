@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -398,6 +399,7 @@ tcp_reconnects_in_order_and_sees_fin(void **state)
 	struct lr_ipfix x;
 	struct lr_flow_rec r;
 	char dest[64];
+	uint32_t t0;
 	void *ctx;
 	int l, a, i;
 
@@ -419,6 +421,7 @@ tcp_reconnects_in_order_and_sees_fin(void **state)
 	assert_int_equal(x.c.records, 0);
 	assert_int_equal(x.c.records_waiting, 100);
 	assert_int_equal(listen(l, 4), 0);
+	t0 = (uint32_t)time(NULL);
 	assert_int_equal(lr_ipfix_tcp_poll(ctx, 10000), 0);
 	assert_int_equal(x.c.records, 100);
 	assert_int_equal(x.c.waiting, 0);
@@ -427,6 +430,9 @@ tcp_reconnects_in_order_and_sees_fin(void **state)
 	read_records(a, &s, 100);
 	assert_int_equal(get16(s.buf + 16), 2);	/* templates first */
 	assert_seq_unbroken(&s, 0);
+	/* Made at NOW, they left now: the export time is when a message
+	 * leaves (RFC 7011 3.1). */
+	assert_true(get32(s.buf + get16(s.buf + 2) + 4) >= t0);
 	close(a);		/* all read: a FIN, no RST */
 	usleep(10000);
 	rec(&r, 100, false);
