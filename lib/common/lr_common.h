@@ -16,28 +16,11 @@
 
 #include <rte_common.h>
 
+#include "lr_wire.h"
+
 #define LR_BURST 32		/**< packets per rx/tx burst, as l3fwd */
 #define LR_PREFETCH 4		/**< packets prefetched ahead in a burst */
 
-/*
- * A frame is counted as the ESS paper's Table 1 counts it: Ethernet header,
- * payload and FCS. The mbuf holds the frame without its FCS.
- */
-#define LR_FCS_BYTES 4		/**< Ethernet frame check sequence */
-#define LR_L1_EXTRA_BYTES 20	/**< preamble + SFD (8) and inter-frame gap (12) */
-#define LR_FRAME_MIN_BYTES 64
-#define LR_FRAME_MAX_BYTES 9018	/**< MTU 9000 + 14 B header + 4 B FCS */
-
-/** Frame bytes on the wire (FCS included) for an mbuf of @p pkt_len bytes. */
-static inline uint32_t
-lr_frame_bytes(uint32_t pkt_len)
-{
-	return pkt_len + LR_FCS_BYTES;
-}
-
-#define LR_ETH_HDRS_BYTES 18	/**< Ethernet header (14) and FCS (4) */
-#define LR_UDP4_OVERHEAD (LR_ETH_HDRS_BYTES + 20 + 8)	/**< 46: the paper's figure */
-#define LR_UDP6_OVERHEAD (LR_ETH_HDRS_BYTES + 40 + 8)	/**< 66 */
 
 /**
  * The frame that carries @p user bytes of UDP data over IPv4 (or IPv6),

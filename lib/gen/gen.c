@@ -619,31 +619,6 @@ gen_conf_init(void *conf)
 	lr_gen_conf_init(conf);
 }
 
-void
-lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
-{
-	struct lr_pkt_hdr *h = payload;
-
-	h->magic = rte_cpu_to_be_16(LR_HDR_MAGIC);
-	h->flow = rte_cpu_to_be_32(flow);
-	h->seq = rte_cpu_to_be_32(seq);
-	h->tx_tsc = rte_cpu_to_be_64(tsc);
-}
-
-int
-lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
-		uint64_t *tsc)
-{
-	const struct lr_pkt_hdr *h = payload;
-
-	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
-		return -EINVAL;
-	*flow = rte_be_to_cpu_32(h->flow);
-	*seq = rte_be_to_cpu_32(h->seq);
-	*tsc = rte_be_to_cpu_64(h->tx_tsc);
-	return 0;
-}
-
 /*
  * Checksums by incremental update (RFC 1071, 1624): the one's complement
  * sum of 16-bit words does not depend on byte order, so words are summed as

@@ -24,27 +24,8 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_wire.h"
 
-/** "LR": the first two bytes of every linerate payload. */
-#define LR_HDR_MAGIC 0x4c52
-
-/**
- * The header at the start of the UDP payload, 18 B so that it fits the
- * smallest frame: 64 B = 14 Ethernet + 20 IPv4 + 8 UDP + 18 + 4 FCS.
- * Every field is big-endian (network order), so that tshark and scapy
- * read it as it is.
- */
-struct lr_pkt_hdr {
-	rte_be16_t magic;	/**< LR_HDR_MAGIC */
-	rte_be32_t flow;	/**< flow id, from 0; LR_FLOW_NONE: untracked */
-	rte_be32_t seq;		/**< per-flow sequence number, from 0 */
-	rte_be64_t tx_tsc;	/**< sender's TSC when the burst was built */
-} __rte_packed;
-
-#define LR_HDR_BYTES 18
-#define LR_FLOW_NONE UINT32_MAX	/**< frames of gen's fixed mode */
-#define LR_UDP4_HDRS_BYTES (RTE_ETHER_HDR_LEN + 20 + 8)	/**< Eth+IPv4+UDP */
-#define LR_UDP6_HDRS_BYTES (RTE_ETHER_HDR_LEN + 40 + 8)	/**< Eth+IPv6+UDP */
 
 #define LR_GEN_SIZES_MAX 16		/**< entries of a size list */
 #define LR_GEN_SIZE_TABLE 4096		/**< sizes cycled per packet, at most */
@@ -184,10 +165,5 @@ bool lr_gen_ipv6(const struct lr_gen_conf *c);
 
 extern const struct lr_role lr_gen_role;
 
-/** Encode and decode the payload header (control path and tests). */
-void lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc);
-/** @return 0 and the fields, or -EINVAL when the magic is wrong. */
-int lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
-		    uint64_t *tsc);
 
 #endif

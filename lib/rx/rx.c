@@ -14,7 +14,7 @@
 #include <rte_udp.h>
 
 #include "lr_common.h"
-#include "lr_gen.h"
+#include "lr_wire.h"
 #include "lr_rx.h"
 
 struct rx {

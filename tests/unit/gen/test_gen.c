@@ -26,8 +26,8 @@ static void
 header_round_trip(void **state)
 {
 	uint8_t buf[LR_HDR_BYTES];
-	uint32_t flow, seq;
-	uint64_t tsc;
+	uint32_t flow = 0, seq = 0;
+	uint64_t tsc = 0;
 
 	(void)state;
 	assert_int_equal(sizeof(struct lr_pkt_hdr), LR_HDR_BYTES);
@@ -277,8 +277,8 @@ check_v4(struct rte_mbuf *m, unsigned int k, void *arg)
 							  RTE_ETHER_HDR_LEN);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 	uint16_t ck = ip->hdr_checksum;
-	uint32_t flow, seq;
-	uint64_t tsc;
+	uint32_t flow = 0, seq = 0;
+	uint64_t tsc = 0;
 
 	assert_int_equal(m->pkt_len, 124);
 	assert_int_equal(rte_be_to_cpu_16(ip->total_length), 110);
@@ -328,8 +328,8 @@ check_v6(struct rte_mbuf *m, unsigned int k, void *arg)
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-	uint32_t flow, seq;
-	uint64_t tsc;
+	uint32_t flow = 0, seq = 0;
+	uint64_t tsc = 0;
 
 	(void)k;
 	assert_int_equal(eth->ether_type, rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6));
@@ -414,8 +414,8 @@ check_fixed(struct rte_mbuf *m, unsigned int k, void *arg)
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
 							  RTE_ETHER_HDR_LEN);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-	uint32_t flow, seq;
-	uint64_t tsc;
+	uint32_t flow = 0, seq = 0;
+	uint64_t tsc = 0;
 
 	(void)k;
 	(void)arg;

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * What linerate puts on the wire and how a frame is counted: the payload
+ * header that gen writes and rx (and, to come, reflect and rtt) read, and
+ * the byte counts of Ethernet, IPv4/IPv6 and UDP headers, each defined
+ * once. Header only; no state, so any thread may use it.
+ */
+#ifndef LR_WIRE_H
+#define LR_WIRE_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+
+/*
+ * A frame is counted as the ESS paper's Table 1 counts it: Ethernet header,
+ * payload and FCS. The mbuf holds the frame without its FCS.
+ */
+#define LR_FCS_BYTES 4		/**< Ethernet frame check sequence */
+#define LR_L1_EXTRA_BYTES 20	/**< preamble + SFD (8) and inter-frame gap (12) */
+#define LR_FRAME_MIN_BYTES 64
+#define LR_FRAME_MAX_BYTES 9018	/**< MTU 9000 + 14 B header + 4 B FCS */
+
+#define LR_IPV4_HDR_BYTES 20	/**< without options */
+#define LR_IPV6_HDR_BYTES 40
+#define LR_UDP_HDR_BYTES 8
+/** Headers in front of the UDP payload, as the mbuf holds them (no FCS). */
+#define LR_UDP4_HDRS_BYTES (RTE_ETHER_HDR_LEN + LR_IPV4_HDR_BYTES + LR_UDP_HDR_BYTES) /**< 42 */
+#define LR_UDP6_HDRS_BYTES (RTE_ETHER_HDR_LEN + LR_IPV6_HDR_BYTES + LR_UDP_HDR_BYTES) /**< 62 */
+/** Frame bytes that are not UDP data: the headers and the FCS. */
+#define LR_UDP4_OVERHEAD (LR_UDP4_HDRS_BYTES + LR_FCS_BYTES)	/**< 46: the paper's figure */
+#define LR_UDP6_OVERHEAD (LR_UDP6_HDRS_BYTES + LR_FCS_BYTES)	/**< 66 */
+
+/** Frame bytes on the wire (FCS included) for an mbuf of @p pkt_len bytes. */
+static inline uint32_t
+lr_frame_bytes(uint32_t pkt_len)
+{
+	return pkt_len + LR_FCS_BYTES;
+}
+
+/** "LR": the first two bytes of every linerate payload. */
+#define LR_HDR_MAGIC 0x4c52
+#define LR_FLOW_NONE UINT32_MAX	/**< frames of gen's fixed mode */
+
+/**
+ * The header at the start of the UDP payload, 18 B so that it fits the
+ * smallest frame: 64 B = 14 Ethernet + 20 IPv4 + 8 UDP + 18 + 4 FCS.
+ * Every field is big-endian (network order), so that tshark and scapy
+ * read it as it is.
+ */
+struct lr_pkt_hdr {
+	rte_be16_t magic;	/**< LR_HDR_MAGIC */
+	rte_be32_t flow;	/**< flow id, from 0; LR_FLOW_NONE: untracked */
+	rte_be32_t seq;		/**< per-flow sequence number, from 0 */
+	rte_be64_t tx_tsc;	/**< sender's TSC when the burst was built */
+} __rte_packed;
+
+#define LR_HDR_BYTES 18
+static_assert(sizeof(struct lr_pkt_hdr) == LR_HDR_BYTES, "lr_pkt_hdr is 18 B");
+
+/** Write the header at @p payload. */
+static inline void
+lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
+{
+	struct lr_pkt_hdr *h = payload;
+
+	h->magic = rte_cpu_to_be_16(LR_HDR_MAGIC);
+	h->flow = rte_cpu_to_be_32(flow);
+	h->seq = rte_cpu_to_be_32(seq);
+	h->tx_tsc = rte_cpu_to_be_64(tsc);
+}
+
+/** @return 0 and the fields, or -EINVAL when the magic is wrong. */
+static inline int
+lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
+		uint64_t *tsc)
+{
+	const struct lr_pkt_hdr *h = payload;
+
+	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
+		return -EINVAL;
+	*flow = rte_be_to_cpu_32(h->flow);
+	*seq = rte_be_to_cpu_32(h->seq);
+	*tsc = rte_be_to_cpu_64(h->tx_tsc);
+	return 0;
+}
+
+#endif
