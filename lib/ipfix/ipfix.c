@@ -198,8 +198,12 @@ lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 {
 	memset(x, 0, sizeof(*x));
 	x->conf = *c;
+	/* A message must hold the templates, and the largest data record
+	 * (IPv6, with this conf's timestamps and reverse fields) in a set
+	 * with its up to 3 B of padding. */
 	if (c->mtu < MSG_HDR_BYTES + templates_size(c) ||
-	    c->mtu < MSG_HDR_BYTES + SET_HDR_BYTES + 81 + 20 + 3)
+	    c->mtu < MSG_HDR_BYTES + SET_HDR_BYTES +
+		     lr_ipfix_record_bytes(x, true) + 3)
 		return lr_err(EINVAL, "ipfix: MTU %u cannot hold the templates "
 			      "(%zu B)", c->mtu, MSG_HDR_BYTES + templates_size(c));
 	x->buf = calloc(1, c->mtu);

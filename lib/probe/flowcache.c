@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
@@ -118,27 +119,24 @@ lr_fc_create(const struct lr_fc_conf *c)
 	fc->b = rte_zmalloc_socket("lr_fc_table", sizeof(*fc->b) * nb,
 				   RTE_CACHE_LINE_SIZE, c->socket);
 	if (fc->b == NULL) {
-		rte_free(fc);
-		return lr_err_null(ENOMEM, "probe: no memory for %u flows (%zu MB) "
-				   "on socket %d", nb * LR_FC_WAYS,
-				   sizeof(struct fc_bucket) * nb >> 20, c->socket);
+		lr_err(ENOMEM, "probe: no memory for %u flows (%zu MB) on socket %d",
+		       nb * LR_FC_WAYS, sizeof(struct fc_bucket) * nb >> 20,
+		       c->socket);
+		goto free_fc;
 	}
 	fc->frag = rte_zmalloc_socket("lr_fc_frag", sizeof(*fc->frag) * LR_FRAG_SLOTS,
 				      RTE_CACHE_LINE_SIZE, c->socket);
 	if (fc->frag == NULL) {
-		rte_free(fc->b);
-		rte_free(fc);
-		return lr_err_null(ENOMEM, "probe: no memory for fragments");
+		lr_err(ENOMEM, "probe: no memory for fragments");
+		goto free_table;
 	}
 	if (c->biflow) {
 		fc->rev = rte_zmalloc_socket("lr_fc_rev", sizeof(*fc->rev) * nb *
 					     LR_FC_WAYS, RTE_CACHE_LINE_SIZE,
 					     c->socket);
 		if (fc->rev == NULL) {
-			rte_free(fc->frag);
-			rte_free(fc->b);
-			rte_free(fc);
-			return lr_err_null(ENOMEM, "probe: no memory for biflow");
+			lr_err(ENOMEM, "probe: no memory for biflow");
+			goto free_frag;
 		}
 	}
 	fc->mask = nb - 1;
@@ -146,6 +144,15 @@ lr_fc_create(const struct lr_fc_conf *c)
 	fc->inactive_ticks = ticks_of_s(c->inactive_s);
 	fc->active_ticks = ticks_of_s(c->active_s);
 	return fc;
+
+free_frag:
+	rte_free(fc->frag);
+free_table:
+	rte_free(fc->b);
+free_fc:
+	rte_free(fc);
+	rte_errno = ENOMEM;
+	return NULL;
 }
 
 void
@@ -527,12 +534,11 @@ lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 }
 
 unsigned int
-lr_fc_flush(struct lr_fc *fc, uint64_t now_ns)
+lr_fc_flush(struct lr_fc *fc)
 {
 	uint32_t i;
 	unsigned int j, n = 0;
 
-	RTE_SET_USED(now_ns);
 	for (i = 0; i <= fc->mask; i++)
 		for (j = 0; j < LR_FC_WAYS; j++)
 			if (fc->b[i].sig[j] != 0) {

@@ -112,7 +112,7 @@ void lr_fc_update_ts(struct lr_fc *fc, const struct lr_pkt *const *pkts,
 unsigned int lr_fc_expire(struct lr_fc *fc, uint64_t now_ns);
 
 /** End every flow (end of run). @return records ended. */
-unsigned int lr_fc_flush(struct lr_fc *fc, uint64_t now_ns);
+unsigned int lr_fc_flush(struct lr_fc *fc);
 
 /** The cache's counters. */
 const struct lr_fc_counts *lr_fc_counts(const struct lr_fc *fc);

@@ -807,7 +807,7 @@ probe_stopped(void)
 			drain(p, now_s);
 		drain(p, now_s);
 		p->direct = true;
-		lr_fc_flush(p->fc, ns_of(p, rte_rdtsc()));
+		lr_fc_flush(p->fc);
 		p->flushed = true;
 		any = true;
 	}

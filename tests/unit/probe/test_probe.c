@@ -489,7 +489,7 @@ cache_counts_flows(void **state)
 	}
 	lr_fc_update(fc, pp, 48, 7, T0 + 123456789);
 	assert_int_equal(lr_fc_counts(fc)->active, 3);
-	assert_int_equal(lr_fc_flush(fc, T0 + SEC), 3);
+	assert_int_equal(lr_fc_flush(fc), 3);
 	assert_int_equal(nb_out, 3);
 	r = find(2);
 	assert_non_null(r);
@@ -532,7 +532,7 @@ cache_collisions_and_full(void **state)
 	assert_int_equal(out[0].sport, 1000);		/* flow 0, oldest */
 	assert_int_equal(out[0].packets, 3);
 	assert_int_equal(out[0].end_reason, LR_FLOW_END_RESOURCES);
-	lr_fc_flush(fc, T0 + SEC);
+	lr_fc_flush(fc);
 	assert_int_equal(nb_out, 9);
 	for (f = 1; f < 8; f++)
 		assert_int_equal(find(f)->packets, 3);
@@ -587,7 +587,7 @@ cache_timeouts(void **state)
 	refuse = 1;
 	p = pkt(4, 17, 0, 64);
 	lr_fc_update(fc, &pp, 1, 0, T0 + 40 * SEC);
-	assert_int_equal(lr_fc_flush(fc, T0 + 41 * SEC), 1);
+	assert_int_equal(lr_fc_flush(fc), 1);
 	assert_int_equal(lr_fc_counts(fc)->export_drops, 1);
 	lr_fc_free(fc);
 }
@@ -629,7 +629,7 @@ cache_biflow(void **state)
 			lr_fc_update(fc, &qq, 1, 0, T0 + k + 1);
 	}
 	assert_int_equal(lr_fc_counts(fc)->created, 1);
-	lr_fc_flush(fc, T0 + SEC);
+	lr_fc_flush(fc);
 	assert_int_equal(nb_out, 1);
 	assert_int_equal(out[0].src[3], 2);	/* 10.0.0.2 began it */
 	assert_int_equal(out[0].sport, 80);
@@ -644,7 +644,7 @@ cache_biflow(void **state)
 	nb_out = 0;
 	lr_fc_update(fc, &qq, 1, 0, T0 + 2 * SEC);
 	lr_fc_update(fc, &pp, 1, 0, T0 + 2 * SEC + 1);
-	lr_fc_flush(fc, T0 + 3 * SEC);
+	lr_fc_flush(fc);
 	assert_int_equal(nb_out, 1);
 	assert_int_equal(out[0].src[3], 1);
 	assert_int_equal(out[0].packets, 1);
@@ -675,7 +675,7 @@ cache_fragments(void **state)
 	p[3] = p[1];				/* a later one of an unseen first */
 	p[3].frag_id = 78;
 	lr_fc_update(fc, pp, 4, 0, T0);
-	lr_fc_flush(fc, T0 + SEC);
+	lr_fc_flush(fc);
 	assert_int_equal(nb_out, 2);
 	r = find(1);
 	assert_non_null(r);
