@@ -169,7 +169,6 @@ put_templates(struct lr_ipfix *x)
 			p = put32(p, LR_IPFIX_PEN_REVERSE);
 		}
 	}
-	n = RTE_DIM(flow_fields);
 	n = RTE_DIM(stats_fields);
 	p = put16(p, SET_OPTIONS_TEMPLATE);
 	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES + 6 + 4 * n, 4));
