@@ -436,10 +436,14 @@ task_stop(lua_State *L)
 static int
 task_stats(lua_State *L)
 {
+	/* Check before taking the lock: a Lua error longjmps past the
+	 * unlock, and the next taker (the live line, telemetry, this) would
+	 * spin for ever. Nothing between lock and unlock may raise. */
+	struct lr_task *t = check_task(L, 1);
 	json_t *o;
 
 	lr_engine_lock();
-	o = lr_task_report(check_task(L, 1));
+	o = lr_task_report(t);
 	lr_engine_unlock();
 	push_json(L, o);
 	json_decref(o);

@@ -84,7 +84,34 @@ def test_scripts_that_fail():
            r.stderr)
 
 
+def test_stats_typo_ends_the_script():
+    # task.stats() for task:stats() raised with the engine lock held: the
+    # error was printed, then the process spun for ever, deaf to SIGINT.
+    d = tmpdir()
+    typo = os.path.join(d, "typo.lua")
+    with open(typo, "w") as f:
+        f.write("local a = linerate.wire()\n"
+                "local gen = linerate.task{role='gen', port=a, count=100}\n"
+                "linerate.start()\ngen:wait(10)\nprint(gen.stats())\n")
+    r = run(eal("cli9") + ["--", "--no-live", typo], timeout=30)
+    expect(r.returncode == 1 and "typo.lua:5: bad argument #1 to 'stats'" in r.stderr,
+           "rc %d %s" % (r.returncode, r.stderr[-300:]))
+    caught = os.path.join(d, "caught.lua")
+    with open(caught, "w") as f:
+        f.write("local a = linerate.wire()\n"
+                "local t = linerate.task{role='gen', port=a, count=100}\n"
+                "linerate.start()\nt:wait(10)\n"
+                "local ok, e = pcall(t.stats, nil)\n"
+                "assert(not ok and e:find('linerate.task expected'), e)\n"
+                "print('tx', t:stats().tx_packets)\n"
+                "linerate.sleep(1.2)\n"	# the live line sums under the lock
+                "print('done')\n")
+    r = run(eal("cli9") + ["--", caught], timeout=30)
+    expect(r.returncode == 0 and "tx\t100" in r.stdout and "done" in r.stdout,
+           "rc %d %s %s" % (r.returncode, r.stdout[-300:], r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
-          test_scripts_that_fail])
+          test_scripts_that_fail, test_stats_typo_ends_the_script])

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <lauxlib.h>
@@ -112,6 +113,29 @@ size_arithmetic(void **state)
 	assert_non_null(run("linerate.frame_size(-1)"));
 }
 
+/*
+ * A bad self in task:stats() (gen.stats() for gen:stats()) raised with the
+ * engine lock held: the next stats call spun for ever. The alarm ends a
+ * test that hangs so (SIGALRM's default action fails the executable).
+ */
+static void
+stats_error_releases_lock(void **state)
+{
+	(void)state;
+	alarm(20);
+	lr_engine_stop();	/* the lcore, free of earlier tests' tasks */
+	assert_null(run("local a = assert(linerate.wire())\n"
+			"T = assert(linerate.task{role='gen', port=a, count=10})\n"
+			"local ok, e = pcall(T.stats, nil)\n"
+			"assert(not ok and e:find('linerate.task expected'), e)\n"
+			"assert(not pcall(T.stats))\n"
+			"linerate.start()\n"
+			"assert(T:wait(10))\n"
+			"assert(T:stats().tx_packets == 10)\n"
+			"assert(linerate.results().totals.tx_packets >= 10)\n"));
+	alarm(0);
+}
+
 static int
 setup(void **state)
 {
@@ -141,6 +165,7 @@ main(void)
 		cmocka_unit_test(failures_return_nil_and_cause),
 		cmocka_unit_test(scenario_moves_packets),
 		cmocka_unit_test(size_arithmetic),
+		cmocka_unit_test(stats_error_releases_lock),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
