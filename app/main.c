@@ -323,7 +323,7 @@ run_role(const struct opts *o, const struct lr_role *role,
 	if (lr_port_find_for(o->port, pc, &port) != 0 ||
 	    lr_port_setup(port, pc) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		return 1;
+		return lr_engine_interrupted() ? 130 : 1;
 	}
 	pi = lr_port_info(port);
 	if (role == &lr_probe_role) {
@@ -365,10 +365,16 @@ run_role(const struct opts *o, const struct lr_role *role,
 	return ret == -EINTR ? 130 : 0;
 }
 
+static volatile sig_atomic_t nb_signals;
+
 static void
 on_signal(int sig)
 {
 	RTE_SET_USED(sig);
+	/* A second one: whoever sends it will not wait for an orderly end
+	 * (a peer that never comes, a script that ignores the first). */
+	if (nb_signals++ > 0)
+		_exit(130);
 	lr_engine_interrupt();
 	lr_lua_interrupt();
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,26 @@ static volatile sig_atomic_t interrupted;
 static const struct lr_role *roles[16];
 static unsigned int nb_roles;
 static void (*tick_fn)(void);
+
+/*
+ * Seconds to TSC cycles. The callers have refused NaN and negative times;
+ * a time too long for 64 bits of cycles (centuries) is no limit, where the
+ * plain cast would be undefined.
+ */
+static uint64_t
+secs_to_tsc(double s)
+{
+	double c = s * rte_get_tsc_hz();
+
+	return c >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)c;
+}
+
+/* A time in seconds a caller may give: finite and not negative. */
+static bool
+good_secs(double s)
+{
+	return isfinite(s) && s >= 0;
+}
 
 static int
 lcore_loop(void *arg)
@@ -179,8 +200,9 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 		return lr_err_null(EINVAL, "%s: port %s has no %s queue %u",
 				   role->name, pi->name, role->uses_rx ? "rx" : "tx",
 				   queue);
-	if (duration_s < 0)
-		return lr_err_null(EINVAL, "%s: negative duration", role->name);
+	if (!good_secs(duration_s))
+		return lr_err_null(EINVAL, "%s: duration %f: want seconds >= 0",
+				   role->name, duration_s);
 	reap(lcore);
 	lc = &lcores[lcore];
 	if (lc->launched)
@@ -213,7 +235,9 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	t->port = port;
 	t->queue = queue;
 	t->socket = pi->socket;
-	t->duration_tsc = (uint64_t)(duration_s * rte_get_tsc_hz());
+	t->duration_tsc = secs_to_tsc(duration_s);
+	if (t->duration_tsc == UINT64_MAX)
+		t->duration_tsc = 0;	/* beyond any run: no limit */
 	t->state = LR_TASK_CREATED;
 	if (role->uses_rx && queue != LR_QUEUE_NONE) {
 		struct lr_port_capture cap;
@@ -371,9 +395,13 @@ packets(const struct lr_task *t)
 static int
 wait_for(struct lr_task *t, double timeout_s, double idle_s)
 {
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), now, last_change;
-	uint64_t last_pk = UINT64_MAX;
+	uint64_t start = rte_rdtsc(), now, last_change;
+	uint64_t last_pk = UINT64_MAX, timeout_tsc, idle_tsc;
 
+	if (!good_secs(timeout_s) || !good_secs(idle_s))
+		return lr_err(EINVAL, "wait: want times in seconds >= 0");
+	timeout_tsc = secs_to_tsc(timeout_s);
+	idle_tsc = secs_to_tsc(idle_s);
 	last_change = start;
 	for (;;) {
 		uint64_t pk = 0;
@@ -399,13 +427,13 @@ wait_for(struct lr_task *t, double timeout_s, double idle_s)
 		if (interrupted)
 			return lr_err(EINTR, "interrupted");
 		now = rte_rdtsc();
-		if (timeout_s > 0 && now - start > (uint64_t)(timeout_s * hz))
+		if (timeout_s > 0 && now - start > timeout_tsc)
 			return lr_err(ETIMEDOUT, "wait: still running after %.3f s",
 				      timeout_s);
 		if (pk != last_pk) {
 			last_pk = pk;
 			last_change = now;
-		} else if (idle_s > 0 && now - last_change > (uint64_t)(idle_s * hz)) {
+		} else if (idle_s > 0 && now - last_change > idle_tsc) {
 			return 1;
 		}
 		ticks();
@@ -428,9 +456,13 @@ lr_engine_wait(double timeout_s)
 int
 lr_engine_sleep(double s)
 {
-	uint64_t end = rte_rdtsc() + (uint64_t)(s * rte_get_tsc_hz());
+	uint64_t start = rte_rdtsc(), len;
 
-	while (rte_rdtsc() < end) {
+	if (!good_secs(s))
+		return lr_err(EINVAL, "sleep: want seconds >= 0");
+	len = secs_to_tsc(s);
+	/* Elapsed against length: start + len may wrap for long sleeps. */
+	while (rte_rdtsc() - start < len) {
 		if (interrupted)
 			return lr_err(EINTR, "interrupted");
 		ticks();

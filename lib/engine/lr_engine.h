@@ -177,7 +177,8 @@ enum lr_task_state lr_task_state(const struct lr_task *t);
  * packet counters have not moved for @p idle_s (0: not used).
  * Calls the tick hook every millisecond or so.
  *
- * @return 0 (done), 1 (idle), -ETIMEDOUT, or -EINTR (interrupted).
+ * @return 0 (done), 1 (idle), -ETIMEDOUT, -EINTR (interrupted), or -EINVAL
+ *   (a time that is NaN, infinite or negative).
  */
 int lr_task_wait(struct lr_task *t, double timeout_s, double idle_s);
 
@@ -190,7 +191,8 @@ void lr_engine_stop(void);
 /** Wait until every started task is done, like lr_task_wait(). */
 int lr_engine_wait(double timeout_s);
 
-/** Sleep @p s seconds, calling the tick hook. @return 0 or -EINTR. */
+/** Sleep @p s seconds, calling the tick hook. @return 0, -EINTR, or -EINVAL
+ *  (@p s NaN, infinite or negative). */
 int lr_engine_sleep(double s);
 
 /** Number of tasks made so far, and the i-th of them. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,53 @@ struct ltask {
 static lua_State *running_L;
 static volatile sig_atomic_t was_interrupted;
 
+/*
+ * The error object of an interrupt: a light userdata, not a string, so that
+ * it reads as no message of the script's own, and lr_lua_run() knows it.
+ */
+static char interrupt_key;
+
+static int
+raise_interrupt(lua_State *L)
+{
+	lua_pushlightuserdata(L, &interrupt_key);
+	return lua_error(L);
+}
+
+/*
+ * Times from Lua: a number of seconds that is finite and >= 0. NaN passes
+ * every "< 0" test and becomes an unbounded wait once turned into TSC
+ * cycles, so it is refused here, with infinities, by name.
+ */
+static double
+check_seconds(lua_State *L, int idx, const char *what)
+{
+	double s = luaL_checknumber(L, idx);
+
+	if (isnan(s))
+		luaL_error(L, "%s: NaN is not a time (want seconds >= 0)", what);
+	if (isinf(s))
+		luaL_error(L, "%s: infinite time (want seconds >= 0)", what);
+	if (s < 0)
+		luaL_error(L, "%s: negative time %f s", what, s);
+	return s;
+}
+
+static double
+opt_seconds(lua_State *L, int idx, const char *what)
+{
+	return lua_isnoneornil(L, idx) ? 0 : check_seconds(L, idx, what);
+}
+
+static int raise_interrupt(lua_State *L);
+
 static int
 fail(lua_State *L)
 {
+	/* A C call cut short by Ctrl-C (the link wait) ends the script, not
+	 * only that call: the caller would take nil for a port that is down. */
+	if (was_interrupted)
+		return raise_interrupt(L);
 	luaL_pushfail(L);
 	lua_pushstring(L, lr_errmsg());
 	return 2;
@@ -54,6 +99,9 @@ value_text(lua_State *L, int idx, char *buf, size_t len)
 		} else {
 			double d = lua_tonumber(L, idx);
 
+			/* "-nan" (0/0 has its sign bit set) reads as a typo. */
+			if (isnan(d))
+				return "nan";
 			if (d >= 0 && d < 1.8e19 && d == (double)(uint64_t)d)
 				snprintf(buf, len, "%llu", (unsigned long long)d);
 			else
@@ -362,7 +410,7 @@ l_task(lua_State *L)
 	}
 	lua_getfield(L, 1, "duration");
 	duration = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
-	if (!lua_isnil(L, -1) && (!isnum || duration < 0))
+	if (!lua_isnil(L, -1) && (!isnum || !isfinite(duration) || duration < 0))
 		return luaL_error(L, "task: 'duration' must be seconds >= 0");
 	lua_pop(L, 5);
 
@@ -401,7 +449,7 @@ wait_result(lua_State *L, int ret)
 		return 1;
 	}
 	if (ret == -EINTR)
-		return luaL_error(L, "interrupted");
+		return raise_interrupt(L);
 	return fail(L);
 }
 
@@ -414,15 +462,13 @@ task_wait(lua_State *L)
 
 	if (lua_type(L, 2) == LUA_TTABLE) {
 		lua_getfield(L, 2, "timeout");
-		timeout = luaL_optnumber(L, -1, 0);
+		timeout = opt_seconds(L, -1, "wait: timeout");
 		lua_getfield(L, 2, "idle");
-		idle = luaL_optnumber(L, -1, 0);
+		idle = opt_seconds(L, -1, "wait: idle");
 		lua_pop(L, 2);
 	} else {
-		timeout = luaL_optnumber(L, 2, 0);
+		timeout = opt_seconds(L, 2, "wait: timeout");
 	}
-	if (timeout < 0 || idle < 0)
-		return luaL_error(L, "wait: negative time");
 	return wait_result(L, lr_task_wait(t, timeout, idle));
 }
 
@@ -514,22 +560,21 @@ l_stop(lua_State *L)
 static int
 l_wait(lua_State *L)
 {
-	double timeout = luaL_optnumber(L, 1, 0);
+	double timeout = opt_seconds(L, 1, "wait: timeout");
 
-	if (timeout < 0)
-		return luaL_error(L, "wait: negative timeout");
 	return wait_result(L, lr_engine_wait(timeout));
 }
 
 static int
 l_sleep(lua_State *L)
 {
-	double s = luaL_checknumber(L, 1);
+	double s = check_seconds(L, 1, "sleep");
+	int ret = lr_engine_sleep(s);
 
-	if (s < 0)
-		return luaL_error(L, "sleep: negative time");
-	if (lr_engine_sleep(s) != 0)
-		return luaL_error(L, "interrupted");
+	if (ret == -EINTR)
+		return raise_interrupt(L);
+	if (ret != 0)
+		return fail(L);
 	return 0;
 }
 
@@ -709,12 +754,18 @@ luaopen_linerate(lua_State *L)
 	return 1;
 }
 
+/*
+ * Once interrupted, every Lua instruction raises the interrupt again: the
+ * hook stays in place, so a pcall() that catches it hands control back to
+ * Lua code that raises it at once, and no loop in a script (pcall inside
+ * a while) outlives a Ctrl-C. Only the count event: a call event would
+ * also fire for msg_handler(), and an error in it would hide the interrupt.
+ */
 static void
 stop_hook(lua_State *L, lua_Debug *ar)
 {
 	RTE_SET_USED(ar);
-	lua_sethook(L, NULL, 0, 0);
-	luaL_error(L, "interrupted");
+	raise_interrupt(L);
 }
 
 void
@@ -723,14 +774,16 @@ lr_lua_interrupt(void)
 	was_interrupted = 1;
 	/* As lua.c's laction(): lua_sethook is safe from a signal handler. */
 	if (running_L != NULL)
-		lua_sethook(running_L, stop_hook,
-			    LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+		lua_sethook(running_L, stop_hook, LUA_MASKCOUNT, 1);
 }
 
 static int
 msg_handler(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+
+	if (lua_touserdata(L, 1) == &interrupt_key)
+		return 1;	/* no traceback: where it stopped is no error */
 
 	if (msg == NULL)
 		msg = lua_pushfstring(L, "(error object is a %s value)",
@@ -799,11 +852,19 @@ lr_lua_run(const char *script, int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		lua_pushstring(L, argv[i]);
 	running_L = L;
+	/* A signal before running_L was set found no state to hook. */
+	if (was_interrupted)
+		lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);
 	ret = lua_pcall(L, argc, 0, 1);
 	running_L = NULL;
-	if (ret != LUA_OK) {
+	/* lua_close() runs __gc metamethods, which the hook would stop. */
+	lua_sethook(L, NULL, 0, 0);
+	if (was_interrupted) {
+		fprintf(stderr, "linerate: interrupted\n");
+		ret = 130;
+	} else if (ret != LUA_OK) {
 		fprintf(stderr, "linerate: %s\n", lua_tostring(L, -1));
-		ret = was_interrupted ? 130 : 1;
+		ret = 1;
 	}
 	lua_close(L);
 	return ret;

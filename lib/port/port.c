@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "lr_common.h"
+#include "lr_engine.h"
 #include "lr_port.h"
 
 RTE_LOG_REGISTER(lr_port_logtype, user.lr.port, INFO);
@@ -452,6 +453,11 @@ lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 		if (rte_get_timer_cycles() > end)
 			return lr_err(ETIMEDOUT, "port %s: link down after %u ms",
 				      pi->name, timeout_ms);
+		/* A memif with no peer waits the whole --link-timeout: Ctrl-C
+		 * must end it as it ends every other wait. */
+		if (lr_engine_interrupted())
+			return lr_err(EINTR, "port %s: interrupted while waiting "
+				      "for link up", pi->name);
 		rte_delay_us_sleep(10 * 1000);
 	}
 	pi->link_up = true;

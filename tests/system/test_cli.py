@@ -84,6 +84,33 @@ def test_scripts_that_fail():
            r.stderr)
 
 
+def usage_error(args, needle, timeout=30):
+    """A bad option: exit 2, one line naming it, before anything runs (a
+    run would outlive the timeout: gen on net_null has no end)."""
+    r = run(args, timeout=timeout)
+    expect(r.returncode == 2, "%s: rc %d %s" % (args, r.returncode, r.stderr[-300:]))
+    lines = r.stderr.strip().splitlines()
+    expect(len(lines) == 1 and needle in lines[0], "%s: %r" % (args, r.stderr))
+
+
+def test_times_must_be_finite():
+    base = eal("cli8") + ["--", "--role", "gen", "--port", "net_null0"]
+    for opt in ("--duration", "--link-timeout"):
+        for v in ("nan", "inf", "-1", "-inf"):
+            usage_error(base + [opt, v], opt[2:])
+    d = tmpdir()
+    for code in ("linerate.sleep(0/0)", "linerate.sleep(1/0)", "linerate.wait(0/0)",
+                 "linerate.task{role='gen', port=linerate.wire(), duration=0/0}",
+                 "linerate.task{role='gen', port=linerate.wire(), duration=-1/0}"):
+        path = os.path.join(d, "t.lua")
+        with open(path, "w") as f:
+            f.write(code + "\n")
+        r = run(eal("cli8") + ["--", path], timeout=30)
+        expect(r.returncode == 1 and ("NaN" in r.stderr or "infinite" in r.stderr
+                                      or "seconds >= 0" in r.stderr),
+               "%s: rc %d %s" % (code, r.returncode, r.stderr[-300:]))
+
+
 def test_stats_typo_ends_the_script():
     # task.stats() for task:stats() raised with the engine lock held: the
     # error was printed, then the process spun for ever, deaf to SIGINT.
@@ -114,4 +141,5 @@ def test_stats_typo_ends_the_script():
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
-          test_scripts_that_fail, test_stats_typo_ends_the_script])
+          test_scripts_that_fail,
+          test_times_must_be_finite, test_stats_typo_ends_the_script])

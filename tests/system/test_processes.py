@@ -165,6 +165,78 @@ def test_sigint_stops_a_script():
     expect(all(t["state"] == "done" for t in doc["tasks"]), doc["tasks"])
 
 
+def interrupt(args, signals=1, wait=20):
+    """Start linerate, SIGINT it once it runs, return (rc, stdout, stderr);
+    the process is killed if it outlives @p wait seconds."""
+    p = start(args)
+    try:
+        time.sleep(1.5)
+        for i in range(signals):
+            if i:
+                time.sleep(0.5)
+            p.send_signal(signal.SIGINT)
+        return finish(p, wait)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_sigint_during_link_wait():
+    # A memif server with no peer waits --link-timeout for its link; the
+    # wait ignored SIGINT and wrote no results.
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    port = "net_memif0,role=server,socket=%s,socket-abstract=no" % os.path.join(d, "a.sock")
+    rc, _, err = interrupt(eal("lwcli") + ["--", "--role", "rx", "--port", port,
+                                           "--link-timeout", "30", "--json", out,
+                                           "--no-live"], wait=10)
+    expect(rc == 130 and "interrupted while waiting for link" in err,
+           "rc %d %s" % (rc, err[-300:]))
+    expect(load_json(out)["tasks"] == [], "results")
+    # The same wait from a script, even inside pcall.
+    script = os.path.join(d, "link.lua")
+    with open(script, "w") as f:
+        f.write("while true do\n"
+                "  print(pcall(linerate.port, %r, {link_timeout = 30}))\n"
+                "end\n" % port.replace("a.sock", "b.sock"))
+    rc, _, err = interrupt(eal("lwlua") + ["--", "--no-live", script], wait=10)
+    expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
+
+
+def test_sigint_is_not_caught_by_pcall():
+    # pcall took the interrupt for a Lua error: a loop around it never ended.
+    d = tmpdir()
+    script = os.path.join(d, "loop.lua")
+    with open(script, "w") as f:
+        f.write("local a = linerate.wire()\n"
+                "linerate.task{role='gen', port=a}\nlinerate.start()\n"
+                "while true do\n"
+                "  pcall(function() while true do end end)\n"
+                "  pcall(linerate.sleep, 0.01)\n"
+                "  xpcall(function() while true do end end, function(e) return e end)\n"
+                "end\n")
+    out = os.path.join(d, "r.json")
+    rc, _, err = interrupt(eal("pcall") + ["--", "--json", out, "--no-live", script])
+    expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
+    doc = load_json(out)
+    expect(doc["totals"]["tx_packets"] > 0, doc["totals"])
+    expect(all(t["state"] == "done" for t in doc["tasks"]), doc["tasks"])
+
+
+def test_second_sigint_exits_at_once():
+    # A loop in a coroutine runs without the main thread's hook; whatever
+    # ignores the first SIGINT, the second ends the process with 130.
+    d = tmpdir()
+    script = os.path.join(d, "co.lua")
+    with open(script, "w") as f:
+        f.write("coroutine.wrap(function() while true do end end)()\n")
+    rc, _, err = interrupt(eal("twice") + ["--", "--no-live", script], signals=2,
+                           wait=10)
+    expect(rc == 130, "rc %d %s" % (rc, err[-300:]))
+
+
 if __name__ == "__main__":
     main([test_memif_gen_to_rx, test_memif_jumbo_mixed_exact,
-          test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script])
+          test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script,
+          test_sigint_during_link_wait, test_sigint_is_not_caught_by_pcall,
+          test_second_sigint_exits_at_once])

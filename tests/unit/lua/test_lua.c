@@ -136,6 +136,40 @@ stats_error_releases_lock(void **state)
 	alarm(0);
 }
 
+/* NaN passed every "< 0" check: sleep(0/0) slept for ever, duration = 0/0
+ * was taken. Every time from Lua is finite and >= 0. */
+static void
+times_must_be_finite(void **state)
+{
+	static const char *const bad[] = {
+		"linerate.sleep(0/0)", "linerate.sleep(1/0)", "linerate.sleep(-1)",
+		"linerate.wait(0/0)", "linerate.wait(-1/0)",
+		"linerate.task{role='gen', port=W, duration=0/0}",
+		"linerate.task{role='gen', port=W, duration=1/0}",
+		"linerate.task{role='gen', port=W, duration=-1}",
+		"T:wait{idle=0/0}", "T:wait(1/0)", "T:wait{timeout=-1}",
+	};
+	unsigned int i;
+	const char *e;
+
+	(void)state;
+	alarm(20);
+	lr_engine_stop();	/* the lcore, free of earlier tests' tasks */
+	/* T: stats_error_releases_lock's task; a new gen's pool would not
+	 * fit in the test's 256 MB. */
+	assert_null(run("W = assert(linerate.wire()) assert(T)"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		e = run(bad[i]);
+		if (e == NULL)
+			fail_msg("accepted: %s", bad[i]);
+		if (strstr(e, "NaN") == NULL && strstr(e, "infinite") == NULL &&
+		    strstr(e, "negative") == NULL && strstr(e, "seconds >= 0") == NULL)
+			fail_msg("%s: %s", bad[i], e);
+	}
+	lr_engine_stop();
+	alarm(0);
+}
+
 static int
 setup(void **state)
 {
@@ -166,6 +200,7 @@ main(void)
 		cmocka_unit_test(scenario_moves_packets),
 		cmocka_unit_test(size_arithmetic),
 		cmocka_unit_test(stats_error_releases_lock),
+		cmocka_unit_test(times_must_be_finite),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
