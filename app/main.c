@@ -6,12 +6,17 @@
  * main(): arguments, EAL, the Lua runner or one role from the command line,
  * and an orderly end. Everything else lives in lib/.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -46,6 +51,7 @@ struct opts {
 	const char *csv;
 	const char *lcores;
 	double duration_s;
+	bool duration_given;
 	bool live;
 	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
@@ -127,6 +133,30 @@ known_key(const char *key)
 	return false;
 }
 
+/* Has option --@p key (without '=value') been given already? */
+static bool
+given_twice(const struct opts *o, const char *key)
+{
+	unsigned int i;
+
+	if (strcmp(key, "role") == 0)
+		return o->role != NULL;
+	if (strcmp(key, "port") == 0)
+		return o->port != NULL;
+	if (strcmp(key, "json") == 0)
+		return o->json != NULL;
+	if (strcmp(key, "csv") == 0)
+		return o->csv != NULL;
+	if (strcmp(key, "lcores") == 0)
+		return o->lcores != NULL;
+	if (strcmp(key, "duration") == 0)
+		return o->duration_given;
+	for (i = 0; i < o->nb_kv; i++)
+		if (strcmp(o->kv[i].key, key) == 0)
+			return true;
+	return false;
+}
+
 /* Options after "--". @return 0, 1 (done: help/version) or -EXIT_USAGE. */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
@@ -176,6 +206,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		} else {
 			return bad("unknown option '%s'", a);
 		}
+		/* Every option takes one value: a second one would silently
+		 * win over the first (--role gen --role rx ran rx). */
+		if (given_twice(o, key))
+			return bad("option '%s' is given twice", a);
 		if (strcmp(key, "role") == 0) {
 			if (lr_role_find(val) == NULL)
 				return bad("unknown role '%s'", val);
@@ -190,7 +224,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->lcores = val;
 		} else if (strcmp(key, "duration") == 0) {
 			if (lr_parse_seconds(val, &o->duration_s) != 0)
-				return bad("--duration '%s': want seconds", val);
+				return bad("--duration '%s': want seconds >= 0", val);
+			o->duration_given = true;
 		} else {
 			if (o->nb_kv == MAX_KV)
 				return bad("too many options at '%s'", a);
@@ -227,6 +262,127 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The role's checks of option against option (gen: mixed address families,
+ * more flows than a task holds), on each queue's slice as run_role() will
+ * make them, before EAL: they are bad options (exit 2), not run failures.
+ */
+static int
+check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
+	   const void *rc)
+{
+	unsigned int q, nq = role->uses_tx ? pc->nb_txq : pc->nb_rxq;
+	char slice[32];
+	void *qc;
+	int ret = 0;
+
+	if (role->conf_check == NULL)
+		return 0;
+	qc = malloc(role->conf_bytes);
+	if (qc == NULL)
+		return -ENOMEM;
+	for (q = 0; q < RTE_MAX(nq, 1u) && ret == 0; q++) {
+		memcpy(qc, rc, role->conf_bytes);
+		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
+		if (nq > 1 && role != &lr_probe_role)
+			role->conf_set(qc, "slice", slice);
+		ret = role->conf_check(qc);
+	}
+	free(qc);
+	if (ret != 0)
+		fprintf(stderr, "linerate: %s (see --help)\n", lr_errmsg());
+	return ret;
+}
+
+/*
+ * Can the result file be written? Asked before the run, so that a typo in
+ * a directory costs no measurement: results are written only at the end.
+ * A file made to find out is removed again.
+ */
+static int
+check_output(const char *opt, const char *path)
+{
+	struct stat sb;
+	int fd;
+
+	if (path == NULL || strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &sb) == 0) {
+		/* access() passes a directory, and root, by the mode bits. */
+		if (S_ISDIR(sb.st_mode))
+			errno = EISDIR;
+		else if (access(path, W_OK) == 0)
+			return 0;
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+			return 0;
+		}
+	}
+	fprintf(stderr, "linerate: --%s '%s': cannot write: %s\n", opt, path,
+		strerror(errno));
+	return -EXIT_USAGE;
+}
+
+/*
+ * EAL's argv with --huge-unlink added: without it every run leaves its
+ * hugepage files (-m of them, 256 MiB for -m 256) in /dev/hugepages after it
+ * ends, until the next run of the same prefix. Not where the user chose
+ * otherwise, where there are no hugepage files (--no-huge, --in-memory), or
+ * where EAL refuses it (--single-file-segments, a secondary process).
+ */
+static char **
+eal_args(int argc, char **argv, int *out_argc)
+{
+	static char unlink_opt[] = "--huge-unlink";
+	char **v;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--huge-unlink", 13) == 0 ||
+		    strcmp(a, "--no-huge") == 0 || strcmp(a, "--in-memory") == 0 ||
+		    strcmp(a, "--single-file-segments") == 0 ||
+		    strstr(a, "secondary") != NULL) {
+			*out_argc = argc;
+			return argv;
+		}
+	}
+	v = calloc((size_t)argc + 2, sizeof(*v));
+	if (v == NULL) {
+		*out_argc = argc;
+		return argv;
+	}
+	memcpy(v, argv, sizeof(*v) * (size_t)argc);
+	v[argc] = unlink_opt;
+	*out_argc = argc + 1;
+	return v;
+}
+
+/*
+ * EAL leaves the runtime directory (/var/run/dpdk/PREFIX: config, fbarray
+ * and socket files) behind at exit, rte_eal_cleanup() or not; a primary
+ * process owns it, and nothing else uses it once the process ends. Its
+ * files may go while EAL's threads still hold them open. Files only.
+ */
+static void
+remove_runtime_dir(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
 }
 
 static int
@@ -385,7 +541,9 @@ main(int argc, char **argv)
 	struct opts o = { .live = true };
 	struct lr_port_conf pc;
 	const struct lr_role *role = NULL;
+	char runtime_dir[PATH_MAX] = "";
 	void *rc = NULL;
+	char **eal_argv;
 	int eal_argc, ret, rc_exit;
 	unsigned int i;
 
@@ -436,23 +594,29 @@ main(int argc, char **argv)
 			return 1;
 		role->conf_init(rc);
 	} else if (o.port != NULL || o.nb_kv != 0 || o.lcores != NULL ||
-		   o.duration_s != 0) {
+		   o.duration_given) {
 		fprintf(stderr, "linerate: port and role options go with --role; "
 			"a script sets its own\n");
 		return EXIT_USAGE;
 	}
-	if (apply_kv(&o, role, &pc, rc) != 0) {
+	if (apply_kv(&o, role, &pc, rc) != 0 ||
+	    (role != NULL && check_conf(role, &pc, rc) != 0) ||
+	    check_output("json", o.json) != 0 || check_output("csv", o.csv) != 0) {
 		free(rc);
 		return EXIT_USAGE;
 	}
 
-	ret = rte_eal_init(eal_argc, argv);
+	eal_argv = eal_args(eal_argc, argv, &eal_argc);
+	ret = rte_eal_init(eal_argc, eal_argv);
 	if (ret < 0) {
 		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
 		free(rc);
 		return EXIT_USAGE;
 	}
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s",
+			 rte_eal_get_runtime_dir());
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	lr_stats_init();
@@ -499,6 +663,8 @@ main(int argc, char **argv)
 	 * ends of a memif link stop at once). The ports are closed above,
 	 * which removes memif's socket; the process's memory goes with it.
 	 */
+	if (runtime_dir[0] != '\0')
+		remove_runtime_dir(runtime_dir);
 	free(rc);
 	return rc_exit;
 }

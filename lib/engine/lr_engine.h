@@ -89,6 +89,10 @@ struct lr_role {
 	size_t conf_bytes;		/**< size of the role's conf struct */
 	void (*conf_init)(void *conf);	/**< fill the defaults */
 	lr_role_conf_set_t conf_set;	/**< -EINVAL, -ENOENT for unknown keys */
+	/** May be NULL: the checks of a whole conf that need no port or
+	 *  EAL (option against option), so that the command line rejects
+	 *  bad options before it starts anything. 0 or -EINVAL. */
+	int (*conf_check)(const void *conf);
 	lr_role_init_t init;
 	lr_role_poll_t poll;
 	lr_role_finish_t finish;	/**< may be NULL */

@@ -549,8 +549,14 @@ gen_conf_set(void *conf, const char *key, const char *val)
 	uint64_t v = 0;
 	int ret = 0;
 
+	/* Both would leave one silently unused (data-size won). */
+	if ((strcmp(key, "size") == 0 && c->data_bytes != 0) ||
+	    (strcmp(key, "data-size") == 0 && c->sizes_given))
+		return lr_err(EINVAL, "gen: size and data-size exclude each "
+			      "other: give one");
 	if (strcmp(key, "size") == 0) {
 		ret = set_sizes(c, val);
+		c->sizes_given = true;
 	} else if (strcmp(key, "data-size") == 0) {
 		ret = set_u64(key, val, LR_HDR_BYTES,
 			      LR_FRAME_MAX_BYTES - LR_UDP4_OVERHEAD, &v);
@@ -1089,6 +1095,20 @@ warn_shared_cpu(unsigned int lcore)
 	}
 }
 
+/* The conf's own contradictions (families, flows), before any port. */
+static int
+gen_conf_check(const void *arg)
+{
+	const struct lr_gen_conf *c = arg;
+	struct lr_ip_range src, dst;
+	int ret;
+
+	ret = ranges(c, &src, &dst);
+	if (ret == 0)
+		ret = check_conf(c, &src);
+	return ret;
+}
+
 static int
 gen_init(struct lr_task *t, const void *arg)
 {
@@ -1101,11 +1121,10 @@ gen_init(struct lr_task *t, const void *arg)
 	struct gen *g;
 	int ret;
 
-	ret = ranges(c, &src, &dst);
-	if (ret == 0)
-		ret = check_conf(c, &src);
+	ret = gen_conf_check(c);
 	if (ret != 0)
 		return ret;
+	ranges(c, &src, &dst);
 	g = rte_zmalloc_socket("lr_gen", sizeof(*g), RTE_CACHE_LINE_SIZE, t->socket);
 	if (g == NULL)
 		return lr_err(ENOMEM, "gen: no memory on socket %d", t->socket);
@@ -1565,6 +1584,7 @@ const struct lr_role lr_gen_role = {
 	.conf_bytes = sizeof(struct lr_gen_conf),
 	.conf_init = gen_conf_init,
 	.conf_set = gen_conf_set,
+	.conf_check = gen_conf_check,
 	.init = gen_init,
 	.poll = gen_poll,
 	.finish = gen_finish,

@@ -60,6 +60,7 @@ struct lr_gen_conf {
 	uint32_t sizes[LR_GEN_SIZES_MAX];	/**< frame bytes with FCS */
 	uint32_t weights[LR_GEN_SIZES_MAX];
 	uint32_t data_bytes;		/**< UDP data size, overrides sizes (0) */
+	bool sizes_given;		/**< size was set: data-size excludes it */
 	uint64_t count;			/**< packets to send, 0: no limit */
 	uint64_t bytes;			/**< frame bytes to send, 0: no limit */
 	struct lr_rate rate;		/**< of all slices together */

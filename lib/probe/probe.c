@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +107,43 @@ num(const char *key, const char *val, uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+/*
+ * The host part of a collector, checked when the option is given (a bad
+ * option: exit 2 before EAL) where getaddrinfo() at exporter start would
+ * only find it after the ports are up: "[IPv6]" with a valid address and
+ * its closing bracket, or a name or IPv4 address without colons (a bare
+ * IPv6 address needs brackets). lr_ipfix_dest_check() checks the port;
+ * names are resolved when the exporter starts.
+ */
+static int
+check_collector_host(const char *spec, const char *dest)
+{
+	char host[INET6_ADDRSTRLEN];
+	struct in6_addr a6;
+	const char *colon = strrchr(dest, ':'), *close;
+	size_t n;
+
+	if (colon == NULL || colon == dest)
+		goto bad;
+	if (dest[0] == '[') {
+		close = strchr(dest, ']');
+		n = close == NULL ? 0 : (size_t)(close - dest - 1);
+		if (close == NULL || close + 1 != colon || n == 0 ||
+		    n >= sizeof(host))
+			goto bad;
+		memcpy(host, dest + 1, n);
+		host[n] = '\0';
+		if (inet_pton(AF_INET6, host, &a6) != 1)
+			goto bad;
+	} else if (memchr(dest, ':', (size_t)(colon - dest)) != NULL) {
+		goto bad;
+	}
+	return 0;
+bad:
+	return lr_err(EINVAL, "probe: export '%s': want HOST:PORT or "
+		      "[IPv6]:PORT", spec);
+}
+
 static int
 probe_conf_set(void *conf, const char *key, const char *val)
 {
@@ -148,9 +186,11 @@ probe_conf_set(void *conf, const char *key, const char *val)
 				      "tcp:HOST:PORT, file:PATH or none", val);
 		if (strlen(val) >= sizeof(c->export))
 			return lr_err(EINVAL, "probe: export '%s' is too long", val);
-		/* A bad port is a bad option (exit 2), found before EAL. */
+		/* A bad port or host is a bad option (exit 2), found before EAL. */
 		if (strncmp(val, "udp:", 4) == 0 || strncmp(val, "tcp:", 4) == 0) {
 			ret = lr_ipfix_dest_check(val + 4);
+			if (ret == 0)
+				ret = check_collector_host(val, val + 4);
 			if (ret != 0)
 				return ret;
 		}

@@ -2,7 +2,8 @@
 """Bad input at the command line: one clear line, the right exit code, no
 process left behind."""
 import os
-from lrtest import eal, expect, main, run, tmpdir
+import shutil
+from lrtest import eal, expect, load_json, main, run, tmpdir
 
 
 def test_help_and_version():
@@ -48,9 +49,11 @@ def test_missing_port():
 
 def test_too_many_queues():
     # net_pcap has one queue per file pair: four queues are more than it has.
+    # (Four flows: one flow on four queues is itself a bad option.)
     d = tmpdir()
     r = run(eal("cli2") + ["--", "--role", "gen", "--queues", "4", "--port",
-                           "net_pcap0,tx_pcap=%s/x.pcap" % d, "--count", "1"])
+                           "net_pcap0,tx_pcap=%s/x.pcap" % d, "--count", "1",
+                           "--flows", "4"])
     expect(r.returncode == 1, "rc %d %s" % (r.returncode, r.stderr))
     expect("4 tx queues > max 1" in r.stderr or "4 rx queues > max" in r.stderr,
            r.stderr)
@@ -91,6 +94,49 @@ def usage_error(args, needle, timeout=30):
     expect(r.returncode == 2, "%s: rc %d %s" % (args, r.returncode, r.stderr[-300:]))
     lines = r.stderr.strip().splitlines()
     expect(len(lines) == 1 and needle in lines[0], "%s: %r" % (args, r.stderr))
+
+
+def test_repeated_and_exclusive_options_exit_2():
+    gen = eal("cli5") + ["--", "--role", "gen", "--port", "net_null0"]
+    for extra, needle in [(["--role", "rx"], "'--role' is given twice"),
+                          (["--size", "64", "--size", "128"], "'--size' is given twice"),
+                          (["--size=64", "--size=128"], "'--size' is given twice"),
+                          (["--duration", "1", "--duration", "2"],
+                           "'--duration' is given twice"),
+                          (["--json", "-", "--json", "-"], "'--json' is given twice"),
+                          (["--port", "net_null1"], "'--port' is given twice"),
+                          (["--size", "64", "--data-size", "1000"],
+                           "size and data-size exclude each other"),
+                          (["--data-size", "1000", "--size", "64"],
+                           "size and data-size exclude each other")]:
+        usage_error(gen + extra, needle)
+
+
+def test_contradictions_are_bad_options():
+    gen = eal("cli6") + ["--", "--role", "gen", "--port", "net_null0"]
+    usage_error(gen + ["--src-ip", "10.0.0.1-10.0.0.9", "--dst-ip", "fd00::2"],
+                "different families")
+    usage_error(gen + ["--flows", str((1 << 24) + 1), "--src-port", "1-65535",
+                       "--dst-port", "1-65535"], "more than 16777216 flows")
+    usage_error(gen + ["--queues", "4", "--flows", "2"], "leaves it none")
+    probe = eal("cli6") + ["--", "--role", "probe", "--port", "net_null0"]
+    for dest in ("udp:[::1:4739", "udp:[::g]:4739", "udp:::1:4739",
+                 "udp:[]:4739", "tcp:[::1]x:4739"):
+        usage_error(probe + ["--export", dest], "want HOST:PORT or [IPv6]:PORT")
+
+
+def test_outputs_checked_before_the_run():
+    # gen on net_null without a limit runs until stopped: the check must
+    # come before it, not after.
+    d = tmpdir()
+    gen = eal("cli7") + ["--", "--role", "gen", "--port", "net_null0", "--no-live"]
+    usage_error(gen + ["--json", os.path.join(d, "no", "such", "dir.json")],
+                "--json '%s/no/such/dir.json': cannot write" % d)
+    usage_error(gen + ["--csv", d], "Is a directory")
+    # A writable path is left as it was: no empty file from the check.
+    ok = os.path.join(d, "later.json")
+    r = run(gen + ["--json", ok, "--count", "10"])
+    expect(r.returncode == 0 and load_json(ok)["totals"]["tx_packets"] == 10, r.stderr)
 
 
 def test_times_must_be_finite():
@@ -138,8 +184,41 @@ def test_stats_typo_ends_the_script():
            "rc %d %s %s" % (r.returncode, r.stdout[-300:], r.stderr[-300:]))
 
 
+def test_hugepages_left_behind():
+    # Runs with hugepages left their rtemap files (-m of them) in
+    # /dev/hugepages, and /var/run/dpdk/PREFIX, after they ended.
+    try:
+        with open("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages") as f:
+            free = int(f.read())
+        with open("/proc/mounts") as f:
+            mounted = any(l.split()[1] == "/dev/hugepages" and l.split()[2] == "hugetlbfs"
+                          for l in f)
+    except OSError:
+        free, mounted = 0, False
+    if free < 64 or not mounted:
+        print("skip test_hugepages_left_behind: fewer than 64 free 2 MiB "
+              "hugepages or no hugetlbfs on /dev/hugepages")
+        return
+    prefix = "lr_st_huge_%d" % os.getpid()
+    args = ["--no-pci", "-m", "64", "-l", "0-1", "--file-prefix", prefix,
+            "--log-level=lib.eal:warning"]
+    try:
+        r = run(args + ["--", "--role", "gen", "--port", "net_null0", "--count",
+                        "1000", "--no-live"])
+        expect(r.returncode == 0, r.stderr[-300:])
+        left = [f for f in os.listdir("/dev/hugepages") if f.startswith(prefix)]
+        expect(left == [], "hugepage files left: %s" % left[:4])
+        expect(not os.path.exists("/var/run/dpdk/" + prefix), "runtime dir left")
+    finally:
+        for f in os.listdir("/dev/hugepages"):
+            if f.startswith(prefix):
+                os.unlink(os.path.join("/dev/hugepages", f))
+        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
-          test_scripts_that_fail,
-          test_times_must_be_finite, test_stats_typo_ends_the_script])
+          test_scripts_that_fail, test_repeated_and_exclusive_options_exit_2,
+          test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
+          test_times_must_be_finite, test_stats_typo_ends_the_script, test_hugepages_left_behind])
