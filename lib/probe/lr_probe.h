@@ -77,6 +77,7 @@ struct lr_probe_counts {
 	uint64_t parsed[LR_PARSE_REASONS];	/**< packets by parse result */
 	uint64_t ring_full;			/**< records the ring refused */
 	uint64_t busy_tsc;			/**< TSC cycles spent on bursts */
+	uint64_t past_count;			/**< received past --count, unread */
 };
 
 void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);

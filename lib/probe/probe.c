@@ -642,6 +642,14 @@ input_port(struct lr_task *t, struct probe *p)
 	struct rte_mbuf *m[LR_BURST];
 	uint16_t n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
 
+	/* --count N stops at N exactly. The burst still asks for LR_BURST:
+	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
+	 * so the last burst's packets past N are freed unread, counted apart. */
+	if (unlikely(n > p->remaining)) {
+		p->c.past_count += n - p->remaining;
+		rte_pktmbuf_free_bulk(m + p->remaining, n - (uint16_t)p->remaining);
+		n = (uint16_t)p->remaining;
+	}
 	if (n != 0)
 		account(t, p, m, n, rte_rdtsc());
 	return n;
@@ -662,8 +670,8 @@ static unsigned int
 input_channel(struct lr_task *t, struct probe *p)
 {
 	struct rte_mbuf *m[LR_BURST];
-	unsigned int n = rte_ring_sc_dequeue_burst(p->in, (void **)m, LR_BURST,
-						   NULL);
+	unsigned int n = rte_ring_sc_dequeue_burst(p->in, (void **)m,
+			(unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST), NULL);
 
 	if (n != 0) {
 		if (p->trace)
@@ -683,8 +691,8 @@ input_uh(struct lr_task *t, struct probe *p)
 	const struct lr_pkt *pp[LR_BURST];
 	unsigned int n, i;
 
-	n = rte_ring_sc_dequeue_burst_elem(p->in, uh, sizeof(uh[0]), LR_BURST,
-					   NULL);
+	n = rte_ring_sc_dequeue_burst_elem(p->in, uh, sizeof(uh[0]),
+			(unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST), NULL);
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -942,6 +950,7 @@ counts_json(json_t *o, const struct lr_probe_counts *c,
 	json_object_set_new(o, "later_fragments", json_integer((json_int_t)f->frag_later));
 	json_object_set_new(o, "unmatched_fragments", json_integer((json_int_t)f->frag_unmatched));
 	json_object_set_new(o, "export_ring_full", json_integer((json_int_t)c->ring_full));
+	json_object_set_new(o, "past_count_packets", json_integer((json_int_t)c->past_count));
 	json_object_set_new(o, "export_drops", json_integer((json_int_t)f->export_drops));
 	/* What a packet costs the probe (parse, cache, free), not counting
 	 * the PMD's rx: the rate one lcore could take alone is tsc_hz / it. */
@@ -987,6 +996,7 @@ probe_results(json_t *doc)
 			tot.parsed[j] += p->c.parsed[j];
 		tot.ring_full += p->c.ring_full;
 		tot.busy_tsc += p->c.busy_tsc;
+		tot.past_count += p->c.past_count;
 		ft.packets += f->packets;
 		ft.created += f->created;
 		ft.active += f->active;

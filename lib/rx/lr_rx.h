@@ -52,6 +52,7 @@ struct lr_rx_counts {
 	uint64_t late;
 	uint64_t restarts;
 	uint64_t latency_invalid;/**< TX timestamp after the receive time */
+	uint64_t past_count;	/**< received past --count, freed unread */
 };
 
 /** Read them (control path; a snapshot while the task runs). */

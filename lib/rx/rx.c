@@ -281,6 +281,14 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	if (n == 0)
 		/* A capture file returns nothing for ever after its end. */
 		return unlikely(t->capture) && lr_task_capture_end(t);
+	/* --count N stops at N exactly. The burst still asks for LR_BURST:
+	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
+	 * so the last burst's packets past N are freed unread, counted apart. */
+	if (unlikely(n > r->remaining)) {
+		r->c.past_count += n - r->remaining;
+		rte_pktmbuf_free_bulk(pkts + r->remaining, n - (uint16_t)r->remaining);
+		n = (uint16_t)r->remaining;
+	}
 	/* The receive time of the burst: later than "now", which may be a
 	 * burst of another task old. */
 	now = rte_rdtsc();
@@ -413,6 +421,7 @@ counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 	set_int(o, "late", (int64_t)c->late);
 	set_int(o, "restarts", (int64_t)c->restarts);
 	set_int(o, "latency_invalid", (int64_t)c->latency_invalid);
+	set_int(o, "past_count_packets", (int64_t)c->past_count);
 }
 
 static json_t *
@@ -468,6 +477,7 @@ counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 	d->late += c->late;
 	d->restarts += c->restarts;
 	d->latency_invalid += c->latency_invalid;
+	d->past_count += c->past_count;
 }
 
 /* Every rx task's totals summed and histograms merged (@p lat may be NULL).

@@ -184,6 +184,19 @@ def test_stats_typo_ends_the_script():
            "rc %d %s %s" % (r.returncode, r.stdout[-300:], r.stderr[-300:]))
 
 
+def test_count_is_exact():
+    # net_null returns full bursts of 32: --count 10 took 32.
+    for role in ("rx", "probe"):
+        d = tmpdir()
+        out = os.path.join(d, "r.json")
+        r = run(eal("cli10") + ["--", "--role", role, "--port", "net_null0",
+                                "--count", "10", "--json", out, "--no-live"])
+        expect(r.returncode == 0, r.stderr[-300:])
+        t = load_json(out)["tasks"][0]
+        expect(t["rx_packets"] == 10, (role, t["rx_packets"]))
+        expect(t["past_count_packets"] == 22, (role, t.get("past_count_packets")))
+
+
 def test_hugepages_left_behind():
     # Runs with hugepages left their rtemap files (-m of them) in
     # /dev/hugepages, and /var/run/dpdk/PREFIX, after they ended.
@@ -221,4 +234,5 @@ if __name__ == "__main__":
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
           test_scripts_that_fail, test_repeated_and_exclusive_options_exit_2,
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
-          test_times_must_be_finite, test_stats_typo_ends_the_script, test_hugepages_left_behind])
+          test_times_must_be_finite, test_stats_typo_ends_the_script,
+          test_count_is_exact, test_hugepages_left_behind])
