@@ -769,11 +769,14 @@ def test_distributor_bad_input():
                       (["--channels", "2", "--ingress", "trim=40"], "headers need 64"),
                       (["--channels", "65"], "want 1..64"),
                       (["--channel", "0"], "no dist task"),
-                      (["--channels", "1", "--hash-key", "00ff"], "want 16..52"),
-                      (["--role", "dist"], "--role probe --channels")):
+                      (["--channels", "1", "--hash-key", "00ff"], "want 16..52")):
         r = run(eal("dbad") + ["--", "--role", "probe", "--port", "net_null0",
                                "--duration", "0.1", "--no-live"] + args)
         expect(r.returncode in (1, 2) and msg in r.stderr, (args, r.returncode, r.stderr))
+    # On its own: a second --role is an error of its own.
+    r = run(eal("dbad") + ["--", "--role", "dist", "--port", "net_null0",
+                           "--duration", "0.1", "--no-live"])
+    expect(r.returncode == 2 and "--role probe --channels" in r.stderr, r.stderr)
     r = run(eal("dbadq", lcores="0@0,(1-2)@1") +
             ["--", "--role", "probe", "--port", "net_null0", "--queues", "2",
              "--channels", "2", "--duration", "0.1", "--no-live"])
