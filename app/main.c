@@ -333,7 +333,8 @@ check_output(const char *opt, const char *path)
  * hugepage files (-m of them, 256 MiB for -m 256) in /dev/hugepages after it
  * ends, until the next run of the same prefix. Not where the user chose
  * otherwise, where there are no hugepage files (--no-huge, --in-memory), or
- * where EAL refuses it (--single-file-segments, a secondary process).
+ * where EAL refuses it (--single-file-segments, a secondary process:
+ * --proc-type other than primary, as auto may turn out).
  */
 static char **
 eal_args(int argc, char **argv, int *out_argc)
@@ -344,11 +345,15 @@ eal_args(int argc, char **argv, int *out_argc)
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		/* --proc-type=T or --proc-type T: auto may turn secondary. */
+		const char *type = strncmp(a, "--proc-type=", 12) == 0 ? a + 12 :
+				   strcmp(a, "--proc-type") == 0 && i + 1 < argc ?
+				   argv[i + 1] : NULL;
 
 		if (strncmp(a, "--huge-unlink", 13) == 0 ||
 		    strcmp(a, "--no-huge") == 0 || strcmp(a, "--in-memory") == 0 ||
 		    strcmp(a, "--single-file-segments") == 0 ||
-		    strstr(a, "secondary") != NULL) {
+		    (type != NULL && strcmp(type, "primary") != 0)) {
 			*out_argc = argc;
 			return argv;
 		}

@@ -170,6 +170,19 @@ times_must_be_finite(void **state)
 	alarm(0);
 }
 
+/* Both took data_size and dropped size without a word. */
+static void
+size_and_data_size_exclude(void **state)
+{
+	const char *e;
+
+	(void)state;
+	e = run("W = W or assert(linerate.wire())\n"
+		"linerate.task{role='gen', port=W, size=64, data_size=1000}");
+	assert_non_null(e);
+	assert_non_null(strstr(e, "size and data-size exclude each other"));
+}
+
 static int
 setup(void **state)
 {
@@ -201,6 +214,7 @@ main(void)
 		cmocka_unit_test(size_arithmetic),
 		cmocka_unit_test(stats_error_releases_lock),
 		cmocka_unit_test(times_must_be_finite),
+		cmocka_unit_test(size_and_data_size_exclude),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
