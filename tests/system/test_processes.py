@@ -165,12 +165,19 @@ def test_sigint_stops_a_script():
     expect(all(t["state"] == "done" for t in doc["tasks"]), doc["tasks"])
 
 
-def interrupt(args, signals=1, wait=20):
-    """Start linerate, SIGINT it once it runs, return (rc, stdout, stderr);
-    the process is killed if it outlives @p wait seconds."""
+def interrupt(args, ready, signals=1, wait=20):
+    """Start linerate, SIGINT it once @p ready (a path) exists, i.e. once it
+    is where the test wants it, however slow the machine; return (rc, stdout,
+    stderr). The process is killed if it outlives @p wait seconds after."""
     p = start(args)
     try:
-        time.sleep(1.5)
+        for _ in range(600):
+            if os.path.exists(ready) or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        if p.poll() is not None:
+            raise AssertionError("ended before it was ready: " + p.stderr.read()[-300:])
+        time.sleep(0.2)		# into the wait or the loop
         for i in range(signals):
             if i:
                 time.sleep(0.5)
@@ -186,10 +193,11 @@ def test_sigint_during_link_wait():
     # wait ignored SIGINT and wrote no results.
     d = tmpdir()
     out = os.path.join(d, "r.json")
-    port = "net_memif0,role=server,socket=%s,socket-abstract=no" % os.path.join(d, "a.sock")
+    sock = os.path.join(d, "a.sock")
+    port = "net_memif0,role=server,socket=%s,socket-abstract=no" % sock
     rc, _, err = interrupt(eal("lwcli") + ["--", "--role", "rx", "--port", port,
                                            "--link-timeout", "30", "--json", out,
-                                           "--no-live"], wait=10)
+                                           "--no-live"], sock)
     expect(rc == 130 and "interrupted while waiting for link" in err,
            "rc %d %s" % (rc, err[-300:]))
     expect(load_json(out)["tasks"] == [], "results")
@@ -199,7 +207,8 @@ def test_sigint_during_link_wait():
         f.write("while true do\n"
                 "  print(pcall(linerate.port, %r, {link_timeout = 30}))\n"
                 "end\n" % port.replace("a.sock", "b.sock"))
-    rc, _, err = interrupt(eal("lwlua") + ["--", "--no-live", script], wait=10)
+    rc, _, err = interrupt(eal("lwlua") + ["--", "--no-live", script],
+                           os.path.join(d, "b.sock"))
     expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
 
 
@@ -207,16 +216,19 @@ def test_sigint_is_not_caught_by_pcall():
     # pcall took the interrupt for a Lua error: a loop around it never ended.
     d = tmpdir()
     script = os.path.join(d, "loop.lua")
+    ready = os.path.join(d, "ready")
     with open(script, "w") as f:
-        f.write("local a = linerate.wire()\n"
-                "linerate.task{role='gen', port=a}\nlinerate.start()\n"
-                "while true do\n"
-                "  pcall(function() while true do end end)\n"
-                "  pcall(linerate.sleep, 0.01)\n"
-                "  xpcall(function() while true do end end, function(e) return e end)\n"
-                "end\n")
+        f.write(("local a = linerate.wire()\n"
+                 "linerate.task{role='gen', port=a}\nlinerate.start()\n"
+                 "io.open(%r, 'w'):close()\n"
+                 "while true do\n"
+                 "  pcall(function() while true do end end)\n"
+                 "  pcall(linerate.sleep, 0.01)\n"
+                 "  xpcall(function() while true do end end, function(e) return e end)\n"
+                 "end\n") % ready)
     out = os.path.join(d, "r.json")
-    rc, _, err = interrupt(eal("pcall") + ["--", "--json", out, "--no-live", script])
+    rc, _, err = interrupt(eal("pcall") + ["--", "--json", out, "--no-live", script],
+                           ready)
     expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
     doc = load_json(out)
     expect(doc["totals"]["tx_packets"] > 0, doc["totals"])
@@ -228,10 +240,12 @@ def test_second_sigint_exits_at_once():
     # ignores the first SIGINT, the second ends the process with 130.
     d = tmpdir()
     script = os.path.join(d, "co.lua")
+    ready = os.path.join(d, "ready")
     with open(script, "w") as f:
-        f.write("coroutine.wrap(function() while true do end end)()\n")
-    rc, _, err = interrupt(eal("twice") + ["--", "--no-live", script], signals=2,
-                           wait=10)
+        f.write("io.open(%r, 'w'):close()\n"
+                "coroutine.wrap(function() while true do end end)()\n" % ready)
+    rc, _, err = interrupt(eal("twice") + ["--", "--no-live", script], ready,
+                           signals=2)
     expect(rc == 130, "rc %d %s" % (rc, err[-300:]))
 
 
