@@ -409,7 +409,7 @@ parse_lcores(const char *list, unsigned int *out, unsigned int max)
 }
 
 static void
-print_summary(void)
+print_summary(FILE *out)
 {
 	struct lr_stats_totals t;
 
@@ -418,15 +418,15 @@ print_summary(void)
 	unsigned int i;
 
 	lr_stats_totals(&t);
-	printf("linerate: tx %" PRIu64 " packets %" PRIu64 " bytes, rx %" PRIu64
-	       " packets %" PRIu64 " bytes, drops %" PRIu64 "\n",
-	       t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
+	fprintf(out, "linerate: tx %" PRIu64 " packets %" PRIu64 " bytes, rx %"
+		PRIu64 " packets %" PRIu64 " bytes, local drops %" PRIu64 "\n",
+		t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		if (r->live == NULL)
 			continue;
 		r->live(words, sizeof(words));
 		if (words[0] != '\0')
-			printf("linerate: %s: %s\n", r->name, words);
+			fprintf(out, "linerate: %s: %s\n", r->name, words);
 	}
 }
 
@@ -550,6 +550,7 @@ main(int argc, char **argv)
 	void *rc = NULL;
 	char **eal_argv;
 	int eal_argc, ret, rc_exit;
+	FILE *human;
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(builtin_roles); i++)
@@ -625,7 +626,11 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	lr_stats_init();
-	lr_stats_live(o.live, stdout);
+	/* Results written to stdout ('-') have it to themselves: the live
+	 * line and the summary go to stderr then. */
+	human = (o.json != NULL && strcmp(o.json, "-") == 0) ||
+		(o.csv != NULL && strcmp(o.csv, "-") == 0) ? stderr : stdout;
+	lr_stats_live(o.live, human);
 	lr_engine_set_tick(lr_stats_tick);
 
 	if (o.script != NULL)
@@ -636,7 +641,7 @@ main(int argc, char **argv)
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
 	if (o.role != NULL && lr_engine_task_count() > 0) {
-		print_summary();
+		print_summary(human);
 		/* A rate that fell short or a port that stopped is not a
 		 * success (a script judges its own tasks). */
 		if (rc_exit == 0)

@@ -117,7 +117,7 @@ lr_stats_tick(void)
 		fmt_dir(rx, sizeof(rx), "rx", t.rx_pkts - live_last.rx_pkts,
 			t.rx_bytes - live_last.rx_bytes, secs);
 		fprintf(live_out ? live_out : stdout,
-			"[%7.1f s] %s | %s | drops %" PRIu64 "%s\n",
+			"[%7.1f s] %s | %s | local drops %" PRIu64 "%s\n",
 			(double)(now - run_start_tsc) / hz, tx, rx,
 			t.drops - live_last.drops, roles_live(extra, sizeof(extra)));
 		fflush(live_out ? live_out : stdout);

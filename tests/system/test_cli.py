@@ -229,10 +229,38 @@ def test_hugepages_left_behind():
         shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
 
 
+def test_stdout_is_the_results_alone():
+    """--json - and --csv - have stdout to themselves: the live line and
+    the summary go to stderr."""
+    import csv
+    import io
+    import json
+    r = run(eal("jsout") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--count", "1000", "--json", "-"])
+    expect(r.returncode == 0, r.stderr)
+    doc = json.loads(r.stdout)		# nothing but the document
+    expect(doc["totals"]["tx_packets"] == 1000, doc["totals"])
+    expect("linerate: tx 1000 packets" in r.stderr, r.stderr)
+    d = tmpdir()
+    pcap = os.path.join(d, "in.pcap")
+    r = run(eal("csvgen") + ["--", "--role", "gen", "--port",
+                             "net_pcap0,tx_pcap=%s" % pcap, "--count", "100",
+                             "--flows", "4", "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    r = run(eal("csvout") + ["--", "--role", "rx", "--port",
+                             "net_pcap0,rx_pcap=%s" % pcap, "--csv", "-"])
+    expect(r.returncode == 0, r.stderr)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    expect(len(rows) == 4 and sum(int(x["packets"]) for x in rows) == 100,
+           r.stdout)
+    expect("linerate: tx 0 packets" in r.stderr, r.stderr)
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
           test_scripts_that_fail, test_repeated_and_exclusive_options_exit_2,
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
           test_times_must_be_finite, test_stats_typo_ends_the_script,
-          test_count_is_exact, test_hugepages_left_behind])
+          test_count_is_exact, test_hugepages_left_behind,
+          test_stdout_is_the_results_alone])
