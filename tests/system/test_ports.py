@@ -128,7 +128,45 @@ def test_pcap_in_own_and_foreign():
     expect(t["rx_packets"] == 103, t)
 
 
+def test_capture_formats_end_exactly():
+    """A capture ends after exactly the frames net_pcap reads, whatever its
+    format: little- and big-endian pcap, ns timestamps, pcapng, and a last
+    record cut short (the PMD stops before it)."""
+    from scapy.all import IP, UDP, Ether, PcapNgWriter, PcapWriter, Raw
+    d = tmpdir()
+    pkts = [Ether() / IP(src="10.0.0.1", dst="10.0.0.2") /
+            UDP(sport=1024 + i % 3, dport=5001) / Raw(bytes(20 + i))
+            for i in range(100)]
+    cases = []
+    for name, kw in (("le", {}), ("be", {"endianness": ">"}),
+                     ("ns", {"nano": True})):
+        path = os.path.join(d, name + ".pcap")
+        w = PcapWriter(path, **kw)
+        w.write(pkts)
+        w.close()
+        cases.append((path, 100))
+    path = os.path.join(d, "ng.pcapng")
+    w = PcapNgWriter(path)
+    w.write(pkts)
+    w.close()
+    cases.append((path, 100))
+    cut = os.path.join(d, "cut.pcap")
+    data = open(os.path.join(d, "le.pcap"), "rb").read()
+    open(cut, "wb").write(data[:-10])
+    cases.append((cut, 99))
+    for path, want in cases:
+        out = os.path.join(d, "r.json")
+        r = run(eal("fmt") + ["--", "--role", "rx", "--port",
+                              "net_pcap0,rx_pcap=" + path, "--json", out,
+                              "--no-live"], timeout=60)
+        expect(r.returncode == 0, (path, r.stderr[-400:]))
+        t = load_json(out)["tasks"][0]
+        expect(t["rx_packets"] == want and "end of capture: %d frames" % want
+               in r.stderr, (path, t["rx_packets"], r.stderr[-400:]))
+
+
 if __name__ == "__main__":
     main([test_null_exact_count, test_null_duration_and_rate,
           test_quickstart_on_the_wire, test_wire_multiqueue_jumbo,
-          test_pcap_out_read_by_tshark, test_pcap_in_own_and_foreign])
+          test_pcap_out_read_by_tshark, test_pcap_in_own_and_foreign,
+          test_capture_formats_end_exactly])
