@@ -10,6 +10,10 @@
 --   sizes=18,64,...        user data sizes (the paper's 17)
 --   flows=1                flows per size
 --   json=FILE              the rows as JSON lines, one per size
+--   tolerance=0.999        gen's rate_tolerance: a size below it is INVALID
+--   catch_up=100           gen's catch-up after a stall, us (a machine whose
+--                          worker CPU is shared stalls for ms: 20000 makes
+--                          the time up, in bursts, instead of losing it)
 --
 -- A size whose gen fell short of its rate or stopped (testbed.invalid) is
 -- printed as INVALID and left out of the worst PER; the script then fails.
@@ -61,6 +65,8 @@ for step, data in ipairs(sizes) do
 	local g = { role = "gen", port = tb.tx, ["data-size"] = data, rate = opt.rate,
 	            flows = opt.flows, ["flow-base"] = base,
 	            ["src-port"] = "1024-" .. (1023 + opt.flows) }
+	if opt.tolerance then g["rate-tolerance"] = opt.tolerance end
+	if opt.catch_up then g["catch-up"] = opt.catch_up end
 	if opt.count then g.count = opt.count
 	elseif opt.bytes then g.bytes = opt.bytes
 	else g.duration = opt.seconds end
