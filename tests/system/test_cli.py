@@ -256,6 +256,21 @@ def test_stdout_is_the_results_alone():
     expect("linerate: tx 0 packets" in r.stderr, r.stderr)
 
 
+def test_percent_rate_names_its_speed():
+    """A rate in % says which link speed it took: the PMD's (null reports
+    10G, memif 100G) or the port's speed=."""
+    r = run(eal("pct") + ["--", "--role", "gen", "--port", "net_null0",
+                          "--rate", "50%", "--count", "1000", "--allow-short"])
+    expect(r.returncode == 0 and "rate 50 % of port net_null0's 10 Gb/s (as "
+           "the PMD reports it" in r.stderr and "= 7.44048 Mpps at 64 B" in
+           r.stderr, r.stderr)
+    r = run(eal("pct2") + ["--", "--role", "gen", "--port", "net_null0",
+                           "--speed", "40G", "--rate", "50%", "--count", "1000",
+                           "--allow-short"])
+    expect(r.returncode == 0 and "of port net_null0's 40 Gb/s (as set" in
+           r.stderr, r.stderr)
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
@@ -263,4 +278,4 @@ if __name__ == "__main__":
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
           test_times_must_be_finite, test_stats_typo_ends_the_script,
           test_count_is_exact, test_hugepages_left_behind,
-          test_stdout_is_the_results_alone])
+          test_stdout_is_the_results_alone, test_percent_rate_names_its_speed])
