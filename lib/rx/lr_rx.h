@@ -38,21 +38,27 @@ void lr_rx_conf_init(struct lr_rx_conf *c);
 extern const struct lr_role lr_rx_role;
 
 /** Totals of one rx task beyond struct lr_task_stats. */
+/**
+ * A task's frame categories, each named once: X(field, JSON key, what).
+ * With LR_SEQ_COUNTERS (summed over the flows) and lost, the totals.
+ */
+#define LR_RX_FRAMES(X) \
+	X(own,             "own_packets",          "frames with a valid linerate header") \
+	X(foreign,         "foreign_packets",      "not UDP over IPv4/IPv6, or no magic") \
+	X(untracked,       "untracked_packets",    "own, flow LR_FLOW_NONE (gen's fixed mode)") \
+	X(unknown_flow,    "unknown_flow_packets", "own, flow id outside the table") \
+	X(malformed,       "malformed_packets",    "own magic, lengths that do not fit the frame") \
+	X(latency_invalid, "latency_invalid",      "TX timestamp after the receive time") \
+	X(past_count,      "past_count_packets",   "received past --count, freed unread")
+
 struct lr_rx_counts {
-	uint64_t own;		/**< frames with a valid linerate header */
-	uint64_t foreign;	/**< not UDP over IPv4/IPv6, or no magic */
-	uint64_t untracked;	/**< own, flow LR_FLOW_NONE (gen's fixed mode) */
-	uint64_t unknown_flow;	/**< own, flow id outside the table */
-	uint64_t malformed;	/**< own magic, lengths that do not fit the frame */
+#define LR_RX_FIELD(name, key, what) uint64_t name;
+	LR_RX_FRAMES(LR_RX_FIELD)
+#undef LR_RX_FIELD
+#define LR_RX_SEQ_FIELD(name, what) uint64_t name;
+	LR_SEQ_COUNTERS(LR_RX_SEQ_FIELD)
+#undef LR_RX_SEQ_FIELD
 	int64_t lost;		/**< sum over the flows */
-	uint64_t out_of_order;
-	uint64_t dup;
-	uint64_t seq_too_high;
-	uint64_t seq_too_low;
-	uint64_t late;
-	uint64_t restarts;
-	uint64_t latency_invalid;/**< TX timestamp after the receive time */
-	uint64_t past_count;	/**< received past --count, freed unread */
 };
 
 /** Read them (control path; a snapshot while the task runs). */

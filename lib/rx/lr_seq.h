@@ -42,6 +42,19 @@
 #define LR_SEQ_WINDOW 128	/**< reordering the duplicate check sees */
 
 /** One flow, two cache lines: the first is all the in-order path touches. */
+/**
+ * The counters of the unusual, per flow and summed per task, each named
+ * once: the field, its JSON key and CSV column (as VPP's
+ * foreach_flowprobe_error). X(name, what it counts).
+ */
+#define LR_SEQ_COUNTERS(X) \
+	X(out_of_order, "seq < E, not seen yet: lost shrank by one") \
+	X(dup,          "seq < E, seen already") \
+	X(seq_too_high, "seq > E: a gap, lost grew") \
+	X(seq_too_low,  "seq < E, whatever it was") \
+	X(late,         "too old to tell reordered from duplicate") \
+	X(restarts,     "the sender started again")
+
 struct lr_seq {
 	uint32_t next;			/**< E, the next expected sequence number */
 	uint32_t seen;			/**< 0 until the first packet */
@@ -53,12 +66,9 @@ struct lr_seq {
 	uint64_t last_tsc;		/**< receive TSC of the last packet */
 	/* second line: the counters of the unusual */
 	uint64_t first_tsc;		/**< receive TSC of the first packet */
-	uint64_t out_of_order;
-	uint64_t dup;
-	uint64_t seq_too_high;
-	uint64_t seq_too_low;
-	uint64_t late;
-	uint64_t restarts;
+#define LR_SEQ_FIELD(name, what) uint64_t name;
+	LR_SEQ_COUNTERS(LR_SEQ_FIELD)
+#undef LR_SEQ_FIELD
 	uint64_t pad;
 } __rte_cache_aligned;
 

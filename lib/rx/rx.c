@@ -406,22 +406,13 @@ per_json(json_t *o, uint64_t unique, int64_t lost)
 static void
 counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 {
-	set_int(o, "own_packets", (int64_t)c->own);
-	set_int(o, "foreign_packets", (int64_t)c->foreign);
-	set_int(o, "untracked_packets", (int64_t)c->untracked);
-	set_int(o, "unknown_flow_packets", (int64_t)c->unknown_flow);
-	set_int(o, "malformed_packets", (int64_t)c->malformed);
+#define FRAME_JSON(name, key, what) set_int(o, key, (int64_t)c->name);
+#define SEQ_JSON(name, what) set_int(o, #name, (int64_t)c->name);
+	LR_RX_FRAMES(FRAME_JSON)
 	set_int(o, "received", (int64_t)unique);
 	set_int(o, "lost", c->lost);
 	per_json(o, unique, c->lost);
-	set_int(o, "out_of_order", (int64_t)c->out_of_order);
-	set_int(o, "dup", (int64_t)c->dup);
-	set_int(o, "seq_too_high", (int64_t)c->seq_too_high);
-	set_int(o, "seq_too_low", (int64_t)c->seq_too_low);
-	set_int(o, "late", (int64_t)c->late);
-	set_int(o, "restarts", (int64_t)c->restarts);
-	set_int(o, "latency_invalid", (int64_t)c->latency_invalid);
-	set_int(o, "past_count_packets", (int64_t)c->past_count);
+	LR_SEQ_COUNTERS(SEQ_JSON)
 }
 
 static json_t *
@@ -464,20 +455,11 @@ rx_report(const struct lr_task *t, json_t *o)
 static void
 counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 {
-	d->own += c->own;
-	d->foreign += c->foreign;
-	d->untracked += c->untracked;
-	d->unknown_flow += c->unknown_flow;
-	d->malformed += c->malformed;
+#define FRAME_ADD(name, key, what) d->name += c->name;
+#define SEQ_ADD(name, what) d->name += c->name;
+	LR_RX_FRAMES(FRAME_ADD)
+	LR_SEQ_COUNTERS(SEQ_ADD)
 	d->lost += c->lost;
-	d->out_of_order += c->out_of_order;
-	d->dup += c->dup;
-	d->seq_too_high += c->seq_too_high;
-	d->seq_too_low += c->seq_too_low;
-	d->late += c->late;
-	d->restarts += c->restarts;
-	d->latency_invalid += c->latency_invalid;
-	d->past_count += c->past_count;
 }
 
 /* Every rx task's totals summed and histograms merged (@p lat may be NULL).
@@ -506,6 +488,8 @@ sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
 
 /* Every rx task's flow table, merged by flow id into one array that covers
  * [*base, *base + *n). NULL without rx tasks or memory. */
+#define SEQ_MERGE(name, what) d->name += s->name;
+
 static struct lr_seq *
 merge_flows(uint32_t *base, uint32_t *n)
 {
@@ -546,12 +530,7 @@ merge_flows(uint32_t *base, uint32_t *n)
 			d->pkts += s->pkts;
 			d->bytes += s->bytes;
 			d->lost += s->lost;
-			d->out_of_order += s->out_of_order;
-			d->dup += s->dup;
-			d->seq_too_high += s->seq_too_high;
-			d->seq_too_low += s->seq_too_low;
-			d->late += s->late;
-			d->restarts += s->restarts;
+			LR_SEQ_COUNTERS(SEQ_MERGE)
 		}
 	}
 	*base = (uint32_t)lo;
@@ -576,12 +555,8 @@ flow_json(uint32_t id, const struct lr_seq *s)
 	set_int(o, "bytes", (int64_t)s->bytes);
 	set_int(o, "lost", s->lost);
 	per_json(o, lr_seq_unique(s), s->lost);
-	set_int(o, "out_of_order", (int64_t)s->out_of_order);
-	set_int(o, "dup", (int64_t)s->dup);
-	set_int(o, "seq_too_high", (int64_t)s->seq_too_high);
-	set_int(o, "seq_too_low", (int64_t)s->seq_too_low);
-	set_int(o, "late", (int64_t)s->late);
-	set_int(o, "restarts", (int64_t)s->restarts);
+#define FLOW_JSON(name, what) set_int(o, #name, (int64_t)s->name);
+	LR_SEQ_COUNTERS(FLOW_JSON)
 	json_object_set_new(o, "duration_s", json_real(secs));
 	json_object_set_new(o, "pps", json_real(secs > 0 ? (s->pkts - 1) / secs : 0));
 	return o;
@@ -638,19 +613,20 @@ lr_rx_write_csv(const char *path)
 		free(m);
 		return lr_err(errno, "csv: cannot write %s", path);
 	}
-	fprintf(f, "flow,packets,bytes,lost,per,out_of_order,dup,seq_too_high,"
-		"seq_too_low,late,restarts,duration_s\n");
+#define CSV_HEAD(name, what) "," #name
+#define CSV_COL(name, what) fprintf(f, ",%" PRIu64, s->name);
+	fputs("flow,packets,bytes,lost,per" LR_SEQ_COUNTERS(CSV_HEAD)
+	      ",duration_s\n", f);
 	for (j = 0; m != NULL && j < n; j++) {
 		const struct lr_seq *s = &m[j];
 
 		if (s->pkts == 0)
 			continue;
-		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%.9g,%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%.9f\n", base + j, s->pkts, s->bytes, s->lost,
-			lr_seq_per(lr_seq_unique(s), s->lost), s->out_of_order,
-			s->dup, s->seq_too_high, s->seq_too_low, s->late,
-			s->restarts, flow_secs(s));
+		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%.9g",
+			base + j, s->pkts, s->bytes, s->lost,
+			lr_seq_per(lr_seq_unique(s), s->lost));
+		LR_SEQ_COUNTERS(CSV_COL)
+		fprintf(f, ",%.9f\n", flow_secs(s));
 	}
 	if (ferror(f))
 		ret = lr_err(EIO, "csv: cannot write %s", path);
