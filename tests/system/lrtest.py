@@ -39,6 +39,20 @@ def start(args, **kw):
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
+def wait_for(path, timeout=10):
+    """Wait until @p path exists (a memif server's socket), at most
+    @p timeout seconds; a caller then finds out by the link wait."""
+    import time
+    end = time.time() + timeout
+    while not os.path.exists(path) and time.time() < end:
+        time.sleep(0.1)
+
+
+def memif(sock, role):
+    """net_memif devargs on a socket file of the test's own."""
+    return "net_memif0,role=%s,socket=%s,socket-abstract=no" % (role, sock)
+
+
 def tmpdir():
     d = tempfile.mkdtemp(prefix="lr_st_")
     _cleanup_dirs.append(d)

@@ -7,7 +7,8 @@ import signal
 import socket
 import time
 
-from lrtest import eal, expect, load_json, main, run, start, tmpdir
+from lrtest import (eal, expect, load_json, main, memif, run, start, tmpdir,
+                    wait_for)
 
 
 def finish(p, timeout=30):
@@ -26,16 +27,13 @@ def test_memif_gen_to_rx():
     rx_json, gen_json = os.path.join(d, "rx.json"), os.path.join(d, "gen.json")
     n = 500000
     rx = start(eal("memrx") + ["--", "--role", "rx", "--port",
-               "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+               memif(sock, "server"),
                "--count", str(n), "--link-timeout", "30", "--json", rx_json,
                "--no-live"])
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.1)
+        wait_for(sock)
         gen = start(eal("memgen") + ["--", "--role", "gen", "--port",
-                    "net_memif0,role=client,socket=%s,socket-abstract=no" % sock,
+                    memif(sock, "client"),
                     "--count", str(n), "--flows", "64", "--link-timeout", "30",
                     "--json", gen_json, "--no-live"])
         rc, _, err = finish(gen)
@@ -60,16 +58,13 @@ def test_memif_jumbo_mixed_exact():
     rx_json, gen_json = os.path.join(d, "rx.json"), os.path.join(d, "gen.json")
     n = 300000
     rx = start(eal("memjrx") + ["--", "--role", "rx", "--port",
-               "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+               memif(sock, "server"),
                "--mtu", "9000", "--count", str(n), "--link-timeout", "30",
                "--json", rx_json, "--no-live"])
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.1)
+        wait_for(sock)
         gen = start(eal("memjgen") + ["--", "--role", "gen", "--port",
-                    "net_memif0,role=client,socket=%s,socket-abstract=no" % sock,
+                    memif(sock, "client"),
                     "--mtu", "9000", "--size", "9018:1,1518:2,64:1",
                     "--count", str(n), "--flows", "16", "--link-timeout", "30",
                     "--json", gen_json, "--no-live"])
@@ -194,7 +189,7 @@ def test_sigint_during_link_wait():
     d = tmpdir()
     out = os.path.join(d, "r.json")
     sock = os.path.join(d, "a.sock")
-    port = "net_memif0,role=server,socket=%s,socket-abstract=no" % sock
+    port = memif(sock, "server")
     rc, _, err = interrupt(eal("lwcli") + ["--", "--role", "rx", "--port", port,
                                            "--link-timeout", "30", "--json", out,
                                            "--no-live"], sock)

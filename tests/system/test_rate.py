@@ -11,7 +11,8 @@ import signal
 import subprocess
 import time
 
-from lrtest import SRC, eal, expect, load_json, main, run, start, tmpdir
+from lrtest import (SRC, eal, expect, load_json, main, memif, run, start,
+                    tmpdir, wait_for)
 
 # net_null says 10G; 1000G lets gen accept a rate no core comes near.
 IMPOSSIBLE = ["--speed", "1000G", "--rate", "1000Mpps"]
@@ -128,15 +129,12 @@ def test_memif_peer_killed():
     procs = []
     try:
         rx = start(eal("pkrx") + ["--", "--role", "rx", "--port",
-                   "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+                   memif(sock, "server"),
                    "--link-timeout", "30", "--no-live"])
         procs.append(rx)
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.1)
+        wait_for(sock)
         gen = start(eal("pkgen") + ["--", "--role", "gen", "--port",
-                    "net_memif0,role=client,socket=%s,socket-abstract=no" % sock,
+                    memif(sock, "client"),
                     "--count", str(n), "--rate", "10k", "--link-timeout", "30",
                     "--json", gen_json])
         procs.append(gen)

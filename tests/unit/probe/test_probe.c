@@ -689,6 +689,39 @@ cache_fragments(void **state)
 	lr_fc_free(fc);
 }
 
+/* A distributor of @p count frames on @p port's queue 0 and two probes on
+ * its channels, all on lcore @p lcore: run them to the end. */
+static void
+dist_and_two_probes(unsigned int lcore, uint16_t port, const char *count,
+		    struct lr_task **d, struct lr_task *p[2])
+{
+	struct lr_dist_conf dc;
+	struct lr_probe_conf pc;
+	unsigned int i;
+
+	lr_dist_conf_init(&dc);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "count", count), 0);
+	*d = lr_task_create(&lr_dist_role, lcore, port, 0, 0, &dc);
+	assert_non_null(*d);
+	lr_probe_role.conf_init(&pc);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	for (i = 0; i < 2; i++) {
+		char ch[4];
+
+		snprintf(ch, sizeof(ch), "%u", i);
+		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
+		p[i] = lr_task_create(&lr_probe_role, lcore, port, LR_QUEUE_NONE, 0,
+				      &pc);
+		assert_non_null(p[i]);
+	}
+	assert_true(lr_engine_start() >= 1);
+	assert_int_equal(lr_task_wait(*d, 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
+	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
+	lr_engine_stop();
+}
+
 /* The distributor over the virtual wire: mbufs that carry a NIC's RSS hash
  * go to the channel that hash picks (the model's hash is skipped), the
  * others to the model's; both channel probes see every flow once. */
@@ -696,8 +729,6 @@ static void
 dist_takes_the_nic_hash(void **state)
 {
 	unsigned int w[4], i, n = 200;
-	struct lr_dist_conf dc;
-	struct lr_probe_conf pc;
 	struct lr_probe_counts cnt[2];
 	struct lr_task *d, *p[2];
 	uint16_t wire[2];
@@ -723,26 +754,7 @@ dist_takes_the_nic_hash(void **state)
 		}
 		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
 	}
-	lr_dist_conf_init(&dc);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "count", "200"), 0);
-	d = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
-	assert_non_null(d);
-	lr_probe_role.conf_init(&pc);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
-	for (i = 0; i < 2; i++) {
-		char ch[4];
-
-		snprintf(ch, sizeof(ch), "%u", i);
-		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
-		p[i] = lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE, 0, &pc);
-		assert_non_null(p[i]);
-	}
-	assert_true(lr_engine_start() >= 1);
-	assert_int_equal(lr_task_wait(d, 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
-	lr_engine_stop();
+	dist_and_two_probes(w[0], wire[1], "200", &d, p);
 	rep = lr_task_report(d);
 	assert_int_equal(json_integer_value(json_object_get(rep, "nic_hash")), 100);
 	assert_int_equal(json_integer_value(json_object_get(rep, "handed")), 200);
@@ -875,8 +887,6 @@ static void
 dist_parses_chained_frames(void **state)
 {
 	unsigned int w[4], i, n = 100;
-	struct lr_dist_conf dc;
-	struct lr_probe_conf pc;
 	struct lr_probe_counts cnt[2];
 	struct lr_task *d, *p[2];
 	uint16_t wire[2];
@@ -893,26 +903,7 @@ dist_parses_chained_frames(void **state)
 		m = chain_of(lr_port_info(wire[0])->pool, &f, 60);
 		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
 	}
-	lr_dist_conf_init(&dc);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "count", "100"), 0);
-	d = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
-	assert_non_null(d);
-	lr_probe_role.conf_init(&pc);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
-	for (i = 0; i < 2; i++) {
-		char ch[4];
-
-		snprintf(ch, sizeof(ch), "%u", i);
-		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
-		p[i] = lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE, 0, &pc);
-		assert_non_null(p[i]);
-	}
-	assert_true(lr_engine_start() >= 1);
-	assert_int_equal(lr_task_wait(d, 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
-	lr_engine_stop();
+	dist_and_two_probes(w[0], wire[1], "100", &d, p);
 	rep = lr_task_report(d);
 	mal = json_object_get(rep, "malformed");
 	assert_int_equal(json_integer_value(json_object_get(mal, "bad_len")), 0);
