@@ -917,12 +917,8 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 {
 	const struct lr_gen_conf *c = &g->conf;
 	uint32_t *tab, i, max_l3;
-	uint16_t *words;
-	uint64_t *cum;
 	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
 	double sum_cost = 0, sum_frame = 0, line;
-	struct layout l = layout_of(g->ipv6);
-	uint8_t tmpl_pay[LR_FRAME_MAX_BYTES];
 	int n, ret = 0;
 	char rs[64];
 
@@ -1004,16 +1000,20 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	g->per_pkt_tsc = per_pkt * hz * c->slices;
 	g->per_byte_tsc = per_byte * hz * c->slices;
 
-	/* The payload after lr_pkt_hdr, summed per size for the UDP checksum:
-	 * prefix sums of its words, built from the pattern once. */
-	memset(tmpl_pay, 0, sizeof(tmpl_pay));
-	{
-		struct lr_ip_range s, d;
+	return 0;
+}
 
-		ranges(c, &s, &d);
-		build_template(g, &s, &d, tmpl_pay);
-	}
-	words = (uint16_t *)(tmpl_pay + l.pay + LR_HDR_BYTES);
+/* The payload after lr_pkt_hdr in the template @p tmpl, summed per size
+ * for the UDP checksum: prefix sums of its words. */
+static int
+pay_sums(struct gen *g, const uint8_t *tmpl)
+{
+	struct layout l = layout_of(g->ipv6);
+	const uint16_t *words;
+	uint64_t *cum;
+	uint32_t i;
+
+	words = (const uint16_t *)(tmpl + l.pay + LR_HDR_BYTES);
 	cum = malloc(sizeof(*cum) * (LR_FRAME_MAX_BYTES / 2 + 1));
 	if (cum == NULL)
 		return lr_err(ENOMEM, "gen: no memory");
@@ -1029,7 +1029,7 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 		uint64_t s = cum[p / 2];
 
 		if (p & 1)
-			s += sum16(tmpl_pay + l.pay + LR_HDR_BYTES + p - 1, 1);
+			s += sum16(tmpl + l.pay + LR_HDR_BYTES + p - 1, 1);
 		g->sizes[i].pay_sum = fold(s);
 	}
 	free(cum);
@@ -1155,7 +1155,9 @@ gen_init(struct lr_task *t, const void *arg)
 	}
 	*(uintptr_t *)tmpl = (uintptr_t)g;
 	build_template(g, &src, &dst, tmpl + sizeof(uintptr_t));
-	ret = build_flows(g, tmpl + sizeof(uintptr_t), t->socket);
+	ret = pay_sums(g, tmpl + sizeof(uintptr_t));
+	if (ret == 0)
+		ret = build_flows(g, tmpl + sizeof(uintptr_t), t->socket);
 	if (ret == 0 && g->fixed)
 		fix_frame(g, tmpl + sizeof(uintptr_t));
 	if (ret == 0) {
