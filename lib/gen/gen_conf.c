@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gen's options: the key=value parser the CLI and Lua share, the checks of
+ * a whole conf, and the flow and size tables a conf describes. The role
+ * itself (template, flows, pacing, the tx loop) is in gen.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+#include <arpa/inet.h>
+
+#include "lr_common.h"
+#include "lr_gen.h"
+#include "gen_internal.h"
+
+static void
+range_v4(struct lr_ip_range *r, uint32_t host)
+{
+	rte_be32_t be = rte_cpu_to_be_32(host);
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->addr, &be, 4);
+	r->n = 1;
+}
+
+static void
+range_v6(struct lr_ip_range *r, uint8_t last)
+{
+	memset(r, 0, sizeof(*r));
+	r->addr[0] = 0xfd;	/* fd00::/8, unique local */
+	r->addr[15] = last;
+	r->n = 1;
+	r->ipv6 = true;
+}
+
+void
+lr_gen_conf_init(struct lr_gen_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size_mode = LR_SIZE_FIXED;
+	c->nb_sizes = 1;
+	c->sizes[0] = 64;
+	c->weights[0] = 1;
+	c->flows = 1;
+	range_v4(&c->src_ip, RTE_IPV4(10, 0, 0, 1));
+	range_v4(&c->dst_ip, RTE_IPV4(10, 0, 0, 2));
+	c->src_port = 1024;
+	c->src_ports = 65536 - 1024;
+	c->dst_port = 5001;
+	c->dst_ports = 1;
+	c->seed = 1;
+	c->slices = 1;
+	c->burst = LR_BURST;
+	c->pattern = LR_PATTERN_INC;
+	c->udp_cksum = -1;
+	c->rate_tolerance = GEN_RATE_TOLERANCE;
+	c->catch_up_s = GEN_CATCH_UP_S;
+	c->stall_timeout_s = GEN_STALL_TIMEOUT_S;
+	/* Locally administered addresses. */
+	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
+	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
+}
+
+/* The address ranges in use: an IPv6 address on one side makes the other
+ * side's default IPv6 as well. */
+int
+lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
+       struct lr_ip_range *dst)
+{
+	*src = c->src_ip;
+	*dst = c->dst_ip;
+	if (src->ipv6 == dst->ipv6)
+		return 0;
+	if (!src->set)
+		range_v6(src, 1);
+	else if (!dst->set)
+		range_v6(dst, 2);
+	else
+		return lr_err(EINVAL, "gen: src-ip and dst-ip are of different "
+			      "families");
+	return 0;
+}
+
+bool
+lr_gen_ipv6(const struct lr_gen_conf *c)
+{
+	return c->src_ip.ipv6 || c->dst_ip.ipv6;
+}
+
+uint64_t
+lr_gen_tuples(const struct lr_gen_conf *c)
+{
+	struct lr_ip_range s, d;
+	double n;
+
+	if (lr_gen_ranges(c, &s, &d) != 0)
+		return 0;
+	n = (double)c->src_ports * c->dst_ports * s.n * d.n;
+	return n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+}
+
+static void
+addr_at(const struct lr_ip_range *r, uint32_t k, uint8_t out[16])
+{
+	unsigned int lo = r->ipv6 ? 12 : 0;
+	rte_be32_t be;
+
+	memcpy(out, r->addr, 16);
+	memcpy(&be, out + lo, 4);
+	be = rte_cpu_to_be_32(rte_be_to_cpu_32(be) + k);
+	memcpy(out + lo, &be, 4);
+}
+
+int
+lr_gen_flow_at(const struct lr_gen_conf *c, uint32_t i, struct lr_gen_tuple *t)
+{
+	struct lr_ip_range s, d;
+	uint64_t k = i;
+
+	if (lr_gen_ranges(c, &s, &d) != 0 || i >= lr_gen_tuples(c))
+		return -EINVAL;
+	t->src_port = rte_cpu_to_be_16((uint16_t)(c->src_port + k % c->src_ports));
+	k /= c->src_ports;
+	t->dst_port = rte_cpu_to_be_16((uint16_t)(c->dst_port + k % c->dst_ports));
+	k /= c->dst_ports;
+	addr_at(&s, (uint32_t)(k % s.n), t->src_ip);
+	k /= s.n;
+	addr_at(&d, (uint32_t)(k % d.n), t->dst_ip);
+	return 0;
+}
+
+int
+lr_gen_size_table(const struct lr_gen_conf *c, uint32_t *out, uint32_t max)
+{
+	uint64_t seed = c->seed;
+	int64_t cur[LR_GEN_SIZES_MAX] = { 0 };
+	uint32_t total = 0, i, j, n;
+
+	if (c->data_bytes != 0) {
+		if (max < 1)
+			return -EINVAL;
+		out[0] = lr_frame_for_user(c->data_bytes, lr_gen_ipv6(c));
+		return 1;
+	}
+	switch (c->size_mode) {
+	case LR_SIZE_FIXED:
+		if (max < 1)
+			return -EINVAL;
+		out[0] = c->sizes[0];
+		return 1;
+	case LR_SIZE_RANGE:
+		n = RTE_MIN(max, (uint32_t)LR_GEN_SIZE_TABLE);
+		for (i = 0; i < n; i++)
+			out[i] = c->sizes[0] + (uint32_t)(next_rand(&seed) %
+				 (c->sizes[1] - c->sizes[0] + 1));
+		return (int)n;
+	case LR_SIZE_LIST:
+		for (j = 0; j < c->nb_sizes; j++)
+			total += c->weights[j];
+		if (total == 0 || total > max)
+			return -EINVAL;
+		/* Smooth weighted round robin: 7:4:1 interleaves the sizes
+		 * instead of sending seven 64 B frames in a row. */
+		for (i = 0; i < total; i++) {
+			uint32_t best = 0;
+
+			for (j = 0; j < c->nb_sizes; j++) {
+				cur[j] += c->weights[j];
+				if (cur[j] > cur[best])
+					best = j;
+			}
+			cur[best] -= total;
+			out[i] = c->sizes[best];
+		}
+		return (int)total;
+	}
+	return -EINVAL;
+}
+
+static int
+set_u64(const char *key, const char *val, uint64_t min, uint64_t max,
+	uint64_t *out)
+{
+	uint64_t v;
+
+	if (lr_parse_u64(val, &v) != 0 || v < min || v > max)
+		return lr_err(EINVAL, "gen: %s '%s': want a number in %" PRIu64
+			      "..%" PRIu64, key, val, min, max);
+	*out = v;
+	return 0;
+}
+
+static int
+parse_size(const char *val, uint32_t *out)
+{
+	uint64_t v;
+
+	if (lr_parse_u64(val, &v) != 0 || v < LR_FRAME_MIN_BYTES ||
+	    v > LR_FRAME_MAX_BYTES)
+		return lr_err(EINVAL, "gen: size '%s': want frame bytes in %u..%u",
+			      val, LR_FRAME_MIN_BYTES, LR_FRAME_MAX_BYTES);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "64", "64-1518", "imix", "64:7,594:4,1518:1", "64,128,256". */
+static int
+set_sizes(struct lr_gen_conf *c, const char *val)
+{
+	char buf[256], *tok, *save, *sep;
+	uint32_t n = 0, total = 0;
+	uint64_t w;
+
+	if (strcmp(val, "imix") == 0)
+		val = "64:7,594:4,1518:1";
+	if (strlen(val) >= sizeof(buf))
+		return lr_err(EINVAL, "gen: size list too long");
+	snprintf(buf, sizeof(buf), "%s", val);
+	c->data_bytes = 0;
+	sep = strchr(buf, '-');
+	if (sep != NULL) {
+		*sep = '\0';
+		if (parse_size(buf, &c->sizes[0]) != 0 ||
+		    parse_size(sep + 1, &c->sizes[1]) != 0)
+			return -EINVAL;
+		if (c->sizes[1] < c->sizes[0])
+			return lr_err(EINVAL, "gen: size range '%s' runs backwards",
+				      val);
+		c->size_mode = LR_SIZE_RANGE;
+		c->nb_sizes = 2;
+		return 0;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == LR_GEN_SIZES_MAX)
+			return lr_err(EINVAL, "gen: more than %u sizes",
+				      LR_GEN_SIZES_MAX);
+		w = 1;
+		sep = strchr(tok, ':');
+		if (sep != NULL) {
+			*sep = '\0';
+			if (lr_parse_u64(sep + 1, &w) != 0 || w == 0 ||
+			    w > LR_GEN_SIZE_TABLE)
+				return lr_err(EINVAL, "gen: weight '%s' of size %s: "
+					      "want 1..%u", sep + 1, tok,
+					      LR_GEN_SIZE_TABLE);
+		}
+		if (parse_size(tok, &c->sizes[n]) != 0)
+			return -EINVAL;
+		c->weights[n++] = (uint32_t)w;
+		total += (uint32_t)w;
+	}
+	if (n == 0)
+		return lr_err(EINVAL, "gen: size '%s': no size", val);
+	if (total > LR_GEN_SIZE_TABLE)
+		return lr_err(EINVAL, "gen: size weights add up to %u > %u", total,
+			      LR_GEN_SIZE_TABLE);
+	c->nb_sizes = n;
+	c->size_mode = n == 1 ? LR_SIZE_FIXED : LR_SIZE_LIST;
+	return 0;
+}
+
+static int
+parse_ip(const char *key, const char *s, uint8_t out[16], bool *v6)
+{
+	struct in_addr a4;
+
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		memcpy(out, &a4, 4);
+		*v6 = false;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, out) == 1) {
+		*v6 = true;
+		return 0;
+	}
+	return lr_err(EINVAL, "gen: %s '%s' is not an IPv4 or IPv6 address",
+		      key, s);
+}
+
+/* "10.0.0.1" or "10.0.0.1-10.0.0.255", "fd00::1-fd00::ff". */
+static int
+set_ip_range(const char *key, const char *val, struct lr_ip_range *r)
+{
+	char buf[INET6_ADDRSTRLEN * 2 + 2], *dash;
+	uint8_t last[16];
+	uint32_t a, b;
+	bool v6b;
+	unsigned int lo;
+
+	if (strlen(val) >= sizeof(buf))
+		return lr_err(EINVAL, "gen: %s '%s' is too long", key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (parse_ip(key, buf, r->addr, &r->ipv6) != 0)
+		return -EINVAL;
+	r->n = 1;
+	r->set = true;
+	if (dash == NULL)
+		return 0;
+	if (parse_ip(key, dash + 1, last, &v6b) != 0)
+		return -EINVAL;
+	lo = r->ipv6 ? 12 : 0;
+	if (v6b != r->ipv6 || (r->ipv6 && memcmp(r->addr, last, 12) != 0))
+		return lr_err(EINVAL, "gen: %s '%s': both ends must be of one "
+			      "family and, for IPv6, differ in the last 32 bits "
+			      "only", key, val);
+	memcpy(&a, r->addr + lo, 4);
+	memcpy(&b, last + lo, 4);
+	a = rte_be_to_cpu_32(a);
+	b = rte_be_to_cpu_32(b);
+	if (b < a || b - a == UINT32_MAX)
+		return lr_err(EINVAL, "gen: %s '%s': want FIRST-LAST with LAST >= "
+			      "FIRST, fewer than 2^32", key, val);
+	r->n = b - a + 1;
+	return 0;
+}
+
+/* "5001" or "1024-2047". */
+static int
+set_port_range(const char *key, const char *val, uint16_t *first, uint32_t *n)
+{
+	char buf[32], *dash;
+	uint64_t a, b;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (lr_parse_u64(buf, &a) != 0 || a > 65535)
+		goto bad;
+	b = a;
+	if (dash != NULL && (lr_parse_u64(dash + 1, &b) != 0 || b > 65535 || b < a))
+		goto bad;
+	*first = (uint16_t)a;
+	*n = (uint32_t)(b - a + 1);
+	return 0;
+bad:
+	return lr_err(EINVAL, "gen: %s '%s': want a port or FIRST-LAST in 0..65535",
+		      key, val);
+}
+
+static int
+set_mac(const char *key, const char *val, struct rte_ether_addr *out)
+{
+	if (rte_ether_unformat_addr(val, out) != 0)
+		return lr_err(EINVAL, "gen: %s '%s' is not a MAC address", key, val);
+	return 0;
+}
+
+/* inc, zero, random, or hex bytes "0xdeadbeef". */
+static int
+set_pattern(struct lr_gen_conf *c, const char *val)
+{
+	size_t i, n;
+
+	if (strcmp(val, "inc") == 0) {
+		c->pattern = LR_PATTERN_INC;
+	} else if (strcmp(val, "zero") == 0) {
+		c->pattern = LR_PATTERN_ZERO;
+	} else if (strcmp(val, "random") == 0) {
+		c->pattern = LR_PATTERN_RANDOM;
+	} else {
+		if (strncmp(val, "0x", 2) == 0)
+			val += 2;
+		n = strlen(val);
+		if (n == 0 || n % 2 != 0 || n / 2 > LR_GEN_PATTERN_MAX)
+			goto bad;
+		for (i = 0; i < n / 2; i++) {
+			unsigned int b;
+
+			if (sscanf(val + 2 * i, "%2x", &b) != 1 ||
+			    !isxdigit((unsigned char)val[2 * i]) ||
+			    !isxdigit((unsigned char)val[2 * i + 1]))
+				goto bad;
+			c->pattern_bytes[i] = (uint8_t)b;
+		}
+		c->pattern_len = (uint8_t)(n / 2);
+		c->pattern = LR_PATTERN_BYTES;
+	}
+	return 0;
+bad:
+	return lr_err(EINVAL, "gen: pattern '%s': want inc, zero, random or 1..%u "
+		      "hex bytes", val, LR_GEN_PATTERN_MAX);
+}
+
+/* "99.9" or "99.9%": a percentage in 0..100, kept as a fraction. */
+static int
+set_percent(const char *key, const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno == 0 && end != val && *end == '%')
+		end++;
+	if (errno != 0 || end == val || *end != '\0' || !(v >= 0 && v <= 100))
+		return lr_err(EINVAL, "gen: %s '%s': want a percentage 0..100",
+			      key, val);
+	*out = v / 100;
+	return 0;
+}
+
+/* A number of @p unit seconds (1e-6: microseconds) in min..max seconds. */
+static int
+set_seconds(const char *key, const char *val, double min, double max,
+	    double unit, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno == 0 && end != val && *end == '\0')
+		v *= unit;
+	if (errno != 0 || end == val || *end != '\0' || !(v >= min && v <= max))
+		return lr_err(EINVAL, "gen: %s '%s': want %s in %g..%g", key, val,
+			      unit < 1 ? "microseconds" : "seconds",
+			      min / unit, max / unit);
+	*out = v;
+	return 0;
+}
+
+/* "I/N": this task is slice I (from 0) of N. */
+static int
+set_slice(struct lr_gen_conf *c, const char *val)
+{
+	unsigned int i, n;
+	char end;
+
+	if (sscanf(val, "%u/%u%c", &i, &n, &end) != 2 || n == 0 || n > 65535 ||
+	    i >= n)
+		return lr_err(EINVAL, "gen: slice '%s': want I/N with 0 <= I < N",
+			      val);
+	c->slice = (uint16_t)i;
+	c->slices = (uint16_t)n;
+	return 0;
+}
+
+int
+lr_gen_conf_set_key(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	uint64_t v = 0;
+	int ret = 0;
+
+	/* Both would leave one silently unused (data-size won). */
+	if ((strcmp(key, "size") == 0 && c->data_bytes != 0) ||
+	    (strcmp(key, "data-size") == 0 && c->sizes_given))
+		return lr_err(EINVAL, "gen: size and data-size exclude each "
+			      "other: give one");
+	if (strcmp(key, "size") == 0) {
+		ret = set_sizes(c, val);
+		c->sizes_given = true;
+	} else if (strcmp(key, "data-size") == 0) {
+		ret = set_u64(key, val, LR_HDR_BYTES,
+			      LR_FRAME_MAX_BYTES - LR_UDP4_OVERHEAD, &v);
+		c->data_bytes = (uint32_t)v;
+	} else if (strcmp(key, "count") == 0) {
+		ret = set_u64(key, val, 0, UINT64_MAX, &c->count);
+	} else if (strcmp(key, "bytes") == 0) {
+		ret = set_u64(key, val, 0, UINT64_MAX, &c->bytes);
+	} else if (strcmp(key, "rate") == 0) {
+		if (lr_rate_parse(val, &c->rate) != 0)
+			return lr_err(EINVAL, "gen: rate '%s': want max, PPS, "
+				      "1.5Mpps, 10Gbps (L2), 10Gbpsl1 or 50%%", val);
+	} else if (strcmp(key, "flows") == 0) {
+		ret = set_u64(key, val, 1, UINT32_MAX, &v);
+		c->flows = (uint32_t)v;
+	} else if (strcmp(key, "flow-base") == 0) {
+		ret = set_u64(key, val, 0, UINT32_MAX - 1, &v);
+		c->flow_base = (uint32_t)v;
+	} else if (strcmp(key, "order") == 0) {
+		if (strcmp(val, "seq") != 0 && strcmp(val, "shuffle") != 0)
+			return lr_err(EINVAL, "gen: order '%s': want seq or "
+				      "shuffle", val);
+		c->shuffle = strcmp(val, "shuffle") == 0;
+	} else if (strcmp(key, "seed") == 0) {
+		ret = set_u64(key, val, 0, UINT64_MAX, &c->seed);
+	} else if (strcmp(key, "slice") == 0) {
+		ret = set_slice(c, val);
+	} else if (strcmp(key, "burst") == 0) {
+		ret = set_u64(key, val, 1, LR_BURST, &v);
+		c->burst = (uint16_t)v;
+	} else if (strcmp(key, "src-port") == 0) {
+		ret = set_port_range(key, val, &c->src_port, &c->src_ports);
+	} else if (strcmp(key, "dst-port") == 0) {
+		ret = set_port_range(key, val, &c->dst_port, &c->dst_ports);
+	} else if (strcmp(key, "src-ip") == 0) {
+		ret = set_ip_range(key, val, &c->src_ip);
+	} else if (strcmp(key, "dst-ip") == 0) {
+		ret = set_ip_range(key, val, &c->dst_ip);
+	} else if (strcmp(key, "src-mac") == 0) {
+		ret = set_mac(key, val, &c->src_mac);
+	} else if (strcmp(key, "dst-mac") == 0) {
+		ret = set_mac(key, val, &c->dst_mac);
+	} else if (strcmp(key, "pattern") == 0) {
+		ret = set_pattern(c, val);
+	} else if (strcmp(key, "fixed") == 0) {
+		ret = set_u64(key, val, 0, 1, &v);
+		c->fixed = v != 0;
+	} else if (strcmp(key, "udp-cksum") == 0) {
+		ret = set_u64(key, val, 0, 1, &v);
+		c->udp_cksum = (int8_t)v;
+	} else if (strcmp(key, "rate-tolerance") == 0) {
+		ret = set_percent(key, val, &c->rate_tolerance);
+	} else if (strcmp(key, "catch-up") == 0) {
+		ret = set_seconds(key, val, 1e-6, 10, 1e-6, &c->catch_up_s);
+	} else if (strcmp(key, "stall-timeout") == 0) {
+		ret = set_seconds(key, val, 0, 3600, 1, &c->stall_timeout_s);
+	} else {
+		return -ENOENT;
+	}
+	return ret;
+}
+
+void
+lr_gen_conf_init_any(void *conf)
+{
+	lr_gen_conf_init(conf);
+}
+
+static int
+check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
+{
+	uint64_t tuples = lr_gen_tuples(c);
+
+	if (c->flows == 0)
+		return lr_err(EINVAL, "gen: zero flows");
+	if (tuples < c->flows)
+		return lr_err(EINVAL, "gen: %u flows need as many distinct (src-ip, "
+			      "dst-ip, src-port, dst-port); the ranges hold %" PRIu64
+			      ": widen src-port, src-ip or dst-ip", c->flows, tuples);
+	if ((uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
+		return lr_err(EINVAL, "gen: flow ids %u + %u flows pass 2^32 - 1",
+			      c->flow_base, c->flows);
+	if (c->slices == 0 || c->slice >= c->slices || c->flows < c->slices)
+		return lr_err(EINVAL, "gen: slice %u/%u of %u flows leaves it none",
+			      c->slice, c->slices, c->flows);
+	if (share(c->flows, c->slice, c->slices) > LR_GEN_FLOWS_MAX)
+		return lr_err(EINVAL, "gen: more than %u flows on one task",
+			      LR_GEN_FLOWS_MAX);
+	if (c->burst == 0 || c->burst > LR_BURST)
+		return lr_err(EINVAL, "gen: burst %u outside 1..%u", c->burst,
+			      LR_BURST);
+	if (c->pattern == LR_PATTERN_BYTES && c->pattern_len == 0)
+		return lr_err(EINVAL, "gen: empty pattern");
+	if (c->fixed && (c->flows != 1 || c->size_mode != LR_SIZE_FIXED))
+		return lr_err(EINVAL, "gen: fixed sends one pre-built frame: give "
+			      "one size and one flow");
+	if (c->udp_cksum == 0 && src->ipv6)
+		return lr_err(EINVAL, "gen: UDP over IPv6 needs its checksum "
+			      "(RFC 8200)");
+	return 0;
+}
+
+/* The conf's own contradictions (families, flows), before any port. */
+int
+lr_gen_conf_check(const void *arg)
+{
+	const struct lr_gen_conf *c = arg;
+	struct lr_ip_range src, dst;
+	int ret;
+
+	ret = lr_gen_ranges(c, &src, &dst);
+	if (ret == 0)
+		ret = check_conf(c, &src);
+	return ret;
+}

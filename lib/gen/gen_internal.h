@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What gen.c (the role: template, flows, pacing, the tx loop) and
+ * gen_conf.c (its options: parsing, checks, the flow and size tables a conf
+ * describes) share. Not a public header.
+ */
+#ifndef LR_GEN_INTERNAL_H
+#define LR_GEN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "lr_gen.h"
+
+/* A stalled sender catches up at most this far by default: never an
+ * unbounded burst. What it owes beyond is counted late, not hidden. */
+#define GEN_CATCH_UP_S 100e-6
+#define GEN_RATE_TOLERANCE 0.999
+/* No tx progress this long while packets wait: the port has stopped
+ * taking them (link down, memif peer gone). */
+#define GEN_STALL_TIMEOUT_S 1.0
+
+/* splitmix64: a seeded, repeatable sequence for shuffles and sizes. */
+static inline uint64_t
+next_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The share of @p total that slice @p i of @p n gets. */
+static inline uint64_t
+share(uint64_t total, uint16_t i, uint16_t n)
+{
+	return total / n + (i < total % n ? 1 : 0);
+}
+
+/* The conf's source and destination ranges, IPv6 defaults applied.
+ * @return 0, or -EINVAL for mixed families (lr_errmsg says which). */
+int lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
+		  struct lr_ip_range *dst);
+
+/* The role's conf hooks (struct lr_role). */
+void lr_gen_conf_init_any(void *conf);
+int lr_gen_conf_set_key(void *conf, const char *key, const char *val);
+int lr_gen_conf_check(const void *conf);
+
+#endif
