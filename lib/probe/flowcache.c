@@ -316,7 +316,7 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 }
 
 static inline void
-account(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
+record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	const struct lr_pkt *p, bool swapped, uint64_t now_ns, uint32_t now_t)
 {
 	struct fc_rec *r = &b->rec[j];
@@ -373,7 +373,7 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	account(fc, b, j, p, swapped, now_ns, now_t);
+	record_packet(fc, b, j, p, swapped, now_ns, now_t);
 }
 
 /* A first fragment leaves its ports; a later one takes them into @p copy.
@@ -473,7 +473,7 @@ update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 			found = -1;
 		}
 		if (found >= 0)
-			account(fc, b, (unsigned int)found, pk[i], swap[i],
+			record_packet(fc, b, (unsigned int)found, pk[i], swap[i],
 				now_ns, now_t);
 		else
 			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns,

@@ -201,7 +201,7 @@ find_hdr(const struct rte_mbuf *m, bool *bad)
 }
 
 static inline void
-account(struct rx *r, struct lr_seq *f, uint32_t len,
+seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 	const struct lr_pkt_hdr *h, uint64_t now)
 {
 	uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
@@ -329,7 +329,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 		k++;
 	}
 	for (i = 0; i < k; i++)
-		account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
+		seq_account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
 	rte_pktmbuf_free_bulk(pkts, n);
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
@@ -404,7 +404,7 @@ per_json(json_t *o, uint64_t unique, int64_t lost)
 }
 
 static void
-counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
+rx_counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 {
 #define FRAME_JSON(name, key, what) set_int(o, key, (int64_t)c->name);
 #define SEQ_JSON(name, what) set_int(o, #name, (int64_t)c->name);
@@ -445,7 +445,7 @@ rx_report(const struct lr_task *t, json_t *o)
 	struct lr_rx_counts c;
 
 	lr_rx_counts(t, &c);
-	counts_json(o, &c, unique_of(&c));
+	rx_counts_json(o, &c, unique_of(&c));
 	set_int(o, "flow_table", r->nb_flows);
 	set_int(o, "flow_base", r->flow_base);
 	if (r->hist != NULL)
@@ -591,7 +591,7 @@ rx_results(json_t *doc)
 	}
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
-	counts_json(o, &tot, unique_of(&tot));
+	rx_counts_json(o, &tot, unique_of(&tot));
 	json_object_set_new(o, "latency", latency_json(lat));
 	json_object_set_new(o, "flows", flows);
 	json_object_set_new(doc, "rx", o);
