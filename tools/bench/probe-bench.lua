@@ -2,7 +2,7 @@
 -- gen feeding the probe as fast as it can on the virtual wire (both on the
 -- one worker lcore a 2-core machine has) or on real ports.
 --
---   linerate --no-pci --no-huge -m 2048 -l 0-1 -- lua/probe-bench.lua [key=value ...]
+--   linerate --no-pci --no-huge -m 2048 -l 0-1 -- tools/bench/probe-bench.lua [key=value ...]
 --
 --   sizes=64,128,256,512  flows=128,16384,131072  seconds=3  mode=wire|ports
 --

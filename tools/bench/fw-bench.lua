@@ -4,7 +4,7 @@
 -- distributor (the firmware model as a pipeline stage) itself can feed.
 --
 --   linerate --no-pci --huge-unlink -m 1800 --lcores '0@0,1@1,2@0' -- \
---            lua/fw-bench.lua [key=value ...]
+--            tools/bench/fw-bench.lua [key=value ...]
 --
 --   sizes=64,128,256,512,1518  modes=full,trim=64,uh  flows=16384
 --   seconds=1  rounds=3  channels=1  backend=fast|model
