@@ -90,20 +90,37 @@ usage(FILE *f)
 "  --no-live         no live line once a second\n"
 "  --allow-short     exit 0 even when a paced rate fell short (exit 3)\n"
 "  --help, --version\n"
-"port options:\n"
-"  --queues N        rx and tx queues (1); --rxq N, --txq N apart\n"
-"  --rxd N --txd N   descriptors per queue (1024)\n"
-"  --mtu BYTES       up to 9000 for 9018 B frames (port default)\n"
-"  --mbufs N         rx mbufs in the port's pool (derived)\n"
-"  --rss FIELDS      ip,ipv4,ipv6,udp,tcp,sctp,l2,none (ip,udp,tcp)\n"
-"  --rss-key KEY     symmetric | default | hex bytes (PMD default)\n"
-"  --promisc 0|1     promiscuous rx (1)\n"
-"  --link-timeout S  wait for link up (5)\n"
-"  --speed BPS       link speed for rates in %% and the line-rate check,\n"
-"                    e.g. 100G (the link's)\n",
+"  --options-md NAME print NAME's option table as doc/usage.md has it\n"
+"                    (port, or a role that has one)\n"
+"port options:\n",
 		LR_VERSION, "gen, rx, probe; dist with probe --channels");
-	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		fprintf(f, "%s options:\n%s", r->name, r->help);
+	lr_opt_help(f, lr_port_opts);
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+		fprintf(f, "%s options:\n", r->name);
+		if (r->opts != NULL)
+			lr_opt_help(f, r->opts);
+		else
+			fputs(r->help, f);
+	}
+}
+
+/* --options-md NAME: the option table doc/usage.md holds, from the code. */
+static int
+options_md(const char *name)
+{
+	const struct lr_role *r = lr_role_find(name);
+
+	if (strcmp(name, "port") == 0) {
+		lr_opt_markdown(stdout, lr_port_opts);
+		return 0;
+	}
+	if (r == NULL || r->opts == NULL) {
+		fprintf(stderr, "linerate: --options-md '%s': want port or a role "
+			"with an option table\n", name);
+		return EXIT_USAGE;
+	}
+	lr_opt_markdown(stdout, r->opts);
+	return 0;
 }
 
 static int
@@ -569,6 +586,8 @@ main(int argc, char **argv)
 		printf("linerate %s\n", LR_VERSION);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--options-md") == 0)
+		return options_md(argv[2]);
 	if (eal_argc < argc) {
 		ret = parse_opts(argc - eal_argc - 1, argv + eal_argc + 1, &o);
 		if (ret != 0)

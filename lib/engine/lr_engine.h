@@ -22,6 +22,8 @@
 #include <jansson.h>
 #include <rte_common.h>
 
+#include "lr_opt.h"
+
 #define LR_TASK_MAX 4096	/**< tasks over the life of the process */
 #define LR_LCORE_TASK_MAX 64	/**< tasks one worker lcore runs at once */
 /** The queue of a task that serves a port but owns none of its queues: it
@@ -84,6 +86,10 @@ typedef int (*lr_role_conf_set_t)(void *conf, const char *key, const char *val);
 struct lr_role {
 	const char *name;
 	const char *help;		/**< one line per option, for --help */
+	/** The role's option table (lr_opt.h), or NULL: then conf_set and
+	 *  help are the role's own. With a table, --help and doc/usage.md's
+	 *  option table are printed from it. */
+	const struct lr_opt *opts;
 	bool uses_rx;			/**< owns the rx side of its queue */
 	bool uses_tx;			/**< owns the tx side of its queue */
 	size_t conf_bytes;		/**< size of the role's conf struct */

@@ -22,6 +22,8 @@
 
 #include <rte_ethdev.h>
 
+#include "lr_opt.h"
+
 #define LR_RSS_KEY_MAX 64		/**< longest RSS key a PMD takes here */
 #define LR_LINK_TIMEOUT_MS 5000		/**< default wait for link up */
 
@@ -64,6 +66,9 @@ struct lr_port_info {
 	struct rte_mempool *pool;	/**< rx mbufs, on @c socket */
 	uint32_t mbuf_data_bytes;	/**< data room of one pool mbuf */
 };
+
+/** The port options (lr_opt.h): name, range, help, example. */
+extern const struct lr_opt lr_port_opts[];
 
 /** Fill @p conf with the defaults. */
 void lr_port_conf_init(struct lr_port_conf *conf);

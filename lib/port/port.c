@@ -63,63 +63,90 @@ lr_port_conf_init(struct lr_port_conf *conf)
 }
 
 static int
-set_num(const char *key, const char *val, uint64_t min, uint64_t max,
-	uint64_t *out)
+set_queues(void *conf, const char *key, const char *val)
 {
-	if (lr_parse_u64(val, out) != 0 || *out < min || *out > max)
-		return lr_err(EINVAL, "port: %s '%s': want a number in %" PRIu64
-			      "..%" PRIu64, key, val, min, max);
+	struct lr_port_conf *c = conf;
+	uint64_t v;
+
+	if (lr_parse_u64(val, &v) != 0 || v < 1 || v > RTE_MAX_QUEUES_PER_PORT)
+		return lr_err(EINVAL, "port: %s '%s': want a number in 1..%u", key,
+			      val, RTE_MAX_QUEUES_PER_PORT);
+	c->nb_rxq = c->nb_txq = (uint16_t)v;
 	return 0;
 }
+
+static int
+set_rss(void *conf, const char *key, const char *val)
+{
+	struct lr_port_conf *c = conf;
+
+	RTE_SET_USED(key);
+	c->rss_required = true;
+	return lr_rss_fields_parse(val, &c->rss_hf);
+}
+
+static int
+set_rss_key(void *conf, const char *key, const char *val)
+{
+	struct lr_port_conf *c = conf;
+
+	RTE_SET_USED(key);
+	return lr_rss_key_parse(val, c->rss_key, &c->rss_key_len);
+}
+
+static int
+set_speed(void *conf, const char *key, const char *val)
+{
+	struct lr_port_conf *c = conf;
+	uint64_t v;
+
+	if (lr_parse_u64(val, &v) != 0 || v < 1000000 || v > 1000000000000ull)
+		return lr_err(EINVAL, "port: %s '%s': want bit/s in 1M..1T", key, val);
+	c->speed_mbps = (uint32_t)(v / 1000000);
+	return 0;
+}
+
+#define PC(field) LR_OPT_FIELD(struct lr_port_conf, field)
+
+/* The port options, in --help's and doc/usage.md's order. */
+const struct lr_opt lr_port_opts[] = {
+	{ "queues", LR_OPT_FUNC, 0, 0, 0, 0, set_queues, "N",
+	  "rx and tx queues (1)", "--queues 4" },
+	{ "rxq", LR_OPT_UINT, PC(nb_rxq), 0, RTE_MAX_QUEUES_PER_PORT, NULL, "N",
+	  "rx queues apart from tx", "--rxq 4 --txq 1" },
+	{ "txq", LR_OPT_UINT, PC(nb_txq), 0, RTE_MAX_QUEUES_PER_PORT, NULL, "N",
+	  "tx queues apart from rx", NULL },
+	{ "rxd", LR_OPT_UINT, PC(nb_rxd), 0, 65535, NULL, "N",
+	  "descriptors per rx queue (1024)", "--rxd 4096" },
+	{ "txd", LR_OPT_UINT, PC(nb_txd), 0, 65535, NULL, "N",
+	  "descriptors per tx queue (1024)", "--txd 4096" },
+	{ "mtu", LR_OPT_UINT, PC(mtu), 68, 9600, NULL, "BYTES",
+	  "MTU; 9000 carries 9018 B frames (port default)", "--mtu 9000" },
+	{ "mbufs", LR_OPT_UINT, PC(nb_mbufs), 0, UINT32_MAX, NULL, "N",
+	  "rx mbufs in the port's pool (derived from queues)", "--mbufs 65535" },
+	{ "rss", LR_OPT_FUNC, 0, 0, 0, 0, set_rss, "FIELDS",
+	  "RSS hash fields with several rx queues: ip, ipv4, ipv6, udp, tcp, "
+	  "sctp, l2, none; asked for explicitly, a PMD that cannot hash them is "
+	  "an error (ip,udp,tcp where the PMD can)", "--rss ip,udp" },
+	{ "rss-key", LR_OPT_FUNC, 0, 0, 0, 0, set_rss_key, "KEY",
+	  "`symmetric` (0x6d5a..., both directions alike), `default` (PMD's), "
+	  "or hex bytes", "--rss-key symmetric" },
+	{ "promisc", LR_OPT_BOOL, PC(promisc), 0, 1, NULL, "0|1",
+	  "promiscuous rx (1)", "--promisc 0" },
+	{ "link-timeout", LR_OPT_MS, PC(link_timeout_ms), 0, 3600, NULL, "S",
+	  "wait for link up at start, seconds (5)", "--link-timeout 30" },
+	{ "speed", LR_OPT_FUNC, 0, 0, 0, 0, set_speed, "BPS",
+	  "the link speed rates in % and the line-rate check refer to (what "
+	  "the PMD reports: 10G for net_null, net_ring, net_pcap and the virtual "
+	  "wire, 100G for net_memif, a NIC its link's; gen logs the speed a % "
+	  "took)", "--speed 100G" },
+	{ NULL },
+};
 
 int
 lr_port_conf_set(struct lr_port_conf *c, const char *key, const char *val)
 {
-	uint64_t v = 0;
-	double secs;
-	int ret = 0;
-
-	if (strcmp(key, "queues") == 0) {
-		ret = set_num(key, val, 1, RTE_MAX_QUEUES_PER_PORT, &v);
-		c->nb_rxq = c->nb_txq = (uint16_t)v;
-	} else if (strcmp(key, "rxq") == 0) {
-		ret = set_num(key, val, 0, RTE_MAX_QUEUES_PER_PORT, &v);
-		c->nb_rxq = (uint16_t)v;
-	} else if (strcmp(key, "txq") == 0) {
-		ret = set_num(key, val, 0, RTE_MAX_QUEUES_PER_PORT, &v);
-		c->nb_txq = (uint16_t)v;
-	} else if (strcmp(key, "rxd") == 0) {
-		ret = set_num(key, val, 0, 65535, &v);
-		c->nb_rxd = (uint16_t)v;
-	} else if (strcmp(key, "txd") == 0) {
-		ret = set_num(key, val, 0, 65535, &v);
-		c->nb_txd = (uint16_t)v;
-	} else if (strcmp(key, "mtu") == 0) {
-		ret = set_num(key, val, 68, 9600, &v);
-		c->mtu = (uint16_t)v;
-	} else if (strcmp(key, "mbufs") == 0) {
-		ret = set_num(key, val, 0, UINT32_MAX, &v);
-		c->nb_mbufs = (uint32_t)v;
-	} else if (strcmp(key, "promisc") == 0) {
-		ret = set_num(key, val, 0, 1, &v);
-		c->promisc = v != 0;
-	} else if (strcmp(key, "rss") == 0) {
-		ret = lr_rss_fields_parse(val, &c->rss_hf);
-		c->rss_required = true;
-	} else if (strcmp(key, "rss-key") == 0) {
-		ret = lr_rss_key_parse(val, c->rss_key, &c->rss_key_len);
-	} else if (strcmp(key, "link-timeout") == 0) {
-		if (lr_parse_seconds(val, &secs) != 0 || secs > 3600)
-			return lr_err(EINVAL, "port: link-timeout '%s': want "
-				      "seconds in 0..3600", val);
-		c->link_timeout_ms = (uint32_t)(secs * 1000);
-	} else if (strcmp(key, "speed") == 0) {
-		ret = set_num(key, val, 1000000, 1000000000000ull, &v);
-		c->speed_mbps = (uint32_t)(v / 1000000);
-	} else {
-		return -ENOENT;
-	}
-	return ret;
+	return lr_opt_set(lr_port_opts, c, "port", key, val);
 }
 
 static bool

@@ -52,32 +52,40 @@ rx_conf_init(void *conf)
 }
 
 static int
-rx_conf_set(void *conf, const char *key, const char *val)
+set_flows(void *conf, const char *key, const char *val)
 {
 	struct lr_rx_conf *c = conf;
 	uint64_t v;
 
-	if (strcmp(key, "count") == 0) {
-		if (lr_parse_u64(val, &c->count) != 0)
-			return lr_err(EINVAL, "rx: count '%s' is not a number", val);
-	} else if (strcmp(key, "flows") == 0) {
-		if (lr_parse_u64(val, &v) != 0 || v == 0 || v > LR_RX_FLOWS_MAX)
-			return lr_err(EINVAL, "rx: flows '%s': want 1..%u", val,
-				      LR_RX_FLOWS_MAX);
-		c->flows = (uint32_t)v;
-	} else if (strcmp(key, "flow-base") == 0) {
-		if (lr_parse_u64(val, &v) != 0 || v >= LR_FLOW_NONE)
-			return lr_err(EINVAL, "rx: flow-base '%s' is not a flow id",
-				      val);
-		c->flow_base = (uint32_t)v;
-	} else if (strcmp(key, "latency") == 0) {
-		if (lr_parse_u64(val, &v) != 0 || v > 1)
-			return lr_err(EINVAL, "rx: latency '%s': want 0 or 1", val);
-		c->latency = v != 0;
-	} else {
-		return -ENOENT;
-	}
+	if (lr_parse_u64(val, &v) != 0 || v == 0 || v > LR_RX_FLOWS_MAX)
+		return lr_err(EINVAL, "rx: %s '%s': want 1..%u", key, val,
+			      LR_RX_FLOWS_MAX);
+	c->flows = (uint32_t)v;
 	return 0;
+}
+
+#define RC(field) LR_OPT_FIELD(struct lr_rx_conf, field)
+
+static const struct lr_opt rx_opts[] = {
+	{ "count", LR_OPT_UINT, RC(count), 0, UINT64_MAX, NULL, "N",
+	  "stop after exactly N packets, 0: no limit (0); what the last burst "
+	  "held past N is freed unread and counted in `past_count_packets`",
+	  "--count 1000000" },
+	{ "flows", LR_OPT_FUNC, 0, 0, 0, 0, set_flows, "N",
+	  "flow table entries: flow ids flow-base .. flow-base+N-1 (65536)",
+	  "--flows 1M" },
+	{ "flow-base", LR_OPT_UINT, RC(flow_base), 0, LR_FLOW_NONE - 1, NULL, "ID",
+	  "flow id of the first entry (0)", "--flow-base 1000" },
+	{ "latency", LR_OPT_BOOL, RC(latency), 0, 1, NULL, "0|1",
+	  "latency from the TX timestamps: right when both sides read one TSC "
+	  "(the wire, memif on one host, a loopback cable) (1)", "--latency 0" },
+	{ NULL },
+};
+
+static int
+rx_conf_set(void *conf, const char *key, const char *val)
+{
+	return lr_opt_set(rx_opts, conf, "rx", key, val);
 }
 
 static void
@@ -664,12 +672,7 @@ rx_live(char *buf, size_t len)
 
 const struct lr_role lr_rx_role = {
 	.name = "rx",
-	.help =
-	"  --count N         stop after N packets, 0: no limit (0)\n"
-	"  --flows N         flow table entries, ids flow-base.. (65536)\n"
-	"  --flow-base ID    flow id of the first entry (0)\n"
-	"  --latency 0|1     latency from TX timestamps: needs one TSC on both\n"
-	"                    sides (one host: wire, memif, loopback cable) (1)\n",
+	.opts = rx_opts,
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_rx_conf),
 	.conf_init = rx_conf_init,

@@ -245,6 +245,24 @@ def test_option_table_examples():
     expect(not bad, "\n".join(bad))
 
 
+def test_option_tables_are_the_codes():
+    """The option tables of doc/usage.md that the code has as tables are
+    exactly what `linerate --options-md NAME` prints from them."""
+    text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
+    for section, name in (("### Port options", "port"), ("### rx options", "rx")):
+        i = text.index(section) + 1
+        while not text[i].startswith("|"):
+            i += 1
+        j = i
+        while j < len(text) and text[j].startswith("|"):
+            j += 1
+        want = subprocess.run([LINERATE, "--options-md", name], capture_output=True,
+                              text=True, check=True).stdout.rstrip("\n").split("\n")
+        expect(text[i:j] == want, "%s: doc/usage.md differs from --options-md "
+               "%s:\n%s" % (section, name, "\n".join(
+                   l for l in want if l not in text[i:j])))
+
+
 def test_lua_reference_values():
     text = open(os.path.join(SRC, "doc", "usage.md")).read()
     checks = re.findall(r"`(linerate\.[a-z_]+\([^`]*\)) --> ([0-9.]+)`", text)
@@ -293,5 +311,6 @@ def test_user_script_dir():
 
 if __name__ == "__main__":
     main([test_command_examples, test_option_table_examples,
+          test_option_tables_are_the_codes,
           test_lua_reference_values, test_readme_lua_snippet,
           test_user_script_dir])

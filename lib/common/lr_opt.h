@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Option tables: each option of a port or a role written once, with its
+ * type, range, field, help line and example, in the spirit of DPDK's
+ * kvargs and VPP's unformat tables. One parser sets a conf from key=value
+ * (the CLI's --key value and Lua's conf tables alike), and the same table
+ * prints --help and the option tables of doc/usage.md (a test checks that
+ * the two agree).
+ *
+ * Threading: control path only.
+ */
+#ifndef LR_OPT_H
+#define LR_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum lr_opt_type {
+	LR_OPT_UINT,		/**< an integer field of 1, 2, 4 or 8 bytes */
+	LR_OPT_BOOL,		/**< 0 or 1 into a bool */
+	LR_OPT_MS,		/**< seconds into a uint32_t of milliseconds */
+	LR_OPT_FUNC,		/**< the option's own parser (set) */
+};
+
+/** Parse @p val into @p conf; @return 0 or -EINVAL with lr_errmsg(). */
+typedef int (*lr_opt_set_t)(void *conf, const char *key, const char *val);
+
+struct lr_opt {
+	const char *name;	/**< the key, without "--" */
+	enum lr_opt_type type;
+	size_t offset;		/**< of the field in the conf */
+	size_t size;		/**< of the field (LR_OPT_UINT) */
+	uint64_t min, max;	/**< LR_OPT_UINT: range; LR_OPT_MS: max seconds */
+	lr_opt_set_t set;	/**< LR_OPT_FUNC */
+	const char *arg;	/**< what follows the key in help: "N", "S" */
+	const char *help;	/**< meaning, the default in parentheses */
+	const char *example;	/**< a command-line example, or NULL */
+};
+
+#define LR_OPT_FIELD(type, field) \
+	offsetof(type, field), sizeof(((type *)0)->field)
+
+/**
+ * Set option @p key of @p conf from its text @p val by table @p tab.
+ * @p who names the table in errors ("port", "rx").
+ * @return 0, -ENOENT (no such key in @p tab) or -EINVAL (bad value).
+ */
+int lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
+	       const char *key, const char *val);
+
+/** Print "  --key ARG  help" lines for --help. */
+void lr_opt_help(FILE *f, const struct lr_opt *tab);
+
+/** Print the table as doc/usage.md's rows: | `--key ARG` | help | `example` | */
+void lr_opt_markdown(FILE *f, const struct lr_opt *tab);
+
+#endif

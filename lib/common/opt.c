@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "lr_common.h"
+#include "lr_opt.h"
+
+static int
+set_uint(const struct lr_opt *o, void *conf, const char *who, const char *val)
+{
+	uint8_t *field = (uint8_t *)conf + o->offset;
+	uint64_t v;
+
+	if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
+		return lr_err(EINVAL, "%s: %s '%s': want a number in %" PRIu64
+			      "..%" PRIu64, who, o->name, val, o->min, o->max);
+	switch (o->size) {
+	case 1:
+		*field = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)field = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)field = (uint32_t)v;
+		break;
+	default:
+		*(uint64_t *)field = v;
+		break;
+	}
+	return 0;
+}
+
+int
+lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
+	   const char *key, const char *val)
+{
+	const struct lr_opt *o;
+	double secs;
+
+	for (o = tab; o->name != NULL; o++)
+		if (strcmp(o->name, key) == 0)
+			break;
+	if (o->name == NULL)
+		return -ENOENT;
+	switch (o->type) {
+	case LR_OPT_UINT:
+		return set_uint(o, conf, who, val);
+	case LR_OPT_BOOL:
+		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
+			return lr_err(EINVAL, "%s: %s '%s': want 0 or 1", who,
+				      o->name, val);
+		*(bool *)((uint8_t *)conf + o->offset) = val[0] == '1';
+		return 0;
+	case LR_OPT_MS:
+		if (lr_parse_seconds(val, &secs) != 0 || secs > (double)o->max)
+			return lr_err(EINVAL, "%s: %s '%s': want seconds in "
+				      "0..%" PRIu64, who, o->name, val, o->max);
+		*(uint32_t *)((uint8_t *)conf + o->offset) = (uint32_t)(secs * 1000);
+		return 0;
+	case LR_OPT_FUNC:
+		return o->set(conf, key, val);
+	}
+	return -ENOENT;
+}
+
+/* @p s in a markdown table cell: '|' escaped. */
+static void
+put_cell(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+#define HELP_INDENT 20
+#define HELP_WIDTH 79
+
+/* @p s for a terminal: backquotes left out, words wrapped at HELP_WIDTH
+ * under HELP_INDENT. */
+static void
+put_wrapped(FILE *f, const char *s)
+{
+	size_t col = HELP_INDENT, w;
+
+	while (*s != '\0') {
+		while (*s == ' ')
+			s++;
+		w = strcspn(s, " ");
+		if (col > HELP_INDENT && col + 1 + w > HELP_WIDTH) {
+			fprintf(f, "\n%*s", HELP_INDENT, "");
+			col = HELP_INDENT;
+		} else if (col > HELP_INDENT) {
+			fputc(' ', f);
+			col++;
+		}
+		for (; w > 0; w--, s++)
+			if (*s != '`') {
+				fputc(*s, f);
+				col++;
+			}
+	}
+}
+
+void
+lr_opt_help(FILE *f, const struct lr_opt *tab)
+{
+	const struct lr_opt *o;
+	char k[40];
+
+	for (o = tab; o->name != NULL; o++) {
+		snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %-*s", HELP_INDENT - 2, k);
+		put_wrapped(f, o->help);
+		fputc('\n', f);
+	}
+}
+
+void
+lr_opt_markdown(FILE *f, const struct lr_opt *tab)
+{
+	const struct lr_opt *o;
+
+	fputs("| option | meaning (default) | example |\n| --- | --- | --- |\n", f);
+	for (o = tab; o->name != NULL; o++) {
+		fprintf(f, "| `--%s%s", o->name, o->arg ? " " : "");
+		put_cell(f, o->arg ? o->arg : "");
+		fputs("` | ", f);
+		put_cell(f, o->help);
+		fputs(" | ", f);
+		if (o->example != NULL) {
+			fputc('`', f);
+			put_cell(f, o->example);
+			fputc('`', f);
+		}
+		fputs(" |\n", f);
+	}
+}
