@@ -36,7 +36,8 @@ struct lr_opt {
 	lr_opt_set_t set;	/**< LR_OPT_FUNC */
 	const char *arg;	/**< what follows the key in help: "N", "S" */
 	const char *help;	/**< meaning, the default in parentheses */
-	const char *example;	/**< a command-line example, or NULL */
+	const char *example;	/**< examples as doc/usage.md shows them
+				 *   (markdown: `--key value`), or NULL */
 };
 
 #define LR_OPT_FIELD(type, field) \

@@ -133,11 +133,8 @@ lr_opt_markdown(FILE *f, const struct lr_opt *tab)
 		fputs("` | ", f);
 		put_cell(f, o->help);
 		fputs(" | ", f);
-		if (o->example != NULL) {
-			fputc('`', f);
+		if (o->example != NULL)
 			put_cell(f, o->example);
-			fputc('`', f);
-		}
 		fputs(" |\n", f);
 	}
 }

@@ -971,33 +971,7 @@ gen_tick(void)
 
 const struct lr_role lr_gen_role = {
 	.name = "gen",
-	.help =
-	"  --size S          frame bytes with FCS: 64..9018, a list 64,128 or\n"
-	"                    64:7,594:4,1518:1 (weights), imix, or a range\n"
-	"                    64-1518 (random) (64)\n"
-	"  --data-size B     UDP data bytes instead: 18..8972 over IPv4\n"
-	"  --count N         packets to send, 0: no limit (0)\n"
-	"  --bytes N         frame bytes to send, 0: no limit (0)\n"
-	"  --rate R          max, PPS, 1.5Mpps, 10Gbps (L2), 10Gbpsl1 (L1),\n"
-	"                    50% (of the link) (max)\n"
-	"  --flows N         flows, numbered from --flow-base (1)\n"
-	"  --flow-base ID    flow id of the first flow (0)\n"
-	"  --src-ip A[-B] --dst-ip A[-B]     IPv4 or IPv6 ranges (10.0.0.1, 10.0.0.2)\n"
-	"  --src-port P[-Q] --dst-port P[-Q] UDP port ranges (1024-65535, 5001)\n"
-	"  --order seq|shuffle  order of the flows (seq)\n"
-	"  --seed N          of shuffle, random sizes, random pattern (1)\n"
-	"  --slice I/N       take the I-th of N shares of flows, count, bytes, rate\n"
-	"  --burst N         packets per tx burst, 1..32; 1 spaces them evenly (32)\n"
-	"  --pattern P       payload after the header: inc, zero, random, hex (inc)\n"
-	"  --udp-cksum 0|1   UDP checksum (IPv4: 0, IPv6: always 1)\n"
-	"  --fixed 0|1       pre-built frames, no per-packet writes (0)\n"
-	"  --src-mac M --dst-mac M   Ethernet addresses (02:00:00:00:00:01/02)\n"
-	"  --rate-tolerance P  a paced task offering less than P % of its rate\n"
-	"                    is short (99.9)\n"
-	"  --catch-up US     most a stalled paced task makes up; the rest is\n"
-	"                    counted late (100)\n"
-	"  --stall-timeout S  end a task whose port takes no frame for S s\n"
-	"                    (link down, peer gone); 0: never (1)\n",
+	.opts = lr_gen_opts,
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_gen_conf),
 	.conf_init = lr_gen_conf_init_any,

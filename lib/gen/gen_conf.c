@@ -20,6 +20,7 @@
 
 #include "lr_common.h"
 #include "lr_gen.h"
+#include "lr_opt.h"
 #include "gen_internal.h"
 
 static void
@@ -450,81 +451,209 @@ set_slice(struct lr_gen_conf *c, const char *val)
 	return 0;
 }
 
+/* The options whose text needs a parser of their own, as table entries. */
+static int
+opt_size(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	int ret;
+
+	RTE_SET_USED(key);
+	ret = set_sizes(c, val);
+	c->sizes_given = true;
+	return ret;
+}
+
+static int
+opt_data_size(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	uint64_t v = 0;
+	int ret = set_u64(key, val, LR_HDR_BYTES,
+			  LR_FRAME_MAX_BYTES - LR_UDP4_OVERHEAD, &v);
+
+	c->data_bytes = (uint32_t)v;
+	return ret;
+}
+
+static int
+opt_rate(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	RTE_SET_USED(key);
+	if (lr_rate_parse(val, &c->rate) != 0)
+		return lr_err(EINVAL, "gen: rate '%s': want max, PPS, 1.5Mpps, "
+			      "10Gbps (L2), 10Gbpsl1 or 50%%", val);
+	return 0;
+}
+
+static int
+opt_order(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	RTE_SET_USED(key);
+	if (strcmp(val, "seq") != 0 && strcmp(val, "shuffle") != 0)
+		return lr_err(EINVAL, "gen: order '%s': want seq or shuffle", val);
+	c->shuffle = strcmp(val, "shuffle") == 0;
+	return 0;
+}
+
+static int
+opt_slice(void *conf, const char *key, const char *val)
+{
+	RTE_SET_USED(key);
+	return set_slice(conf, val);
+}
+
+static int
+opt_pattern(void *conf, const char *key, const char *val)
+{
+	RTE_SET_USED(key);
+	return set_pattern(conf, val);
+}
+
+static int
+opt_port_range(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	return key[0] == 's' ? set_port_range(key, val, &c->src_port, &c->src_ports) :
+			       set_port_range(key, val, &c->dst_port, &c->dst_ports);
+}
+
+static int
+opt_ip_range(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	return set_ip_range(key, val, key[0] == 's' ? &c->src_ip : &c->dst_ip);
+}
+
+static int
+opt_mac(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	return set_mac(key, val, key[0] == 's' ? &c->src_mac : &c->dst_mac);
+}
+
+static int
+opt_tolerance(void *conf, const char *key, const char *val)
+{
+	return set_percent(key, val, &((struct lr_gen_conf *)conf)->rate_tolerance);
+}
+
+static int
+opt_catch_up(void *conf, const char *key, const char *val)
+{
+	return set_seconds(key, val, 1e-6, 10, 1e-6,
+			   &((struct lr_gen_conf *)conf)->catch_up_s);
+}
+
+static int
+opt_stall(void *conf, const char *key, const char *val)
+{
+	return set_seconds(key, val, 0, 3600, 1,
+			   &((struct lr_gen_conf *)conf)->stall_timeout_s);
+}
+
+#define GC(field) LR_OPT_FIELD(struct lr_gen_conf, field)
+#define FUNC(fn) LR_OPT_FUNC, 0, 0, 0, 0, fn
+
+/* gen's options, in --help's and doc/usage.md's order. */
+const struct lr_opt lr_gen_opts[] = {
+	{ "size", FUNC(opt_size), "S",
+	  "frame bytes on the wire with Ethernet header and FCS (Table 1's "
+	  "count), 64..9018: one size, a list cycled per packet (`64,128,256`), "
+	  "weights (`64:7,594:4,1518:1`, interleaved: never seven 64 B in a "
+	  "row), `imix` (that list), or a range with a uniformly random size "
+	  "per packet (`64-1518`) (64)", "`--size imix`" },
+	{ "data-size", FUNC(opt_data_size), "B",
+	  "UDP data bytes instead of a frame size: 18..8972 over IPv4 (1518 B "
+	  "frame for 1472); not with `--size`", "`--data-size 1472`" },
+	{ "count", LR_OPT_UINT, GC(count), 0, UINT64_MAX, NULL, "N",
+	  "packets in all, shared by the queues; 0: no limit (0)", "`--count 1M`" },
+	{ "bytes", LR_OPT_UINT, GC(bytes), 0, UINT64_MAX, NULL, "N",
+	  "frame bytes in all; the last frame may pass it (0: no limit)",
+	  "`--bytes 400G`" },
+	{ "rate", FUNC(opt_rate), "R",
+	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` "
+	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B "
+	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate "
+	  "above the port's line rate is an error (max)",
+	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`" },
+	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N",
+	  "most packets per tx burst, 1..32; paced traffic sends only what is "
+	  "due, so 1 spaces every packet evenly (32)", "`--burst 1`" },
+	{ "flows", LR_OPT_UINT, GC(flows), 1, UINT32_MAX, NULL, "N",
+	  "flows in all, numbered from flow-base; each has its own sequence "
+	  "numbers (1)", "`--flows 65536 --src-ip 10.0.0.1-10.0.0.2`" },
+	{ "flow-base", LR_OPT_UINT, GC(flow_base), 0, UINT32_MAX - 1, NULL, "ID",
+	  "flow id of the first flow (0)", "`--flow-base 1000`" },
+	{ "src-ip", FUNC(opt_ip_range), "A[-B]",
+	  "IPv4 or IPv6 source address range; IPv6 ranges count in the last 32 "
+	  "bits; one IPv6 side makes the other's default IPv6 (10.0.0.1; IPv6 "
+	  "fd00::1)", "`--src-ip 10.0.0.1-10.0.0.255`" },
+	{ "dst-ip", FUNC(opt_ip_range), "A[-B]",
+	  "destination address range, as src-ip (10.0.0.2; IPv6 fd00::2)",
+	  "`--dst-ip 2001:db8::1 --size 128`" },
+	{ "src-port", FUNC(opt_port_range), "P[-Q]",
+	  "UDP source port range (1024-65535)", "`--src-port 1000-1999`" },
+	{ "dst-port", FUNC(opt_port_range), "P[-Q]",
+	  "UDP destination port range (5001)", "`--dst-port 53`" },
+	{ "order", FUNC(opt_order), "seq|shuffle",
+	  "flow i takes the i-th tuple, source port fastest, then destination "
+	  "port, source address, destination address; `shuffle` sends the flows "
+	  "in a random order that is the same for every run with the same seed "
+	  "(seq)", "`--order shuffle`" },
+	{ "seed", LR_OPT_UINT, GC(seed), 0, UINT64_MAX, NULL, "N",
+	  "seed of the shuffle, random sizes and random pattern (1)", "`--seed 7`" },
+	{ "slice", FUNC(opt_slice), "I/N",
+	  "this task takes the I-th of N shares of flows, count, bytes and rate; "
+	  "the CLI gives each tx queue its share", "`slice = \"1/4\"` (Lua)" },
+	{ "pattern", FUNC(opt_pattern), "P",
+	  "payload after the header: `inc` (byte i of the frame is i mod 256), "
+	  "`zero`, `random`, or hex bytes repeated (inc)", "`--pattern 0xdeadbeef`" },
+	{ "udp-cksum", LR_OPT_UINT, GC(udp_cksum), 0, 1, NULL, "0|1",
+	  "UDP checksum by incremental update; IPv6 always has one (IPv4: 0)",
+	  "`--udp-cksum 1`" },
+	{ "fixed", LR_OPT_BOOL, GC(fixed), 0, 1, NULL, "0|1",
+	  "send pre-built frames with nothing written per packet (flow id "
+	  "0xffffffff, rx counts them as untracked): Pktgen's mode, for the "
+	  "highest rate (0)", "`--fixed 1`" },
+	{ "src-mac", FUNC(opt_mac), "MAC",
+	  "source Ethernet address (02:00:00:00:00:01)",
+	  "`--src-mac 02:00:00:00:00:0a`" },
+	{ "dst-mac", FUNC(opt_mac), "MAC",
+	  "destination Ethernet address (02:00:00:00:00:02)",
+	  "`--dst-mac 3c:fd:fe:00:00:01`" },
+	{ "rate-tolerance", FUNC(opt_tolerance), "P",
+	  "a paced task whose offered ratio (achieved / asked) is below P % is "
+	  "short (99.9)", "`--rate-tolerance 99`" },
+	{ "catch-up", FUNC(opt_catch_up), "US",
+	  "after a stall, a paced task sends what it owes for at most US µs, a "
+	  "burst per poll; what it owed before that is not sent but counted in "
+	  "`late_packets` (100)", "`--catch-up 5000`" },
+	{ "stall-timeout", FUNC(opt_stall), "S",
+	  "end the task when its port has taken no frame for S s while frames "
+	  "wait (link down, peer gone or not reading); 0: never (1)",
+	  "`--stall-timeout 5`" },
+	{ NULL },
+};
+
 int
 lr_gen_conf_set_key(void *conf, const char *key, const char *val)
 {
 	struct lr_gen_conf *c = conf;
-	uint64_t v = 0;
-	int ret = 0;
 
 	/* Both would leave one silently unused (data-size won). */
 	if ((strcmp(key, "size") == 0 && c->data_bytes != 0) ||
 	    (strcmp(key, "data-size") == 0 && c->sizes_given))
 		return lr_err(EINVAL, "gen: size and data-size exclude each "
 			      "other: give one");
-	if (strcmp(key, "size") == 0) {
-		ret = set_sizes(c, val);
-		c->sizes_given = true;
-	} else if (strcmp(key, "data-size") == 0) {
-		ret = set_u64(key, val, LR_HDR_BYTES,
-			      LR_FRAME_MAX_BYTES - LR_UDP4_OVERHEAD, &v);
-		c->data_bytes = (uint32_t)v;
-	} else if (strcmp(key, "count") == 0) {
-		ret = set_u64(key, val, 0, UINT64_MAX, &c->count);
-	} else if (strcmp(key, "bytes") == 0) {
-		ret = set_u64(key, val, 0, UINT64_MAX, &c->bytes);
-	} else if (strcmp(key, "rate") == 0) {
-		if (lr_rate_parse(val, &c->rate) != 0)
-			return lr_err(EINVAL, "gen: rate '%s': want max, PPS, "
-				      "1.5Mpps, 10Gbps (L2), 10Gbpsl1 or 50%%", val);
-	} else if (strcmp(key, "flows") == 0) {
-		ret = set_u64(key, val, 1, UINT32_MAX, &v);
-		c->flows = (uint32_t)v;
-	} else if (strcmp(key, "flow-base") == 0) {
-		ret = set_u64(key, val, 0, UINT32_MAX - 1, &v);
-		c->flow_base = (uint32_t)v;
-	} else if (strcmp(key, "order") == 0) {
-		if (strcmp(val, "seq") != 0 && strcmp(val, "shuffle") != 0)
-			return lr_err(EINVAL, "gen: order '%s': want seq or "
-				      "shuffle", val);
-		c->shuffle = strcmp(val, "shuffle") == 0;
-	} else if (strcmp(key, "seed") == 0) {
-		ret = set_u64(key, val, 0, UINT64_MAX, &c->seed);
-	} else if (strcmp(key, "slice") == 0) {
-		ret = set_slice(c, val);
-	} else if (strcmp(key, "burst") == 0) {
-		ret = set_u64(key, val, 1, LR_BURST, &v);
-		c->burst = (uint16_t)v;
-	} else if (strcmp(key, "src-port") == 0) {
-		ret = set_port_range(key, val, &c->src_port, &c->src_ports);
-	} else if (strcmp(key, "dst-port") == 0) {
-		ret = set_port_range(key, val, &c->dst_port, &c->dst_ports);
-	} else if (strcmp(key, "src-ip") == 0) {
-		ret = set_ip_range(key, val, &c->src_ip);
-	} else if (strcmp(key, "dst-ip") == 0) {
-		ret = set_ip_range(key, val, &c->dst_ip);
-	} else if (strcmp(key, "src-mac") == 0) {
-		ret = set_mac(key, val, &c->src_mac);
-	} else if (strcmp(key, "dst-mac") == 0) {
-		ret = set_mac(key, val, &c->dst_mac);
-	} else if (strcmp(key, "pattern") == 0) {
-		ret = set_pattern(c, val);
-	} else if (strcmp(key, "fixed") == 0) {
-		ret = set_u64(key, val, 0, 1, &v);
-		c->fixed = v != 0;
-	} else if (strcmp(key, "udp-cksum") == 0) {
-		ret = set_u64(key, val, 0, 1, &v);
-		c->udp_cksum = (int8_t)v;
-	} else if (strcmp(key, "rate-tolerance") == 0) {
-		ret = set_percent(key, val, &c->rate_tolerance);
-	} else if (strcmp(key, "catch-up") == 0) {
-		ret = set_seconds(key, val, 1e-6, 10, 1e-6, &c->catch_up_s);
-	} else if (strcmp(key, "stall-timeout") == 0) {
-		ret = set_seconds(key, val, 0, 3600, 1, &c->stall_timeout_s);
-	} else {
-		return -ENOENT;
-	}
-	return ret;
+	return lr_opt_set(lr_gen_opts, conf, "gen", key, val);
 }
 
 void

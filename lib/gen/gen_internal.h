@@ -42,6 +42,9 @@ share(uint64_t total, uint16_t i, uint16_t n)
 int lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
 		  struct lr_ip_range *dst);
 
+/* gen's option table (lr_opt.h). */
+extern const struct lr_opt lr_gen_opts[];
+
 /* The role's conf hooks (struct lr_role). */
 void lr_gen_conf_init_any(void *conf);
 int lr_gen_conf_set_key(void *conf, const char *key, const char *val);
