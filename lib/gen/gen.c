@@ -598,133 +598,6 @@ fail:
 	return ret;
 }
 
-/* Move the schedule on by @p cost cycles: the whole ones into the
- * integer, the fraction kept apart so that no slot is ever rounded. */
-static inline void
-advance(struct lr_gen_sched *sc, double cost)
-{
-	uint64_t whole;
-
-	cost += sc->next_frac;
-	whole = (uint64_t)cost;
-	sc->next_tsc += whole;
-	sc->next_frac = cost - (double)whole;
-}
-
-/* Send what is pending; @return true when the queue took all of it. */
-static inline bool
-flush(struct lr_task *t, struct gen *g)
-{
-	uint16_t sent = rte_eth_tx_burst(t->port, t->queue, g->pend, g->nb_pend);
-	uint64_t bytes = 0;
-	uint16_t i;
-
-	for (i = 0; i < sent; i++)
-		bytes += g->pend[i]->pkt_len;
-	t->st.tx_pkts += sent;
-	t->st.tx_bytes += bytes;
-	if (sent == g->nb_pend) {
-		g->nb_pend = 0;
-		return true;
-	}
-	/* The queue is full: keep the rest for the next turn, in order. */
-	memmove(g->pend, g->pend + sent, (g->nb_pend - sent) * sizeof(g->pend[0]));
-	g->nb_pend -= sent;
-	t->st.tx_retry++;
-	return false;
-}
-
-static int
-gen_poll(struct lr_task *t, uint64_t now)
-{
-	struct gen *g = t->priv;
-	uint64_t tsc, due = UINT64_MAX;
-	double cost = 0;
-	uint16_t n, i;
-
-	if (g->nb_pend != 0 && !flush(t, g))
-		return 0;
-	if (g->remaining == 0)
-		return 1;
-	if (g->paced) {
-		struct lr_gen_sched *sc = &g->sched;
-		uint64_t lag;
-		double owed;
-
-		if (unlikely(sc->first_tsc == 0))
-			sc->first_tsc = sc->next_tsc = now;	/* first burst */
-		if (sc->next_tsc > now)
-			return 0;		/* not yet due */
-		lag = now - sc->next_tsc;
-		if (unlikely(lag > g->max_lag_tsc)) {
-			/* Stalled (the lcore taken away, or slower than
-			 * the rate): make up at most the catch-up bound,
-			 * and count what is given up as late. */
-			if (lag > g->max_lag_seen_tsc)
-				g->max_lag_seen_tsc = lag;
-			sc->late_tsc += lag - g->max_lag_tsc;
-			sc->next_tsc = now - g->max_lag_tsc;
-			lag = g->max_lag_tsc;
-		}
-		/* Only what is due: a burst is sent early by no packet,
-		 * so that a run of T seconds sends T x rate, not a burst
-		 * more. Behind the schedule, up to a burst at once. */
-		owed = (double)lag - sc->next_frac;
-		due = owed > 0 ? 1 + (uint64_t)(owed / g->mean_cost) : 1;
-	}
-	n = due < g->burst ? (uint16_t)due : g->burst;
-	if (n > g->remaining)
-		n = (uint16_t)g->remaining;
-	/* Raw mbufs: a pool mbuf keeps refcnt 1, one segment and, since
-	 * only this task writes them, the frame and lengths it was sent
-	 * with; rte_pktmbuf_alloc_bulk would reset what is already right. */
-	if (rte_mempool_get_bulk(g->pool, (void **)g->pend, n) != 0) {
-		t->st.alloc_fail++;
-		return 0;
-	}
-	if (g->fixed) {
-		g->nb_pend = n;
-		g->remaining -= n;
-		if (g->paced)
-			advance(&g->sched, n * g->sizes[0].cost);
-		flush(t, g);
-		return 0;
-	}
-	tsc = rte_rdtsc();
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = g->pend[i];
-		struct gen_flow *f = &g->flows[g->next_flow];
-		const struct gen_size *s = &g->sizes[g->next_size];
-
-		if (unlikely(s->len + LR_FCS_BYTES >= g->bytes_left)) {
-			/* The byte budget ends with this frame. */
-			g->bytes_left = 0;
-			g->remaining = 0;
-			rte_mempool_put_bulk(g->pool, (void **)&g->pend[i + 1],
-					     n - i - 1);
-			n = i + 1;
-		} else if (g->bytes_left != UINT64_MAX) {
-			g->bytes_left -= s->len + LR_FCS_BYTES;
-		}
-		if (++g->next_flow == g->nb_flows)
-			g->next_flow = 0;
-		if (++g->next_size == g->nb_sizes)
-			g->next_size = 0;
-		m->data_len = (uint16_t)s->len;
-		m->pkt_len = s->len;
-		write_frame(g, rte_pktmbuf_mtod(m, uint8_t *), f, s,
-			    f->id, f->seq++, tsc);
-		cost += s->cost;
-	}
-	g->nb_pend = n;
-	if (g->remaining != 0)
-		g->remaining -= n;
-	if (g->paced)
-		advance(&g->sched, cost);
-	flush(t, g);
-	return 0;
-}
-
 static void
 gen_finish(struct lr_task *t)
 {
@@ -967,6 +840,134 @@ gen_tick(void)
 		GLOG(ERR, "%s", g->why);
 		lr_task_stop(t);
 	}
+}
+
+/* The fast path: one burst per poll. */
+/* Move the schedule on by @p cost cycles: the whole ones into the
+ * integer, the fraction kept apart so that no slot is ever rounded. */
+static inline void
+advance(struct lr_gen_sched *sc, double cost)
+{
+	uint64_t whole;
+
+	cost += sc->next_frac;
+	whole = (uint64_t)cost;
+	sc->next_tsc += whole;
+	sc->next_frac = cost - (double)whole;
+}
+
+/* Send what is pending; @return true when the queue took all of it. */
+static inline bool
+flush(struct lr_task *t, struct gen *g)
+{
+	uint16_t sent = rte_eth_tx_burst(t->port, t->queue, g->pend, g->nb_pend);
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	for (i = 0; i < sent; i++)
+		bytes += g->pend[i]->pkt_len;
+	t->st.tx_pkts += sent;
+	t->st.tx_bytes += bytes;
+	if (sent == g->nb_pend) {
+		g->nb_pend = 0;
+		return true;
+	}
+	/* The queue is full: keep the rest for the next turn, in order. */
+	memmove(g->pend, g->pend + sent, (g->nb_pend - sent) * sizeof(g->pend[0]));
+	g->nb_pend -= sent;
+	t->st.tx_retry++;
+	return false;
+}
+
+static int
+gen_poll(struct lr_task *t, uint64_t now)
+{
+	struct gen *g = t->priv;
+	uint64_t tsc, due = UINT64_MAX;
+	double cost = 0;
+	uint16_t n, i;
+
+	if (g->nb_pend != 0 && !flush(t, g))
+		return 0;
+	if (g->remaining == 0)
+		return 1;
+	if (g->paced) {
+		struct lr_gen_sched *sc = &g->sched;
+		uint64_t lag;
+		double owed;
+
+		if (unlikely(sc->first_tsc == 0))
+			sc->first_tsc = sc->next_tsc = now;	/* first burst */
+		if (sc->next_tsc > now)
+			return 0;		/* not yet due */
+		lag = now - sc->next_tsc;
+		if (unlikely(lag > g->max_lag_tsc)) {
+			/* Stalled (the lcore taken away, or slower than
+			 * the rate): make up at most the catch-up bound,
+			 * and count what is given up as late. */
+			if (lag > g->max_lag_seen_tsc)
+				g->max_lag_seen_tsc = lag;
+			sc->late_tsc += lag - g->max_lag_tsc;
+			sc->next_tsc = now - g->max_lag_tsc;
+			lag = g->max_lag_tsc;
+		}
+		/* Only what is due: a burst is sent early by no packet,
+		 * so that a run of T seconds sends T x rate, not a burst
+		 * more. Behind the schedule, up to a burst at once. */
+		owed = (double)lag - sc->next_frac;
+		due = owed > 0 ? 1 + (uint64_t)(owed / g->mean_cost) : 1;
+	}
+	n = due < g->burst ? (uint16_t)due : g->burst;
+	if (n > g->remaining)
+		n = (uint16_t)g->remaining;
+	/* Raw mbufs: a pool mbuf keeps refcnt 1, one segment and, since
+	 * only this task writes them, the frame and lengths it was sent
+	 * with; rte_pktmbuf_alloc_bulk would reset what is already right. */
+	if (rte_mempool_get_bulk(g->pool, (void **)g->pend, n) != 0) {
+		t->st.alloc_fail++;
+		return 0;
+	}
+	if (g->fixed) {
+		g->nb_pend = n;
+		g->remaining -= n;
+		if (g->paced)
+			advance(&g->sched, n * g->sizes[0].cost);
+		flush(t, g);
+		return 0;
+	}
+	tsc = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = g->pend[i];
+		struct gen_flow *f = &g->flows[g->next_flow];
+		const struct gen_size *s = &g->sizes[g->next_size];
+
+		if (unlikely(s->len + LR_FCS_BYTES >= g->bytes_left)) {
+			/* The byte budget ends with this frame. */
+			g->bytes_left = 0;
+			g->remaining = 0;
+			rte_mempool_put_bulk(g->pool, (void **)&g->pend[i + 1],
+					     n - i - 1);
+			n = i + 1;
+		} else if (g->bytes_left != UINT64_MAX) {
+			g->bytes_left -= s->len + LR_FCS_BYTES;
+		}
+		if (++g->next_flow == g->nb_flows)
+			g->next_flow = 0;
+		if (++g->next_size == g->nb_sizes)
+			g->next_size = 0;
+		m->data_len = (uint16_t)s->len;
+		m->pkt_len = s->len;
+		write_frame(g, rte_pktmbuf_mtod(m, uint8_t *), f, s,
+			    f->id, f->seq++, tsc);
+		cost += s->cost;
+	}
+	g->nb_pend = n;
+	if (g->remaining != 0)
+		g->remaining -= n;
+	if (g->paced)
+		advance(&g->sched, cost);
+	flush(t, g);
+	return 0;
 }
 
 const struct lr_role lr_gen_role = {

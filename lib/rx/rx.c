@@ -154,211 +154,6 @@ rx_init(struct lr_task *t, const void *arg)
 	return 0;
 }
 
-/*
- * Find linerate's header: Ethernet, at most one 802.1Q tag, IPv4 (not a
- * fragment, any IHL) or IPv6 (UDP as next header), UDP.
- * @return the header, or NULL (foreign) with *bad set when the magic is
- * there but the lengths do not fit the frame.
- */
-static inline const struct lr_pkt_hdr *
-find_hdr(const struct rte_mbuf *m, bool *bad)
-{
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = m->data_len, l3 = RTE_ETHER_HDR_LEN, l4, ulen;
-	const struct rte_udp_hdr *udp;
-	const struct lr_pkt_hdr *h;
-	uint16_t type;
-
-	if (len < LR_UDP4_HDRS_BYTES + LR_HDR_BYTES)
-		return NULL;
-	type = ((const struct rte_ether_hdr *)d)->ether_type;
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		type = ((const struct rte_vlan_hdr *)(d + l3))->eth_proto;
-		l3 += sizeof(struct rte_vlan_hdr);
-	}
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l3);
-
-		if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5 ||
-		    ip->next_proto_id != IPPROTO_UDP ||
-		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
-							   RTE_IPV4_HDR_MF_FLAG)))
-			return NULL;
-		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
-	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
-
-		if (ip->proto != IPPROTO_UDP)
-			return NULL;
-		l4 = l3 + sizeof(*ip);
-	} else {
-		return NULL;
-	}
-	if (l4 + sizeof(*udp) + LR_HDR_BYTES > len)
-		return NULL;
-	udp = (const struct rte_udp_hdr *)(d + l4);
-	h = (const struct lr_pkt_hdr *)(udp + 1);
-	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
-		return NULL;
-	ulen = rte_be_to_cpu_16(udp->dgram_len);
-	if (ulen < sizeof(*udp) + LR_HDR_BYTES || l4 + ulen > m->pkt_len) {
-		*bad = true;
-		return NULL;
-	}
-	return h;
-}
-
-static inline void
-seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
-	const struct lr_pkt_hdr *h, uint64_t now)
-{
-	uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
-	uint32_t gap;
-
-	switch (lr_seq_update(f, rte_be_to_cpu_32(h->seq), tx, now, len, &gap)) {
-	case LR_SEQ_IN_ORDER:
-		break;
-	case LR_SEQ_GAP:
-		r->c.lost += gap;
-		r->c.seq_too_high++;
-		break;
-	case LR_SEQ_RESTART:
-		r->c.lost += gap;
-		r->c.restarts++;
-		break;
-	case LR_SEQ_REORDERED:
-		r->c.lost--;
-		r->c.out_of_order++;
-		r->c.seq_too_low++;
-		break;
-	case LR_SEQ_DUP:
-		r->c.dup++;
-		r->c.seq_too_low++;
-		break;
-	case LR_SEQ_LATE:
-		r->c.late++;
-		r->c.seq_too_low++;
-		break;
-	}
-	if (r->latency) {
-		uint64_t cyc = now - tx;
-
-		if (unlikely(tx > now)) {
-			r->c.latency_invalid++;
-			return;
-		}
-		lr_hist_add(r->hist, likely(cyc < (1ull << 32)) ?
-			    (cyc * r->ns_mult) >> 32 :
-			    (uint64_t)((double)cyc * r->ns_per_cycle));
-	}
-}
-
-/* A capture stamp (us) on the TSC's scale. */
-static inline uint64_t
-trace_tsc(struct rx *r, const struct rte_mbuf *m)
-{
-	uint64_t us = *RTE_MBUF_DYNFIELD(m, r->ts_offset, uint64_t *);
-
-	if (unlikely(r->ts0_us == 0))
-		r->ts0_us = us;
-	/* Signed: a capture may step back a little (merged files). */
-	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(us - r->ts0_us) *
-					     r->tsc_per_us);
-}
-
-/*
- * Two passes over a burst: the first finds each header and prefetches its
- * flow's entry, the second updates the entries, by then in cache. With
- * 65536 flows in random order the table is 8 MB and every lookup would
- * otherwise miss. @p trace: each packet at its capture time (inlined into
- * rx_poll twice, so that the live loop keeps its code).
- */
-static __rte_always_inline int
-poll_burst(struct lr_task *t, uint64_t now, const bool trace)
-{
-	struct rx *r = t->priv;
-	struct rte_mbuf *pkts[LR_BURST];
-	const struct lr_pkt_hdr *hdr[LR_BURST];
-	struct lr_seq *flow[LR_BURST];
-	uint32_t len[LR_BURST];
-	uint64_t when[LR_BURST];
-	uint64_t bytes = 0;
-	uint16_t n, i, k = 0;
-
-	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
-	if (n == 0)
-		/* A capture file returns nothing for ever after its end. */
-		return unlikely(t->capture) && lr_task_capture_end(t);
-	/* --count N stops at N exactly. The burst still asks for LR_BURST:
-	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
-	 * so the last burst's packets past N are freed unread, counted apart. */
-	if (unlikely(n > r->remaining)) {
-		r->c.past_count += n - r->remaining;
-		rte_pktmbuf_free_bulk(pkts + r->remaining, n - (uint16_t)r->remaining);
-		n = (uint16_t)r->remaining;
-	}
-	/* The receive time of the burst: later than "now", which may be a
-	 * burst of another task old. */
-	now = rte_rdtsc();
-	for (i = 0; i < n && i < LR_PREFETCH; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		const struct lr_pkt_hdr *h;
-		bool bad = false;
-		uint32_t id, idx;
-
-		if (i + LR_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + LR_PREFETCH], void *));
-		bytes += pkts[i]->pkt_len;
-		h = find_hdr(pkts[i], &bad);
-		if (unlikely(h == NULL)) {
-			if (bad)
-				r->c.malformed++;
-			else
-				r->c.foreign++;
-			continue;
-		}
-		r->c.own++;
-		id = rte_be_to_cpu_32(h->flow);
-		idx = id - r->flow_base;
-		if (unlikely(idx >= r->nb_flows)) {
-			if (id == LR_FLOW_NONE)
-				r->c.untracked++;
-			else
-				r->c.unknown_flow++;
-			continue;
-		}
-		flow[k] = &r->flows[idx];
-		rte_prefetch0(flow[k]);
-		hdr[k] = h;
-		len[k] = pkts[i]->pkt_len;
-		if (trace)
-			when[k] = trace_tsc(r, pkts[i]);
-		k++;
-	}
-	for (i = 0; i < k; i++)
-		seq_account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
-	rte_pktmbuf_free_bulk(pkts, n);
-	t->st.rx_pkts += n;
-	t->st.rx_bytes += bytes;
-	if (r->remaining <= n) {
-		r->remaining = 0;
-		return 1;
-	}
-	r->remaining -= n;
-	return 0;
-}
-
-static int
-rx_poll(struct lr_task *t, uint64_t now)
-{
-	const struct rx *r = t->priv;
-
-	if (unlikely(r->trace))
-		return poll_burst(t, now, true);
-	return poll_burst(t, now, false);
-}
-
 void
 lr_rx_counts(const struct lr_task *t, struct lr_rx_counts *out)
 {
@@ -668,6 +463,213 @@ rx_live(char *buf, size_t len)
 				 lr_hist_quantile(lat, 0.99) / 1e3);
 	}
 	free(lat);
+}
+
+/* The fast path: one burst per poll. */
+
+/*
+ * Find linerate's header: Ethernet, at most one 802.1Q tag, IPv4 (not a
+ * fragment, any IHL) or IPv6 (UDP as next header), UDP.
+ * @return the header, or NULL (foreign) with *bad set when the magic is
+ * there but the lengths do not fit the frame.
+ */
+static inline const struct lr_pkt_hdr *
+find_hdr(const struct rte_mbuf *m, bool *bad)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	const struct rte_udp_hdr *udp;
+	const struct lr_pkt_hdr *h;
+	uint16_t type;
+
+	if (len < LR_UDP4_HDRS_BYTES + LR_HDR_BYTES)
+		return NULL;
+	type = ((const struct rte_ether_hdr *)d)->ether_type;
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+		type = ((const struct rte_vlan_hdr *)(d + l3))->eth_proto;
+		l3 += sizeof(struct rte_vlan_hdr);
+	}
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l3);
+
+		if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5 ||
+		    ip->next_proto_id != IPPROTO_UDP ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
+							   RTE_IPV4_HDR_MF_FLAG)))
+			return NULL;
+		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
+	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
+
+		if (ip->proto != IPPROTO_UDP)
+			return NULL;
+		l4 = l3 + sizeof(*ip);
+	} else {
+		return NULL;
+	}
+	if (l4 + sizeof(*udp) + LR_HDR_BYTES > len)
+		return NULL;
+	udp = (const struct rte_udp_hdr *)(d + l4);
+	h = (const struct lr_pkt_hdr *)(udp + 1);
+	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
+		return NULL;
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen < sizeof(*udp) + LR_HDR_BYTES || l4 + ulen > m->pkt_len) {
+		*bad = true;
+		return NULL;
+	}
+	return h;
+}
+
+static inline void
+seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
+	const struct lr_pkt_hdr *h, uint64_t now)
+{
+	uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
+	uint32_t gap;
+
+	switch (lr_seq_update(f, rte_be_to_cpu_32(h->seq), tx, now, len, &gap)) {
+	case LR_SEQ_IN_ORDER:
+		break;
+	case LR_SEQ_GAP:
+		r->c.lost += gap;
+		r->c.seq_too_high++;
+		break;
+	case LR_SEQ_RESTART:
+		r->c.lost += gap;
+		r->c.restarts++;
+		break;
+	case LR_SEQ_REORDERED:
+		r->c.lost--;
+		r->c.out_of_order++;
+		r->c.seq_too_low++;
+		break;
+	case LR_SEQ_DUP:
+		r->c.dup++;
+		r->c.seq_too_low++;
+		break;
+	case LR_SEQ_LATE:
+		r->c.late++;
+		r->c.seq_too_low++;
+		break;
+	}
+	if (r->latency) {
+		uint64_t cyc = now - tx;
+
+		if (unlikely(tx > now)) {
+			r->c.latency_invalid++;
+			return;
+		}
+		lr_hist_add(r->hist, likely(cyc < (1ull << 32)) ?
+			    (cyc * r->ns_mult) >> 32 :
+			    (uint64_t)((double)cyc * r->ns_per_cycle));
+	}
+}
+
+/* A capture stamp (us) on the TSC's scale. */
+static inline uint64_t
+trace_tsc(struct rx *r, const struct rte_mbuf *m)
+{
+	uint64_t us = *RTE_MBUF_DYNFIELD(m, r->ts_offset, uint64_t *);
+
+	if (unlikely(r->ts0_us == 0))
+		r->ts0_us = us;
+	/* Signed: a capture may step back a little (merged files). */
+	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(us - r->ts0_us) *
+					     r->tsc_per_us);
+}
+
+/*
+ * Two passes over a burst: the first finds each header and prefetches its
+ * flow's entry, the second updates the entries, by then in cache. With
+ * 65536 flows in random order the table is 8 MB and every lookup would
+ * otherwise miss. @p trace: each packet at its capture time (inlined into
+ * rx_poll twice, so that the live loop keeps its code).
+ */
+static __rte_always_inline int
+poll_burst(struct lr_task *t, uint64_t now, const bool trace)
+{
+	struct rx *r = t->priv;
+	struct rte_mbuf *pkts[LR_BURST];
+	const struct lr_pkt_hdr *hdr[LR_BURST];
+	struct lr_seq *flow[LR_BURST];
+	uint32_t len[LR_BURST];
+	uint64_t when[LR_BURST];
+	uint64_t bytes = 0;
+	uint16_t n, i, k = 0;
+
+	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
+	if (n == 0)
+		/* A capture file returns nothing for ever after its end. */
+		return unlikely(t->capture) && lr_task_capture_end(t);
+	/* --count N stops at N exactly. The burst still asks for LR_BURST:
+	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
+	 * so the last burst's packets past N are freed unread, counted apart. */
+	if (unlikely(n > r->remaining)) {
+		r->c.past_count += n - r->remaining;
+		rte_pktmbuf_free_bulk(pkts + r->remaining, n - (uint16_t)r->remaining);
+		n = (uint16_t)r->remaining;
+	}
+	/* The receive time of the burst: later than "now", which may be a
+	 * burst of another task old. */
+	now = rte_rdtsc();
+	for (i = 0; i < n && i < LR_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		const struct lr_pkt_hdr *h;
+		bool bad = false;
+		uint32_t id, idx;
+
+		if (i + LR_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + LR_PREFETCH], void *));
+		bytes += pkts[i]->pkt_len;
+		h = find_hdr(pkts[i], &bad);
+		if (unlikely(h == NULL)) {
+			if (bad)
+				r->c.malformed++;
+			else
+				r->c.foreign++;
+			continue;
+		}
+		r->c.own++;
+		id = rte_be_to_cpu_32(h->flow);
+		idx = id - r->flow_base;
+		if (unlikely(idx >= r->nb_flows)) {
+			if (id == LR_FLOW_NONE)
+				r->c.untracked++;
+			else
+				r->c.unknown_flow++;
+			continue;
+		}
+		flow[k] = &r->flows[idx];
+		rte_prefetch0(flow[k]);
+		hdr[k] = h;
+		len[k] = pkts[i]->pkt_len;
+		if (trace)
+			when[k] = trace_tsc(r, pkts[i]);
+		k++;
+	}
+	for (i = 0; i < k; i++)
+		seq_account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
+	rte_pktmbuf_free_bulk(pkts, n);
+	t->st.rx_pkts += n;
+	t->st.rx_bytes += bytes;
+	if (r->remaining <= n) {
+		r->remaining = 0;
+		return 1;
+	}
+	r->remaining -= n;
+	return 0;
+}
+
+static int
+rx_poll(struct lr_task *t, uint64_t now)
+{
+	const struct rx *r = t->priv;
+
+	if (unlikely(r->trace))
+		return poll_burst(t, now, true);
+	return poll_burst(t, now, false);
 }
 
 const struct lr_role lr_rx_role = {
