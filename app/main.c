@@ -303,8 +303,8 @@ check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 	for (q = 0; q < RTE_MAX(nq, 1u) && ret == 0; q++) {
 		memcpy(qc, rc, role->conf_bytes);
 		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-		if (nq > 1 && role != &lr_probe_role)
-			role->conf_set(qc, "slice", slice);
+		if (nq > 1)
+			role->conf_set(qc, "slice", slice);	/* -ENOENT: none */
 		ret = role->conf_check(qc);
 	}
 	free(qc);
@@ -476,10 +476,8 @@ static int
 run_role(const struct opts *o, const struct lr_role *role,
 	 const struct lr_port_conf *pc, const void *rc)
 {
-	unsigned int workers[RTE_MAX_LCORE], nw, q, nq;
-	const struct lr_port_info *pi;
+	unsigned int workers[RTE_MAX_LCORE], nw;
 	uint16_t port;
-	void *qc;
 	int ret;
 
 	if (o->lcores != NULL) {
@@ -503,37 +501,12 @@ run_role(const struct opts *o, const struct lr_role *role,
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		return lr_engine_interrupted() ? 130 : 1;
 	}
-	pi = lr_port_info(port);
-	if (role == &lr_probe_role) {
-		/* Its queues, or a distributor and its channels. */
-		if (lr_probe_tasks(port, rc, workers, nw, o->duration_s) < 0) {
-			fprintf(stderr, "linerate: %s\n", lr_errmsg());
-			return 1;
-		}
-		nq = 0;
-	} else {
-		nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
-	}
-	qc = malloc(role->conf_bytes);
-	if (qc == NULL)
+	/* The role lays itself over the port: a task per queue with its
+	 * slice, or the probe's distributor and channels. */
+	if (lr_role_plan(role, port, rc, workers, nw, o->duration_s) < 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		return 1;
-	for (q = 0; q < nq; q++) {
-		char slice[32];
-
-		/* Each queue takes its share of the flows, count and rate
-		 * (roles without slices ignore it). */
-		memcpy(qc, rc, role->conf_bytes);
-		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-		if (nq > 1)
-			role->conf_set(qc, "slice", slice);
-		if (lr_task_create(role, workers[q % nw], port, (uint16_t)q,
-				   o->duration_s, qc) == NULL) {
-			fprintf(stderr, "linerate: %s\n", lr_errmsg());
-			free(qc);
-			return 1;
-		}
 	}
-	free(qc);
 	if (lr_engine_start() < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		return 1;

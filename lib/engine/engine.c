@@ -179,6 +179,39 @@ holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
 	       (role->uses_tx && t->role->uses_tx);
 }
 
+int
+lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
+	     const unsigned int *lcores, unsigned int n, double duration_s)
+{
+	const struct lr_port_info *pi = lr_port_info(port);
+	unsigned int q, nq;
+	char slice[32];
+	void *qc;
+
+	if (pi == NULL || n == 0)
+		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
+			      role->name, port);
+	if (role->plan != NULL)
+		return role->plan(port, conf, lcores, n, duration_s);
+	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	qc = malloc(role->conf_bytes);
+	if (qc == NULL)
+		return lr_err(ENOMEM, "%s: no memory", role->name);
+	for (q = 0; q < nq; q++) {
+		/* Each queue takes its share of the flows, count and rate;
+		 * a role without slices says -ENOENT and runs the conf whole. */
+		memcpy(qc, conf, role->conf_bytes);
+		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
+		if (nq > 1 && role->conf_set(qc, "slice", slice) == -EINVAL)
+			break;
+		if (lr_task_create(role, lcores[q % n], port, (uint16_t)q,
+				   duration_s, qc) == NULL)
+			break;
+	}
+	free(qc);
+	return q == nq ? (int)nq : -EINVAL;
+}
+
 struct lr_task *
 lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	       uint16_t queue, double duration_s, const void *conf)

@@ -119,7 +119,25 @@ struct lr_role {
 	/** Control path: how a task went (lr_task_verdict()). May be NULL:
 	 *  always OK. */
 	lr_role_verdict_t verdict;
+	/** How the role is laid over a port's queues and @p n lcores
+	 *  (lr_role_plan()). May be NULL: one task per queue of the side it
+	 *  uses, each its slice q/nq of the conf where the role takes
+	 *  slices, lcores in turn. The probe's builds a distributor and its
+	 *  channels where it is asked for them. @return tasks made or < 0. */
+	int (*plan)(uint16_t port, const void *conf, const unsigned int *lcores,
+		    unsigned int n, double duration_s);
 };
+
+/**
+ * Lay @p role over set-up port @p port as the CLI's --role does and Lua's
+ * linerate.plan{} does: the role's plan, or one task per queue with its
+ * slice of @p conf, on @p lcores in turn. Tasks made here are started by
+ * lr_engine_start() as any other.
+ *
+ * @return tasks made, or < 0 with lr_errmsg().
+ */
+int lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
+		 const unsigned int *lcores, unsigned int n, double duration_s);
 
 /** A task. Roles read port, queue and priv and write st. */
 struct lr_task {

@@ -430,6 +430,86 @@ l_task(lua_State *L)
 	return 1;
 }
 
+/*
+ * linerate.plan{role=, port=, lcores={...}, duration=, <role options>}
+ *   -> {task, ...} | nil, msg
+ * The role laid over the port as the CLI's --role does it: a task per
+ * queue with its slice, or the probe's distributor and channels.
+ */
+static int
+l_plan(lua_State *L)
+{
+	static const char *const common[] = {
+		"role", "port", "lcores", "duration", NULL
+	};
+	unsigned int lcores[RTE_MAX_LCORE], n = 0, before, i;
+	const struct lr_role *role;
+	uint16_t port;
+	double duration;
+	struct ltask *lt;
+	void *conf;
+	int isnum;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "role");
+	if (lua_type(L, -1) != LUA_TSTRING)
+		return luaL_error(L, "plan: 'role' must be a role name");
+	role = lr_role_find(lua_tostring(L, -1));
+	if (role == NULL)
+		return luaL_error(L, "plan: no role '%s'", lua_tostring(L, -1));
+	lua_getfield(L, 1, "port");
+	if (lua_isnil(L, -1))
+		return luaL_error(L, "plan: 'port' is missing");
+	port = check_port(L, lua_gettop(L));
+	lua_getfield(L, 1, "lcores");
+	if (lua_isnil(L, -1)) {
+		n = lr_engine_workers(lcores, RTE_DIM(lcores));
+	} else {
+		luaL_checktype(L, -1, LUA_TTABLE);
+		for (n = 0; n < RTE_DIM(lcores); n++) {
+			lua_Integer l;
+
+			lua_geti(L, -1, (lua_Integer)n + 1);
+			if (lua_isnil(L, -1)) {
+				lua_pop(L, 1);
+				break;
+			}
+			l = lua_tointegerx(L, -1, &isnum);
+			lua_pop(L, 1);
+			if (!isnum || l < 0 || l >= RTE_MAX_LCORE)
+				return luaL_error(L, "plan: 'lcores' must be a list "
+						  "of lcore ids");
+			lcores[n] = (unsigned int)l;
+		}
+	}
+	if (n == 0)
+		return luaL_error(L, "plan: no worker lcore (give EAL -l 0-1 or "
+				  "more)");
+	lua_getfield(L, 1, "duration");
+	duration = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
+	if (!lua_isnil(L, -1) && (!isnum || !isfinite(duration) || duration < 0))
+		return luaL_error(L, "plan: 'duration' must be seconds >= 0");
+	lua_pop(L, 4);
+
+	conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
+	*(const struct lr_role **)conf = role;
+	role->conf_init((char *)conf + sizeof(role));
+	apply_table(L, 1, role->name, conf, role_set, common);
+
+	before = lr_engine_task_count();
+	if (lr_role_plan(role, port, (char *)conf + sizeof(role), lcores, n,
+			 duration) < 0)
+		return fail(L);
+	lua_newtable(L);
+	for (i = before; i < lr_engine_task_count(); i++) {
+		lt = lua_newuserdatauv(L, sizeof(*lt), 0);
+		lt->t = lr_engine_task(i);
+		luaL_setmetatable(L, TASK_MT);
+		lua_rawseti(L, -2, (lua_Integer)(i - before) + 1);
+	}
+	return 1;
+}
+
 static struct lr_task *
 check_task(lua_State *L, int idx)
 {
@@ -702,6 +782,7 @@ static const luaL_Reg funcs[] = {
 	{ "port", l_port },
 	{ "wire", l_wire },
 	{ "task", l_task },
+	{ "plan", l_plan },
 	{ "start", l_start },
 	{ "stop", l_stop },
 	{ "wait", l_wait },

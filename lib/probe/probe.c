@@ -1065,6 +1065,13 @@ probe_live(char *buf, size_t len)
 			 ex.up ? ex.x.c.records : 0);
 }
 
+static int
+probe_plan(uint16_t port, const void *conf, const unsigned int *lcores,
+	   unsigned int n, double duration_s)
+{
+	return lr_probe_tasks(port, conf, lcores, n, duration_s);
+}
+
 const struct lr_role lr_probe_role = {
 	.name = "probe",
 	.help =
@@ -1100,4 +1107,5 @@ const struct lr_role lr_probe_role = {
 	.live = probe_live,
 	.tick = probe_tick,
 	.stopped = probe_stopped,
+	.plan = probe_plan,
 };
