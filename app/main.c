@@ -24,11 +24,8 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
-#include "lr_gen.h"
 #include "lr_lua.h"
 #include "lr_port.h"
-#include "lr_probe.h"
-#include "lr_rx.h"
 #include "lr_stats.h"
 
 #define EXIT_USAGE 2
@@ -56,13 +53,6 @@ struct opts {
 	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
 	unsigned int nb_kv;
-};
-
-static const struct lr_role *const builtin_roles[] = {
-	&lr_gen_role,
-	&lr_rx_role,
-	&lr_probe_role,
-	&lr_dist_role,
 };
 
 static void
@@ -541,10 +531,8 @@ main(int argc, char **argv)
 	char **eal_argv;
 	int eal_argc, ret, rc_exit;
 	FILE *human;
-	unsigned int i;
 
-	for (i = 0; i < RTE_DIM(builtin_roles); i++)
-		lr_role_register(builtin_roles[i]);
+	lr_roles_builtin();
 
 	/* EAL takes what comes before "--", linerate what comes after. */
 	for (eal_argc = 1; eal_argc < argc; eal_argc++)
@@ -578,9 +566,8 @@ main(int argc, char **argv)
 	lr_port_conf_init(&pc);
 	if (o.role != NULL) {
 		role = lr_role_find(o.role);
-		if (role == &lr_dist_role) {
-			fprintf(stderr, "linerate: the distributor feeds probes: "
-				"give --role probe --channels N\n");
+		if (role->alone != NULL) {
+			fprintf(stderr, "linerate: %s\n", role->alone);
 			return EXIT_USAGE;
 		}
 		if (o.port == NULL) {
@@ -644,14 +631,14 @@ main(int argc, char **argv)
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
-	if (o.csv != NULL && lr_rx_write_csv(o.csv) != 0) {
+	if (o.csv != NULL && lr_roles_write_csv(o.csv) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
-	if (lr_probe_export_check() != 0) {
+	if (lr_roles_check() != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;

@@ -180,6 +180,31 @@ holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
 }
 
 int
+lr_roles_write_csv(const char *path)
+{
+	const struct lr_role *r;
+	unsigned int i;
+
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		if (r->write_csv != NULL)
+			return r->write_csv(path);
+	return lr_err(ENOTSUP, "csv: no role writes a CSV table");
+}
+
+int
+lr_roles_check(void)
+{
+	const struct lr_role *r;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		if (r->check != NULL && (ret = r->check()) != 0)
+			return ret;
+	return 0;
+}
+
+int
 lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	     const unsigned int *lcores, unsigned int n, double duration_s)
 {

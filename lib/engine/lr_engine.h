@@ -126,6 +126,17 @@ struct lr_role {
 	 *  channels where it is asked for them. @return tasks made or < 0. */
 	int (*plan)(uint16_t port, const void *conf, const unsigned int *lcores,
 		    unsigned int n, double duration_s);
+	/** May be NULL: write the role's own table as CSV to @p path ("-":
+	 *  stdout) over all its tasks (rx: the merged per-flow table), for
+	 *  --csv and linerate.write_csv(). 0 or -errno with lr_errmsg(). */
+	int (*write_csv)(const char *path);
+	/** May be NULL: after the run, 0 when the role's results are whole,
+	 *  or < 0 with lr_errmsg() saying what is missing (the probe: IPFIX
+	 *  records that did not reach the collector). Such a run fails. */
+	int (*check)(void);
+	/** Why --role NAME alone is refused on the command line (the
+	 *  distributor runs with its probes), or NULL. */
+	const char *alone;
 };
 
 /**
@@ -184,6 +195,16 @@ const struct lr_role *lr_role_find(const char *name);
 
 /** The i-th registered role, or NULL past the last. */
 const struct lr_role *lr_role_at(unsigned int i);
+
+/** --csv: the first registered role with a write_csv hook writes @p path.
+ *  @return 0, -ENOTSUP (no role writes CSV) or the role's error. */
+int lr_roles_write_csv(const char *path);
+
+/** Every role's check hook after the run. @return 0 or the first error. */
+int lr_roles_check(void);
+
+/** Register the roles linerate is built with (gen, rx, probe, dist). */
+void lr_roles_builtin(void);
 
 /**
  * Fast path, on a burst that brought nothing, for a task with t->capture:

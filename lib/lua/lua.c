@@ -16,7 +16,6 @@
 #include "lr_engine.h"
 #include "lr_lua.h"
 #include "lr_port.h"
-#include "lr_rx.h"
 #include "lr_stats.h"
 
 #define PORT_MT "linerate.port"
@@ -680,7 +679,7 @@ l_write_json(lua_State *L)
 static int
 l_write_csv(lua_State *L)
 {
-	if (lr_rx_write_csv(luaL_checkstring(L, 1)) != 0)
+	if (lr_roles_write_csv(luaL_checkstring(L, 1)) != 0)
 		return fail(L);
 	lua_pushboolean(L, 1);
 	return 1;

@@ -692,4 +692,5 @@ const struct lr_role lr_dist_role = {
 	.poll = dist_poll,
 	.report = dist_report,
 	.free = dist_free,
+	.alone = "the distributor feeds probes: give --role probe --channels N",
 };

@@ -1108,4 +1108,5 @@ const struct lr_role lr_probe_role = {
 	.tick = probe_tick,
 	.stopped = probe_stopped,
 	.plan = probe_plan,
+	.check = lr_probe_export_check,
 };

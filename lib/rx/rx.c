@@ -685,4 +685,5 @@ const struct lr_role lr_rx_role = {
 	.free = rx_free,
 	.results = rx_results,
 	.live = rx_live,
+	.write_csv = lr_rx_write_csv,
 };
