@@ -179,6 +179,19 @@ holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
 	       (role->uses_tx && t->role->uses_tx);
 }
 
+struct lr_task *
+lr_role_next(const struct lr_role *role, unsigned int *it)
+{
+	struct lr_task *t;
+
+	while ((t = lr_engine_task(*it)) != NULL) {
+		(*it)++;
+		if (t->role == role && t->priv != NULL)
+			return t;
+	}
+	return NULL;
+}
+
 int
 lr_roles_write_csv(const char *path)
 {

@@ -196,6 +196,18 @@ const struct lr_role *lr_role_find(const char *name);
 /** The i-th registered role, or NULL past the last. */
 const struct lr_role *lr_role_at(unsigned int i);
 
+/**
+ * The tasks of @p role, in the order they were made, whose init succeeded
+ * (priv set): *it starts at 0. Control path.
+ *
+ *	unsigned int it = 0;
+ *	struct lr_task *t;
+ *
+ *	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL)
+ *		...
+ */
+struct lr_task *lr_role_next(const struct lr_role *role, unsigned int *it);
+
 /** --csv: the first registered role with a write_csv hook writes @p path.
  *  @return 0, -ENOTSUP (no role writes CSV) or the role's error. */
 int lr_roles_write_csv(const char *path);

@@ -736,28 +736,22 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	return LR_VERDICT_SHORT;
 }
 
-static bool
-is_gen(const struct lr_task *t)
-{
-	return t->role == &lr_gen_role && t->priv != NULL;
-}
-
 /* The live words: the lowest offered ratio of the running paced gens,
  * flagged SHORT below its tolerance; FAILED for a gen whose port stopped. */
 static void
 gen_live(char *buf, size_t len)
 {
-	unsigned int i, n = lr_engine_task_count(), paced = 0;
+	unsigned int it = 0, paced = 0;
+	const struct lr_task *t;
 	double worst = 2, tol = 0;
 	bool failed = false;
 
 	buf[0] = '\0';
-	for (i = 0; i < n; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	while ((t = lr_role_next(&lr_gen_role, &it)) != NULL) {
 		const struct gen *g;
 		double o;
 
-		if (!is_gen(t) || lr_task_state(t) != LR_TASK_RUNNING)
+		if (lr_task_state(t) != LR_TASK_RUNNING)
 			continue;
 		g = t->priv;
 		failed |= g->failed;
@@ -791,14 +785,13 @@ gen_tick(void)
 {
 	static uint64_t last_tsc;
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
-	unsigned int i, n;
+	unsigned int it = 0;
+	struct lr_task *t;
 
 	if (now - last_tsc < (uint64_t)(hz * GEN_STALL_CHECK_S))
 		return;
 	last_tsc = now;
-	n = lr_engine_task_count();
-	for (i = 0; i < n; i++) {
-		struct lr_task *t = lr_engine_task(i);
+	while ((t = lr_role_next(&lr_gen_role, &it)) != NULL) {
 		const struct lr_port_info *pi;
 		struct rte_eth_link link;
 		uint64_t tx, af;
@@ -806,7 +799,7 @@ gen_tick(void)
 		bool waiting, down;
 		char sent[64];
 
-		if (!is_gen(t) || lr_task_state(t) != LR_TASK_RUNNING)
+		if (lr_task_state(t) != LR_TASK_RUNNING)
 			continue;
 		g = t->priv;
 		if (g->failed || g->conf.stall_timeout_s == 0)

@@ -270,17 +270,15 @@ counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 static unsigned int
 sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
 {
-	unsigned int i, nt = lr_engine_task_count(), nb = 0;
+	unsigned int it = 0, nb = 0;
+	const struct lr_task *t;
 
 	memset(tot, 0, sizeof(*tot));
 	if (lat != NULL)
 		lr_hist_init(lat);
-	for (i = 0; i < nt; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
 		const struct rx *r = t->priv;
 
-		if (t->role != &lr_rx_role || r == NULL)
-			continue;
 		nb++;
 		counts_add(tot, &r->c);
 		if (lat != NULL && r->hist != NULL)
@@ -296,17 +294,15 @@ sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
 static struct lr_seq *
 merge_flows(uint32_t *base, uint32_t *n)
 {
-	unsigned int i, nt = lr_engine_task_count();
 	uint64_t lo = UINT64_MAX, hi = 0;
+	const struct lr_task *t;
+	unsigned int it = 0;
 	struct lr_seq *m;
 	uint32_t j;
 
-	for (i = 0; i < nt; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
 		const struct rx *r = t->priv;
 
-		if (t->role != &lr_rx_role || r == NULL)
-			continue;
 		lo = RTE_MIN(lo, (uint64_t)r->flow_base);
 		hi = RTE_MAX(hi, (uint64_t)r->flow_base + r->nb_flows);
 	}
@@ -315,12 +311,10 @@ merge_flows(uint32_t *base, uint32_t *n)
 	m = calloc(hi - lo, sizeof(*m));
 	if (m == NULL)
 		return NULL;
-	for (i = 0; i < nt; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	it = 0;
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
 		const struct rx *r = t->priv;
 
-		if (t->role != &lr_rx_role || r == NULL)
-			continue;
 		for (j = 0; j < r->nb_flows; j++) {
 			const struct lr_seq *s = &r->flows[j];
 			struct lr_seq *d = &m[r->flow_base + j - lo];
