@@ -16,9 +16,8 @@
 #include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_frag.h"
-#include "lr_parse_mbuf.h"
+#include "lr_fw_fast.h"
 #include "lr_port.h"
-#include "lr_thash.h"
 
 const char *const lr_ingress_names[3] = { "full", "trim", "uh" };
 
@@ -180,94 +179,6 @@ dist_conf_set(void *conf, const char *key, const char *val)
 	return lr_dist_conf_set(conf, key, val);
 }
 
-void
-lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh)
-{
-	memcpy(uh->src, p->src, 16);
-	memcpy(uh->dst, p->dst, 16);
-	uh->ip_bytes = p->ip_bytes;
-	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
-	uh->vlan = p->vlan;
-	uh->sport = p->sport;		/* ICMP: 0 (lr_parse) */
-	uh->dport = p->dport;
-	uh->tcp_flags = p->tcp_flags;
-	uh->ip_ver = p->ipv6 ? 6 : 4;
-	uh->proto = p->proto;
-	uh->tos = p->tos;
-	uh->ttl = p->ttl;
-	uh->frag = p->frag;
-	uh->status = 0;
-	uh->frag_id = p->frag_id;
-	memset(uh->pad, 0, sizeof(uh->pad));
-}
-
-/* The RSS input of a parsed packet, as NICs take it: addresses, then the
- * ports of TCP, UDP and SCTP unless hashing l3 or a later fragment. */
-static inline uint32_t
-hash_input(const struct lr_fw_conf *c, const struct lr_fw_uh *uh, uint8_t *in)
-{
-	uint32_t n = uh->ip_ver == 6 ? 16 : 4;
-
-	memcpy(in, uh->src, n);
-	memcpy(in + n, uh->dst, n);
-	n *= 2;
-	if (c->l4 && uh->frag != LR_FRAG_LATER &&
-	    (uh->proto == 6 || uh->proto == 17 || uh->proto == 132)) {
-		in[n] = (uint8_t)(uh->sport >> 8);
-		in[n + 1] = (uint8_t)uh->sport;
-		in[n + 2] = (uint8_t)(uh->dport >> 8);
-		in[n + 3] = (uint8_t)uh->dport;
-		n += 4;
-	}
-	return n;
-}
-
-static uint32_t
-fast_hash(const struct lr_fw_conf *c, const uint8_t *in, size_t len)
-{
-	return lr_thash(c->state, in, len);
-}
-
-static inline void
-uh_of(const struct lr_fw_conf *c, enum lr_parse_result r,
-      const struct lr_pkt *p, uint32_t wire, uint64_t ts_ns,
-      struct lr_fw_uh *uh)
-{
-	uint8_t in[LR_THASH_IN_MAX];
-
-	if (unlikely(r != LR_PARSE_OK)) {
-		/* Nothing half-parsed leaves the firmware (as the model). */
-		memset(uh, 0, sizeof(*uh));
-		uh->status = (uint8_t)r;
-	} else {
-		lr_uh_from_pkt(p, wire, uh);
-		uh->hash = lr_thash(c->state, in, hash_input(c, uh, in));
-		uh->channel = (uint8_t)(uh->hash % c->channels);
-	}
-	uh->ts_ns = ts_ns;
-	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
-}
-
-static void
-fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
-	   uint64_t ts_ns, struct lr_fw_uh *uh)
-{
-	struct lr_pkt p;
-
-	uh_of(c, lr_parse(d, len, &p), &p, len, ts_ns, uh);
-}
-
-/* The fast backend on an mbuf: lengths from the whole frame, headers from
- * the first segment (gathered only when they straddle; lr_parse_mbuf.h). */
-static inline void
-fast_parse_mbuf(const struct lr_fw_conf *c, const struct rte_mbuf *m,
-		uint64_t ts_ns, struct lr_fw_uh *uh)
-{
-	struct lr_pkt p;
-
-	uh_of(c, lr_parse_mbuf(m, UINT32_MAX, &p), &p, m->pkt_len, ts_ns, uh);
-}
-
 /* Any other backend parses contiguous bytes: a chain is gathered whole
  * first, as the firmware sees the whole packet. */
 static void
@@ -289,12 +200,6 @@ backend_parse_mbuf(struct dist *d, const struct rte_mbuf *m, uint64_t ts_ns,
 	}
 	d->be->parse(&d->fw, b, len, ts_ns, uh);
 }
-
-const struct lr_fw_ops lr_fw_fast_ops = {
-	.name = "fast",
-	.parse = fast_parse,
-	.hash = fast_hash,
-};
 
 static void
 dist_free(struct lr_task *t)
@@ -569,7 +474,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 		/* The whole frame, chained or not: lengths and bytes from
 		 * pkt_len, never the first segment's data_len. */
 		if (fast)
-			fast_parse_mbuf(&d->fw, m[i], ts, u);
+			lr_fw_fast_parse_mbuf(&d->fw, m[i], ts, u);
 		else
 			backend_parse_mbuf(d, m[i], ts, u);
 		u->wire_len = (uint16_t)RTE_MIN(m[i]->pkt_len, (uint32_t)UINT16_MAX);

@@ -109,13 +109,6 @@ int lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
 /** Add the packets dist task @p t found malformed, by reason. */
 void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS]);
 
-/** The fast backend: lr_parse and a table Toeplitz hash (lr_thash.h). Its conf's
- *  state must point at a struct lr_thash of the conf's key. */
-extern const struct lr_fw_ops lr_fw_fast_ops;
-
-/** Fill @p uh from a parsed packet (everything but ts, hash, channel). */
-void lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh);
-
 /** The packet fields of a UH record, as the flow cache takes them. */
 static inline void
 lr_pkt_from_uh(const struct lr_fw_uh *uh, struct lr_pkt *p)
