@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -13,6 +12,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_frag.h"
@@ -41,14 +41,12 @@ struct dist {
 	struct dist_counts c;
 	struct lr_task *task;
 	uint64_t remaining;
-	uint64_t tsc0, ns0;
-	double ns_per_tsc;
-	int64_t nic_ts_off;		/* device clock to Unix ns */
-	uint64_t ts_mult;		/* stamp unit to ns: 1, or 1000 (pcap) */
-	uint64_t ts_flag;		/* rx timestamp dynflag */
-	int ts_offset;			/* rx timestamp dynfield */
-	bool nic_ts;			/* the port stamps packets itself */
-	bool trace;			/* its stamps are a capture's times */
+	struct lr_clock clk;		/* packet times from the TSC */
+	/* The port's own stamps (a NIC's, a capture's; flag 0: none), read
+	 * instead of the TSC. rx.trace: a capture's times. */
+	struct lr_clock_rx rx;
+	uint64_t ts_flag;		/* rx timestamp dynflag and dynfield */
+	int ts_offset;			/* the stamp handed to the probes */
 	uint32_t ring_size[LR_DIST_CHANNELS_MAX];
 	uint32_t inflight_max;		/* frames the channels may hold, so
 					 * that the pool never runs dry */
@@ -235,7 +233,6 @@ dist_init(struct lr_task *t, const void *arg)
 	const struct lr_dist_conf *c = arg;
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	char name[RTE_RING_NAMESIZE];
-	struct timespec ts;
 	struct dist *d;
 	unsigned int i;
 
@@ -287,15 +284,12 @@ dist_init(struct lr_task *t, const void *arg)
 		}
 		d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 	}
-	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0) {
+	lr_clock_init(&d->clk);
+	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0 ||
+	    lr_clock_rx_init(&d->rx, t->port, t->capture, &d->clk) != 0) {
 		dist_free(t);
 		return lr_err(ENOMEM, "dist: no rx timestamp dynfield");
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	d->tsc0 = rte_rdtsc();
-	d->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	d->ts_mult = 1;
 	d->inflight_max = UINT32_MAX;
 	if (t->capture) {
 		uint32_t segs = 1, reserve, size = pi->pool->size;
@@ -314,20 +308,6 @@ dist_init(struct lr_task *t, const void *arg)
 		if (c->ingress != LR_INGRESS_UH)	/* uh: records, no mbufs */
 			d->inflight_max = size > reserve + segs ?
 					  (size - reserve) / segs : 1;
-		/* A capture file: net_pcap stamps every frame with its pcap
-		 * time in us, offload or not (lr_port.h). */
-		d->nic_ts = true;
-		d->trace = true;
-		d->ts_mult = LR_PORT_CAPTURE_TS_NS;
-		d->nic_ts_off = 0;
-	} else if (pi->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
-		uint64_t clk;
-
-		/* The device clock, taken as ns, against Unix time. */
-		if (rte_eth_read_clock(t->port, &clk) == 0) {
-			d->nic_ts = true;
-			d->nic_ts_off = (int64_t)(d->ns0 - clk);
-		}
 	}
 	d->remaining = c->count ? c->count : UINT64_MAX;
 	by_port[t->port] = d;
@@ -346,9 +326,13 @@ lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
 	out->dist = d->task;
 	out->ingress = d->ingress;
 	out->trim = d->fw.trim;
-	out->ts_offset = d->ts_offset;
-	out->ts_flag = d->ts_flag;
-	out->trace = d->trace;
+	/* What the poll wrote: Unix ns, in the dynfield of every mbuf it
+	 * hands on; a capture's times are the trace's. */
+	memset(&out->rx, 0, sizeof(out->rx));
+	out->rx.flag = d->ts_flag;
+	out->rx.offset = d->ts_offset;
+	out->rx.mult = 1;
+	out->rx.trace = d->rx.trace;
 	out->clock = &d->clock;
 	return 0;
 }
@@ -361,12 +345,6 @@ lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS])
 
 	for (j = 1; j < LR_PARSE_REASONS; j++)
 		parsed[j] += d->c.parsed[j];
-}
-
-static inline uint64_t
-ns_of(const struct dist *d, uint64_t tsc)
-{
-	return d->ns0 + (uint64_t)((double)(tsc - d->tsc0) * d->ns_per_tsc);
 }
 
 /* A fragment of a datagram: the first leaves its channel, a later one
@@ -456,7 +434,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 		 * probes on the channels then end once their rings are empty. */
 		return unlikely(t->capture) && lr_task_capture_end(t);
 	now = rte_rdtsc();
-	ns = ns_of(d, now);
+	ns = lr_clock_ns(&d->clk, now);
 	for (i = 0; i < n && i < LR_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	for (i = 0; i < n; i++) {
@@ -466,9 +444,9 @@ dist_poll(struct lr_task *t, uint64_t now)
 		if (i + LR_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH], void *));
 		bytes += m[i]->pkt_len;
-		if (d->nic_ts && (m[i]->ol_flags & d->ts_flag)) {
-			ts = *RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) *
-			     d->ts_mult + (uint64_t)d->nic_ts_off;
+		/* The port's stamp (rx.flag is 0 where it has none). */
+		if (m[i]->ol_flags & d->rx.flag) {
+			ts = lr_clock_rx_ns(&d->rx, m[i]);
 			d->c.nic_ts++;
 		}
 		/* The whole frame, chained or not: lengths and bytes from
@@ -504,7 +482,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 	hand_over(d, m);
 	if (uh)
 		rte_pktmbuf_free_bulk(m, n);
-	if (d->trace) {
+	if (d->rx.trace) {
 		/* After the enqueues: a probe that then finds its ring empty
 		 * has had every packet of its channel up to this time. */
 		uint64_t last = d->uh[n - 1].ts_ns;

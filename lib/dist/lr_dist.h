@@ -42,6 +42,7 @@
 
 #include <rte_ring.h>
 
+#include "lr_clock.h"
 #include "lr_engine.h"
 #include "lr_fw.h"
 #include "lr_parse.h"
@@ -89,11 +90,11 @@ struct lr_dist_channel {
 	const struct lr_task *dist;	/**< done and ring empty: no more */
 	uint8_t ingress;		/**< enum lr_ingress */
 	uint16_t trim;
-	int ts_offset;			/**< rx timestamp dynfield (not with uh) */
-	uint64_t ts_flag;
-	/** The distributor replays a capture: every packet's stamp is its
-	 *  capture time (Unix ns), and time moves only with the trace. */
-	bool trace;
+	/** The stamp the distributor gives every mbuf it hands on (not with
+	 *  uh: a record's ts_ns): Unix ns in the rx timestamp dynfield. With
+	 *  rx.trace it replays a capture: every packet's stamp is its capture
+	 *  time, and time moves only with the trace. */
+	struct lr_clock_rx rx;
 	/** Trace time the distributor has handed on every packet up to
 	 *  (Unix ns, atomic, release after the enqueue): a probe whose ring
 	 *  is empty has seen all of its channel's packets to then. */
