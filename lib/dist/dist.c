@@ -61,9 +61,6 @@ struct dist {
 	uint8_t whole[UINT16_MAX];
 };
 
-/* The distributor of each port, for the probe tasks on its channels. */
-static struct dist *by_port[RTE_MAX_ETHPORTS];
-
 void
 lr_dist_conf_init(struct lr_dist_conf *c)
 {
@@ -207,8 +204,6 @@ dist_free(struct lr_task *t)
 
 	if (d == NULL)
 		return;
-	if (by_port[t->port] == d)
-		by_port[t->port] = NULL;
 	for (i = 0; i < LR_DIST_CHANNELS_MAX; i++) {
 		struct rte_mbuf *m;
 
@@ -234,17 +229,22 @@ dist_init(struct lr_task *t, const void *arg)
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	char name[RTE_RING_NAMESIZE];
 	struct dist *d;
-	unsigned int i;
+	unsigned int i, n = lr_engine_task_count();
 
 	if (c->channels == 0)
 		return lr_err(EINVAL, "dist: give channels=1..%u",
 			      LR_DIST_CHANNELS_MAX);
-	/* One running distributor per port; a finished one (an earlier
-	 * round of a script) gives way. */
-	if (by_port[t->port] != NULL &&
-	    lr_task_state(by_port[t->port]->task) != LR_TASK_DONE)
-		return lr_err(EBUSY, "dist: port %s has a distributor already",
-			      pi->name);
+	/* One running distributor per port, so that a probe given a channel
+	 * and no dist task finds the one it means (lr_dist_last); a finished
+	 * one (an earlier round of a script) gives way. */
+	for (i = 0; i < n; i++) {
+		const struct lr_task *o = lr_engine_task(i);
+
+		if (o->role == &lr_dist_role && o->port == t->port &&
+		    o->priv != NULL && lr_task_state(o) != LR_TASK_DONE)
+			return lr_err(EBUSY, "dist: port %s has a distributor "
+				      "already (task %u)", pi->name, o->id);
+	}
 	d = rte_zmalloc_socket("lr_dist", sizeof(*d), RTE_CACHE_LINE_SIZE,
 			       t->socket);
 	if (d == NULL)
@@ -310,17 +310,34 @@ dist_init(struct lr_task *t, const void *arg)
 					  (size - reserve) / segs : 1;
 	}
 	d->remaining = c->count ? c->count : UINT64_MAX;
-	by_port[t->port] = d;
 	seq++;
 	return 0;
 }
 
-int
-lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
+struct lr_task *
+lr_dist_last(uint16_t port)
 {
-	const struct dist *d = port < RTE_MAX_ETHPORTS ? by_port[port] : NULL;
+	unsigned int i = lr_engine_task_count();
 
-	if (d == NULL || ch >= d->fw.channels)
+	while (i-- > 0) {
+		struct lr_task *t = lr_engine_task(i);
+
+		if (t->role == &lr_dist_role && t->port == port && t->priv != NULL)
+			return t;
+	}
+	return NULL;
+}
+
+int
+lr_dist_channel(const struct lr_task *dist, unsigned int ch,
+		struct lr_dist_channel *out)
+{
+	const struct dist *d;
+
+	if (dist == NULL || dist->role != &lr_dist_role || dist->priv == NULL)
+		return -EINVAL;
+	d = dist->priv;
+	if (ch >= d->fw.channels)
 		return -ENOENT;
 	out->ring = d->ring[ch];
 	out->dist = d->task;

@@ -102,10 +102,23 @@ struct lr_dist_channel {
 };
 
 /**
- * Channel @p ch of the distributor serving @p port.
- * @return 0, or -ENOENT (no dist task on the port, or fewer channels).
+ * Channel @p ch of dist task @p dist, for a probe task to read: the
+ * probe's side of the interface. The ring stays valid until the dist task
+ * is freed (lr_engine_cleanup), and the probe is its only consumer.
+ * Control path.
+ *
+ * @return 0, -EINVAL (@p dist is not a dist task) or -ENOENT (it has
+ *   fewer channels).
  */
-int lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out);
+int lr_dist_channel(const struct lr_task *dist, unsigned int ch,
+		    struct lr_dist_channel *out);
+
+/**
+ * The dist task made last on @p port, or NULL: the one a probe given a
+ * channel but no dist task reads (the scripts' documented form; at most
+ * one runs per port). Control path.
+ */
+struct lr_task *lr_dist_last(uint16_t port);
 
 /** Add the packets dist task @p t found malformed, by reason. */
 void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS]);

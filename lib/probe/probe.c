@@ -80,6 +80,7 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->inactive_s = 30;
 	c->ring = 16384;
 	c->channel = -1;
+	c->dist_task = -1;
 	snprintf(c->export, sizeof(c->export), "none");
 	c->export_rate = LR_PROBE_EXPORT_RATE;
 	c->export_wait_s = LR_PROBE_EXPORT_WAIT_S;
@@ -171,6 +172,9 @@ probe_conf_set(void *conf, const char *key, const char *val)
 	} else if (strcmp(key, "channel") == 0) {
 		ret = num(key, val, 0, LR_DIST_CHANNELS_MAX - 1, &v);
 		c->channel = (int32_t)v;
+	} else if (strcmp(key, "dist") == 0) {
+		ret = num(key, val, 0, LR_TASK_MAX - 1, &v);
+		c->dist_task = (int32_t)v;
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
@@ -432,7 +436,16 @@ probe_init(struct lr_task *t, const void *arg)
 			      "dist task and a probe task with channel=I for each",
 			      c->dist.channels);
 	if (c->channel >= 0) {
-		if (lr_dist_channel(t->port, (unsigned int)c->channel, &ch) != 0)
+		/* Its distributor: the one named, else the port's. */
+		const struct lr_task *d = c->dist_task < 0 ?
+			lr_dist_last(t->port) :
+			lr_engine_task((unsigned int)c->dist_task);
+
+		if (c->dist_task >= 0 &&
+		    (d == NULL || d->role != &lr_dist_role || d->port != t->port))
+			return lr_err(EINVAL, "probe: dist %d: not a dist task on "
+				      "port %u", c->dist_task, t->port);
+		if (lr_dist_channel(d, (unsigned int)c->channel, &ch) != 0)
 			return lr_err(ENOENT, "probe: channel %d: no dist task with "
 				      "that many channels on port %u (make it first)",
 				      c->channel, t->port);
@@ -846,6 +859,7 @@ lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 	const struct lr_port_info *pi = lr_port_info(port);
 	struct lr_probe_conf qc = *c;
 	unsigned int q, made = 0;
+	struct lr_task *d;
 
 	if (pi == NULL || n == 0)
 		return lr_err(EINVAL, "probe: port %u not set up, or no lcore", port);
@@ -867,13 +881,15 @@ lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 			      "queues: its RSS spreads flows already (give "
 			      "queues=1 to use the model)", c->dist.channels,
 			      pi->nb_rxq);
-	if (lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
-			   &c->dist) == NULL)
+	d = lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
+			   &c->dist);
+	if (d == NULL)
 		return -rte_errno;
 	made++;
 	/* The distributor counts packets and ends the run; its probes read
 	 * until it is done and their channel is empty. */
 	qc.count = 0;
+	qc.dist_task = (int32_t)d->id;
 	for (q = 0; q < c->dist.channels; q++, made++) {
 		qc.channel = (int32_t)q;
 		if (lr_task_create(&lr_probe_role, lcores[(q + 1) % n], port,
@@ -1050,7 +1066,8 @@ const struct lr_role lr_probe_role = {
 	"  --ingress MODE    full | trim=B | uh (uh needs --channels) (full)\n"
 	"  --channels N      a distributor (role dist) on queue 0 hashes flows\n"
 	"                    to N probe shards, for ports without RSS (0)\n"
-	"  --channel I       (scripts) read channel I of the port's dist task\n",
+	"  --channel I       (scripts) read channel I of the port's dist task\n"
+	"  --dist ID         (scripts) that of dist task ID (a task object)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

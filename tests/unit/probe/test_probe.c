@@ -690,7 +690,8 @@ cache_fragments(void **state)
 }
 
 /* A distributor of @p count frames on @p port's queue 0 and two probes on
- * its channels, all on lcore @p lcore: run them to the end. */
+ * its channels, all on lcore @p lcore: run them to the end. Probe 0 names
+ * its distributor, probe 1 takes the port's (the scripts' short form). */
 static void
 dist_and_two_probes(unsigned int lcore, uint16_t port, const char *count,
 		    struct lr_task **d, struct lr_task *p[2])
@@ -711,6 +712,14 @@ dist_and_two_probes(unsigned int lcore, uint16_t port, const char *count,
 
 		snprintf(ch, sizeof(ch), "%u", i);
 		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
+		if (i == 0) {
+			char id[16];
+
+			snprintf(id, sizeof(id), "%u", (*d)->id);
+			assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+		} else {
+			pc.dist_task = -1;
+		}
 		p[i] = lr_task_create(&lr_probe_role, lcore, port, LR_QUEUE_NONE, 0,
 				      &pc);
 		assert_non_null(p[i]);
@@ -775,6 +784,63 @@ dist_takes_the_nic_hash(void **state)
 		json_decref(rep);
 	}
 	assert_int_equal(flows, 100);
+}
+
+/* A probe reads the distributor it names, or the port's made last; a
+ * second distributor on a port waits for the first to be done. */
+static void
+dist_named_by_probe(void **state)
+{
+	struct lr_dist_channel ch;
+	struct lr_dist_conf dc;
+	struct lr_probe_conf pc;
+	struct lr_task *d1, *d2, *p;
+	unsigned int w[4];
+	uint16_t wire[2];
+	char id[16];
+
+	(void)state;
+	assert_true(lr_engine_workers(w, 4) >= 1);
+	assert_int_equal(lr_test_wire("nwire", wire), 0);
+	lr_dist_conf_init(&dc);
+	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
+	d1 = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
+	assert_non_null(d1);
+	assert_ptr_equal(lr_dist_last(wire[1]), d1);
+	assert_null(lr_dist_last(wire[0]));
+	assert_int_equal(lr_dist_channel(d1, 1, &ch), 0);
+	assert_int_equal(lr_dist_channel(d1, 2, &ch), -ENOENT);
+	assert_int_equal(lr_dist_channel(NULL, 0, &ch), -EINVAL);
+	/* One running distributor per port (the short form's promise). */
+	assert_null(lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc));
+	assert_int_equal(rte_errno, EBUSY);
+
+	lr_probe_role.conf_init(&pc);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "channel", "1"), 0);
+	/* Not a dist task, or one on another port. */
+	p = lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE, 0, &pc);
+	assert_non_null(p);
+	assert_int_equal(lr_dist_channel(p, 0, &ch), -EINVAL);
+	snprintf(id, sizeof(id), "%u", p->id);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_null(lr_task_create(&lr_probe_role, w[0], wire[1], LR_QUEUE_NONE,
+				   0, &pc));
+	assert_int_equal(rte_errno, EINVAL);
+	snprintf(id, sizeof(id), "%u", d1->id);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_null(lr_task_create(&lr_probe_role, w[0], wire[0], LR_QUEUE_NONE,
+				   0, &pc));
+	assert_int_equal(rte_errno, EINVAL);
+
+	/* Done, d1 gives way; a probe may still name it. */
+	lr_task_stop(d1);
+	d2 = lr_task_create(&lr_dist_role, w[0], wire[1], 0, 0, &dc);
+	assert_non_null(d2);
+	assert_ptr_equal(lr_dist_last(wire[1]), d2);
+	assert_non_null(lr_task_create(&lr_probe_role, w[0], wire[1],
+				       LR_QUEUE_NONE, 0, &pc));
+	lr_engine_stop();
 }
 
 /* A capture's burst: each packet at its own time, which may be seconds
@@ -936,6 +1002,7 @@ main(void)
 		cmocka_unit_test(cache_biflow),
 		cmocka_unit_test(cache_fragments),
 		cmocka_unit_test(dist_takes_the_nic_hash),
+		cmocka_unit_test(dist_named_by_probe),
 		cmocka_unit_test(cache_trace_times),
 		cmocka_unit_test(parse_chained_mbuf),
 		cmocka_unit_test(dist_parses_chained_frames),
