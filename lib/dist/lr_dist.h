@@ -5,7 +5,7 @@
  * a port without the NIC features of the flow-monitoring paper. It receives
  * from one rx queue (pcap, memif, af_packet, a NIC without RSS), stamps
  * every packet with a ns timestamp, parses it through a firmware backend
- * (struct lr_fw_ops: the fast one in lib/, or firmware-model/'s plain one)
+ * (struct lr_fw_ops: the fast one, lr_fw_fast.h, or firmware-model/'s)
  * and hands it to one of N channels by a Toeplitz hash of its addresses and
  * ports, so that every flow stays whole on one channel and the probe's
  * shards scale over lcores on any port:
@@ -29,6 +29,14 @@
  * has room for, so a slow shard holds packets back in the port (a NIC then
  * counts what it misses in imissed; a pcap file is read whole); a ring that
  * refuses a packet all the same is counted (channel_ring_full).
+ *
+ * The probe's side is the channel (struct lr_dist_channel): a probe task
+ * is given a dist task (or takes lr_dist_last() of its port), asks it for
+ * one channel with lr_dist_channel(), dequeues that ring, reads its time
+ * as the channel's rx says, decodes UH records with lr_pkt_from_uh(), and
+ * stops once the dist task is done and the ring empty. lib/probe uses
+ * nothing else of this library but the conf (lr_dist_conf, lr_ingress_*)
+ * and lr_dist_add_parsed() for its totals.
  *
  * Threading: the poll runs on the distributor's lcore and is the single
  * producer of every channel ring; each probe task on a channel is its
