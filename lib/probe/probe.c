@@ -435,6 +435,9 @@ probe_init(struct lr_task *t, const void *arg)
 			      "the CLI's --role probe does it; in a script make a "
 			      "dist task and a probe task with channel=I for each",
 			      c->dist.channels);
+	if (c->dist_task >= 0 && c->channel < 0)
+		return lr_err(EINVAL, "probe: dist %d names whose channel to "
+			      "read: give channel=I too", c->dist_task);
 	if (c->channel >= 0) {
 		/* Its distributor: the one named, else the port's. */
 		const struct lr_task *d = c->dist_task < 0 ?
@@ -1067,7 +1070,8 @@ const struct lr_role lr_probe_role = {
 	"  --channels N      a distributor (role dist) on queue 0 hashes flows\n"
 	"                    to N probe shards, for ports without RSS (0)\n"
 	"  --channel I       (scripts) read channel I of the port's dist task\n"
-	"  --dist ID         (scripts) that of dist task ID (a task object)\n",
+	"  --dist ID         (scripts) with --channel: dist task ID's channel,\n"
+	"                    not the port's (Lua: dist = the task)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

@@ -160,10 +160,18 @@ dist_named_by_probe(void **state)
 
 	lr_probe_role.conf_init(&pc);
 	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	/* A distributor named, but no channel to read. */
+	snprintf(id, sizeof(id), "%u", d1->id);
+	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_null(lr_task_create(&lr_probe_role, lcore, wire[1], LR_QUEUE_NONE,
+				   0, &pc));
+	assert_int_equal(rte_errno, EINVAL);
+	/* The short form: the port's distributor, d1. */
+	pc.dist_task = -1;
 	assert_int_equal(lr_probe_role.conf_set(&pc, "channel", "1"), 0);
-	/* Not a dist task, or one on another port. */
 	p = lr_task_create(&lr_probe_role, lcore, wire[1], LR_QUEUE_NONE, 0, &pc);
 	assert_non_null(p);
+	/* Not a dist task, or one on another port. */
 	assert_int_equal(lr_dist_channel(p, 0, &ch), -EINVAL);
 	snprintf(id, sizeof(id), "%u", p->id);
 	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
