@@ -109,6 +109,15 @@ value_text(lua_State *L, int idx, char *buf, size_t len)
 		return buf;
 	case LUA_TSTRING:
 		return lua_tostring(L, idx);
+	case LUA_TUSERDATA: {
+		/* A task as an option's value (a probe's dist): its id. */
+		const struct ltask *lt = luaL_testudata(L, idx, TASK_MT);
+
+		if (lt == NULL)
+			return NULL;
+		snprintf(buf, len, "%u", lt->t->id);
+		return buf;
+	}
 	default:
 		return NULL;
 	}

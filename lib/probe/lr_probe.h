@@ -41,8 +41,10 @@ struct lr_probe_conf {
 	uint64_t count;			/**< stop after this many packets, 0: no */
 	uint32_t trim;			/**< parse only this many bytes, 0: all */
 	uint8_t ingress;		/**< enum lr_ingress (full; trim with trim) */
-	int32_t channel;		/**< take packets from this channel of the
-					 *   port's dist task, -1: from the queue */
+	int32_t channel;		/**< take packets from this channel of a
+					 *   dist task, -1: from the queue */
+	int32_t dist_task;		/**< that dist task's id; -1: the one
+					 *   made last on the port */
 	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
 	uint32_t export_rate;		/**< UDP messages a second, 0: unpaced
 					 *   (LR_PROBE_EXPORT_RATE) */

@@ -9,11 +9,11 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_flowcache.h"
 #include "lr_parse_mbuf.h"
@@ -34,21 +34,16 @@ struct probe {
 	const struct lr_task *dist;	/* the channel's distributor */
 	struct rte_ring *ring;		/* ended records to the exporter */
 	struct lr_probe_counts c;	/* written by the task's lcore */
-	uint64_t tsc0;			/* TSC and Unix ns at init: */
-	uint64_t ns0;			/* packet times from the TSC */
-	double ns_per_tsc;
+	struct lr_clock clk;		/* packet times from the TSC */
 	uint64_t expire_tsc;		/* next expiry walk */
 	uint64_t expire_step;
 	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
 	uint32_t trim;			/* bytes the parser sees, UINT32_MAX: all */
-	uint64_t ts_flag;		/* rx timestamp dynflag, 0: TSC only */
-	int ts_offset;			/* its dynfield */
-	int64_t ts_add;			/* stamp to Unix ns (a NIC's clock) */
-	/* Trace time: the packets are a capture's, replayed. Each one keeps
-	 * its own stamp (x ts_mult: net_pcap's are us), and the expiry walk
-	 * follows the trace, not the clock on the wall. */
-	bool trace;
-	uint64_t ts_mult;
+	/* The packets' own stamps: a NIC's, the distributor's, or a
+	 * capture's. rx.trace: the packets are a capture's, replayed; each
+	 * one keeps its own stamp, and the expiry walk follows the trace,
+	 * not the clock on the wall. */
+	struct lr_clock_rx rx;
 	uint64_t trace_ns;		/* latest packet time seen */
 	uint64_t walk_ns;		/* next expiry walk, in trace time */
 	const uint64_t *dist_clock;	/* a channel's distributor's trace time */
@@ -85,6 +80,7 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->inactive_s = 30;
 	c->ring = 16384;
 	c->channel = -1;
+	c->dist_task = -1;
 	snprintf(c->export, sizeof(c->export), "none");
 	c->export_rate = LR_PROBE_EXPORT_RATE;
 	c->export_wait_s = LR_PROBE_EXPORT_WAIT_S;
@@ -176,6 +172,9 @@ probe_conf_set(void *conf, const char *key, const char *val)
 	} else if (strcmp(key, "channel") == 0) {
 		ret = num(key, val, 0, LR_DIST_CHANNELS_MAX - 1, &v);
 		c->channel = (int32_t)v;
+	} else if (strcmp(key, "dist") == 0) {
+		ret = num(key, val, 0, LR_TASK_MAX - 1, &v);
+		c->dist_task = (int32_t)v;
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
@@ -427,7 +426,6 @@ probe_init(struct lr_task *t, const void *arg)
 	static unsigned int seq;
 	struct lr_dist_channel ch;
 	struct lr_fc_conf fcc;
-	struct timespec ts;
 	char name[RTE_RING_NAMESIZE];
 	struct probe *p;
 	int ret;
@@ -437,8 +435,20 @@ probe_init(struct lr_task *t, const void *arg)
 			      "the CLI's --role probe does it; in a script make a "
 			      "dist task and a probe task with channel=I for each",
 			      c->dist.channels);
+	if (c->dist_task >= 0 && c->channel < 0)
+		return lr_err(EINVAL, "probe: dist %d names whose channel to "
+			      "read: give channel=I too", c->dist_task);
 	if (c->channel >= 0) {
-		if (lr_dist_channel(t->port, (unsigned int)c->channel, &ch) != 0)
+		/* Its distributor: the one named, else the port's. */
+		const struct lr_task *d = c->dist_task < 0 ?
+			lr_dist_last(t->port) :
+			lr_engine_task((unsigned int)c->dist_task);
+
+		if (c->dist_task >= 0 &&
+		    (d == NULL || d->role != &lr_dist_role || d->port != t->port))
+			return lr_err(EINVAL, "probe: dist %d: not a dist task on "
+				      "port %u", c->dist_task, t->port);
+		if (lr_dist_channel(d, (unsigned int)c->channel, &ch) != 0)
 			return lr_err(ENOENT, "probe: channel %d: no dist task with "
 				      "that many channels on port %u (make it first)",
 				      c->channel, t->port);
@@ -491,10 +501,7 @@ probe_init(struct lr_task *t, const void *arg)
 		probe_free(t);
 		return ret;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	p->tsc0 = rte_rdtsc();
-	p->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	p->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	lr_clock_init(&p->clk);
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
 	p->remaining = c->count ? c->count : UINT64_MAX;
 	p->trim = c->trim ? c->trim : UINT32_MAX;
@@ -507,38 +514,13 @@ probe_init(struct lr_task *t, const void *arg)
 		p->remaining = UINT64_MAX;
 		p->input = ch.ingress == LR_INGRESS_UH ? input_uh : input_channel;
 		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
-		p->ts_flag = ch.ts_flag;
-		p->ts_offset = ch.ts_offset;
-		p->trace = ch.trace;
-		p->ts_mult = 1;		/* the distributor wrote Unix ns */
+		p->rx = ch.rx;
 		p->dist_clock = ch.clock;
-	} else if (t->capture) {
-		/* net_pcap stamps every frame with its capture time, in us,
-		 * whatever the offloads (lr_port.h). */
-		if (rte_mbuf_dyn_rx_timestamp_register(&p->ts_offset, &p->ts_flag) != 0) {
-			probe_free(t);
-			return lr_err(ENOMEM, "probe: no rx timestamp dynfield");
-		}
-		p->trace = true;
-		p->ts_mult = LR_PORT_CAPTURE_TS_NS;
-	} else if (lr_port_info(t->port)->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
-		uint64_t clk;
-
-		/* The NIC stamps packets: its clock, taken as ns, against
-		 * Unix time now. */
-		if (rte_mbuf_dyn_rx_timestamp_register(&p->ts_offset, &p->ts_flag) == 0 &&
-		    rte_eth_read_clock(t->port, &clk) == 0)
-			p->ts_add = (int64_t)(p->ns0 - clk);
-		else
-			p->ts_flag = 0;
+	} else if (lr_clock_rx_init(&p->rx, t->port, t->capture, &p->clk) != 0) {
+		probe_free(t);
+		return lr_err(ENOMEM, "probe: no rx timestamp dynfield");
 	}
 	return 0;
-}
-
-static inline uint64_t
-ns_of(const struct probe *p, uint64_t tsc)
-{
-	return p->ns0 + (uint64_t)((double)(tsc - p->tsc0) * p->ns_per_tsc);
 }
 
 /* Packets at their own (trace) times into the cache. The expiry walk runs
@@ -592,8 +574,7 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 		p->c.parsed[r]++;
 		if (r == LR_PARSE_OK) {
 			if (trace)
-				ts[k] = *RTE_MBUF_DYNFIELD(m[i], p->ts_offset,
-							   uint64_t *) * p->ts_mult;
+				ts[k] = lr_clock_rx_trace_ns(&p->rx, m[i]);
 			pp[k] = &pk[k];
 			k++;
 		}
@@ -601,18 +582,16 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 	if (trace) {
 		update_trace(t, p, pp, ts, k);
 		/* Trace time moves with every frame, parsed or not. */
-		ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) *
-		     p->ts_mult;
+		ns = lr_clock_rx_trace_ns(&p->rx, m[n - 1]);
 		if (ns > p->trace_ns)
 			p->trace_ns = ns;
 	} else {
 		/* The burst's time: its last packet's rx stamp (a NIC's,
 		 * or the distributor's), else the TSC now. */
-		if (p->ts_flag != 0 && (m[n - 1]->ol_flags & p->ts_flag))
-			ns = *RTE_MBUF_DYNFIELD(m[n - 1], p->ts_offset, uint64_t *) +
-			     (uint64_t)p->ts_add;
+		if (m[n - 1]->ol_flags & p->rx.flag)
+			ns = lr_clock_rx_ns(&p->rx, m[n - 1]);
 		else
-			ns = ns_of(p, now);
+			ns = lr_clock_ns(&p->clk, now);
 		lr_fc_update(p->fc, pp, k, t->port, ns);
 	}
 	rte_pktmbuf_free_bulk(m, n);
@@ -674,7 +653,7 @@ input_channel(struct lr_task *t, struct probe *p)
 			(unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST), NULL);
 
 	if (n != 0) {
-		if (p->trace)
+		if (p->rx.trace)
 			account_trace(t, p, m, (uint16_t)n, 0);
 		else
 			account(t, p, m, (uint16_t)n, rte_rdtsc());
@@ -700,7 +679,7 @@ input_uh(struct lr_task *t, struct probe *p)
 		pp[i] = &pk[i];
 	}
 	p->c.parsed[LR_PARSE_OK] += n;
-	if (p->trace) {
+	if (p->rx.trace) {
 		uint64_t ts[LR_BURST];
 
 		for (i = 0; i < n; i++)
@@ -757,10 +736,10 @@ probe_poll(struct lr_task *t, uint64_t now)
 		   lr_task_capture_end(t)) {
 		return 1;	/* the capture file is read to its end */
 	}
-	if (p->trace) {
+	if (p->rx.trace) {
 		expire_trace(p, n);
 	} else if (now >= p->expire_tsc) {
-		lr_fc_expire(p->fc, ns_of(p, now));
+		lr_fc_expire(p->fc, lr_clock_ns(&p->clk, now));
 		p->expire_tsc = now + p->expire_step;
 	}
 	return 0;
@@ -883,6 +862,7 @@ lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 	const struct lr_port_info *pi = lr_port_info(port);
 	struct lr_probe_conf qc = *c;
 	unsigned int q, made = 0;
+	struct lr_task *d;
 
 	if (pi == NULL || n == 0)
 		return lr_err(EINVAL, "probe: port %u not set up, or no lcore", port);
@@ -904,13 +884,15 @@ lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 			      "queues: its RSS spreads flows already (give "
 			      "queues=1 to use the model)", c->dist.channels,
 			      pi->nb_rxq);
-	if (lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
-			   &c->dist) == NULL)
+	d = lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
+			   &c->dist);
+	if (d == NULL)
 		return -rte_errno;
 	made++;
 	/* The distributor counts packets and ends the run; its probes read
 	 * until it is done and their channel is empty. */
 	qc.count = 0;
+	qc.dist_task = (int32_t)d->id;
 	for (q = 0; q < c->dist.channels; q++, made++) {
 		qc.channel = (int32_t)q;
 		if (lr_task_create(&lr_probe_role, lcores[(q + 1) % n], port,
@@ -1094,7 +1076,9 @@ const struct lr_role lr_probe_role = {
 	"  --ingress MODE    full | trim=B | uh (uh needs --channels) (full)\n"
 	"  --channels N      a distributor (role dist) on queue 0 hashes flows\n"
 	"                    to N probe shards, for ports without RSS (0)\n"
-	"  --channel I       (scripts) read channel I of the port's dist task\n",
+	"  --channel I       (scripts) read channel I of the port's dist task\n"
+	"  --dist ID         (scripts) with --channel: dist task ID's channel,\n"
+	"                    not the port's (Lua: dist = the task)\n",
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

@@ -5,8 +5,9 @@
 --   dist: channels (1..64), ingress = "full" | "trim=B" | "uh",
 --         hash = "l4" | "l3", hash_key = "symmetric" | "ms" | hex,
 --         backend = "fast" | "model", channel_ring, count
---   probe: channel = I (the port's dist task must exist first); its
---         ingress is the distributor's
+--   probe: channel = I, dist = the dist task (without dist: the port's
+--         dist task made last, which must exist first); its ingress is the
+--         distributor's
 -- The CLI does the same with: --role probe --channels N --ingress MODE.
 linerate.live(false)
 local a, b = assert(linerate.wire("ex8"))
@@ -17,7 +18,8 @@ local dist = assert(linerate.task{ role = "dist", port = b, channels = 2,
 local probes = {}
 for i = 0, 1 do
 	probes[#probes + 1] = assert(linerate.task{ role = "probe", port = b,
-	                                            channel = i, entries = 4096,
+	                                            dist = dist, channel = i,
+	                                            entries = 4096,
 	                                            export = "none" })
 end
 local gen = assert(linerate.task{ role = "gen", port = a, count = 6000, flows = 60 })

@@ -12,124 +12,13 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "lr_dist.h"
 #include "lr_flowcache.h"
 #include "lr_parse.h"
 #include "lr_parse_mbuf.h"
 #include "lr_port.h"
 #include "lr_probe.h"
+#include "../lr_frame.h"
 #include "../lr_test.h"
-
-/* A frame under construction. */
-struct f {
-	uint8_t b[512];
-	uint32_t n;
-	uint32_t l3;		/* where the IP header starts */
-};
-
-static void
-u8(struct f *f, unsigned int v)
-{
-	f->b[f->n++] = (uint8_t)v;
-}
-
-static void
-u16(struct f *f, unsigned int v)
-{
-	u8(f, v >> 8);
-	u8(f, v);
-}
-
-static void
-u32(struct f *f, uint32_t v)
-{
-	u16(f, v >> 16);
-	u16(f, v & 0xffff);
-}
-
-static void
-eth(struct f *f, unsigned int type)
-{
-	memset(f, 0, sizeof(*f));
-	f->n = 12;
-	u16(f, type);
-}
-
-/* IPv4 header of @p ihl words, total length filled in by fin4(). */
-static void
-ip4(struct f *f, unsigned int ihl, unsigned int proto, unsigned int frag)
-{
-	unsigned int i;
-
-	f->l3 = f->n;
-	u8(f, 0x40 | ihl);
-	u8(f, 0x2e);			/* ToS */
-	u16(f, 0);			/* total length, later */
-	u16(f, 0x1234);			/* id */
-	u16(f, frag);
-	u8(f, 61);			/* TTL */
-	u8(f, proto);
-	u16(f, 0);
-	u32(f, 0x0a000001);
-	u32(f, 0xc0a80102);
-	for (i = 5; i < ihl; i++)
-		u32(f, 0x01010101);	/* options: NOPs */
-}
-
-static void
-fin4(struct f *f)
-{
-	f->b[f->l3 + 2] = (uint8_t)((f->n - f->l3) >> 8);
-	f->b[f->l3 + 3] = (uint8_t)(f->n - f->l3);
-}
-
-static void
-ip6(struct f *f, unsigned int nh)
-{
-	unsigned int i;
-
-	f->l3 = f->n;
-	u32(f, 0x6a100000);		/* traffic class 0xa1 */
-	u16(f, 0);			/* payload length, later */
-	u8(f, nh);
-	u8(f, 33);			/* hop limit */
-	for (i = 0; i < 15; i++)
-		u8(f, i == 0 ? 0xfd : 0);
-	u8(f, 1);
-	for (i = 0; i < 15; i++)
-		u8(f, i == 0 ? 0xfd : 0);
-	u8(f, 2);
-}
-
-static void
-fin6(struct f *f)
-{
-	uint32_t pl = f->n - f->l3 - 40;
-
-	f->b[f->l3 + 4] = (uint8_t)(pl >> 8);
-	f->b[f->l3 + 5] = (uint8_t)pl;
-}
-
-static void
-tcp(struct f *f, unsigned int sport, unsigned int dport, unsigned int flags)
-{
-	u16(f, sport);
-	u16(f, dport);
-	u32(f, 1);
-	u32(f, 0);
-	u16(f, 0x5000 | flags);
-	u16(f, 1024);
-	u32(f, 0);
-}
-
-static void
-udp(struct f *f, unsigned int sport, unsigned int dport)
-{
-	u16(f, sport);
-	u16(f, dport);
-	u16(f, 8);
-	u16(f, 0);
-}
 
 /* Parse a copy of exactly f->n bytes: ASan catches any read past it. */
 static enum lr_parse_result
@@ -689,94 +578,6 @@ cache_fragments(void **state)
 	lr_fc_free(fc);
 }
 
-/* A distributor of @p count frames on @p port's queue 0 and two probes on
- * its channels, all on lcore @p lcore: run them to the end. */
-static void
-dist_and_two_probes(unsigned int lcore, uint16_t port, const char *count,
-		    struct lr_task **d, struct lr_task *p[2])
-{
-	struct lr_dist_conf dc;
-	struct lr_probe_conf pc;
-	unsigned int i;
-
-	lr_dist_conf_init(&dc);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "count", count), 0);
-	*d = lr_task_create(&lr_dist_role, lcore, port, 0, 0, &dc);
-	assert_non_null(*d);
-	lr_probe_role.conf_init(&pc);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
-	for (i = 0; i < 2; i++) {
-		char ch[4];
-
-		snprintf(ch, sizeof(ch), "%u", i);
-		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
-		p[i] = lr_task_create(&lr_probe_role, lcore, port, LR_QUEUE_NONE, 0,
-				      &pc);
-		assert_non_null(p[i]);
-	}
-	assert_true(lr_engine_start() >= 1);
-	assert_int_equal(lr_task_wait(*d, 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[0], 5, 0), 0);
-	assert_int_equal(lr_task_wait(p[1], 5, 0), 0);
-	lr_engine_stop();
-}
-
-/* The distributor over the virtual wire: mbufs that carry a NIC's RSS hash
- * go to the channel that hash picks (the model's hash is skipped), the
- * others to the model's; both channel probes see every flow once. */
-static void
-dist_takes_the_nic_hash(void **state)
-{
-	unsigned int w[4], i, n = 200;
-	struct lr_probe_counts cnt[2];
-	struct lr_task *d, *p[2];
-	uint16_t wire[2];
-	json_t *rep, *per;
-	json_int_t flows;
-
-	(void)state;
-	assert_true(lr_engine_workers(w, 4) >= 1);
-	assert_int_equal(lr_test_wire("dwire", wire), 0);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(lr_port_info(wire[0])->pool);
-		struct f f;
-
-		assert_non_null(m);
-		eth(&f, 0x0800);
-		ip4(&f, 5, 17, 0);
-		udp(&f, 1000 + i % 100, 53);
-		fin4(&f);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)f.n), f.b, f.n);
-		if (i % 2 == 0) {	/* the NIC hashed these: channel 1 */
-			m->hash.rss = 7;
-			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		}
-		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
-	}
-	dist_and_two_probes(w[0], wire[1], "200", &d, p);
-	rep = lr_task_report(d);
-	assert_int_equal(json_integer_value(json_object_get(rep, "nic_hash")), 100);
-	assert_int_equal(json_integer_value(json_object_get(rep, "handed")), 200);
-	per = json_object_get(rep, "per_channel");
-	lr_probe_counts(p[0], &cnt[0]);
-	lr_probe_counts(p[1], &cnt[1]);
-	/* Channel 1 has the NIC's 100 and what the model sent there. */
-	assert_true(json_integer_value(json_array_get(per, 1)) >= 100);
-	assert_int_equal(cnt[0].parsed[LR_PARSE_OK],
-			 json_integer_value(json_array_get(per, 0)));
-	assert_int_equal(cnt[0].parsed[LR_PARSE_OK] + cnt[1].parsed[LR_PARSE_OK], 200);
-	json_decref(rep);
-	/* Flow i % 100 was always or never NIC-hashed: each on one shard. */
-	flows = 0;
-	for (i = 0; i < 2; i++) {
-		rep = lr_task_report(p[i]);
-		flows += json_integer_value(json_object_get(rep, "flows_created"));
-		json_decref(rep);
-	}
-	assert_int_equal(flows, 100);
-}
-
 /* A capture's burst: each packet at its own time, which may be seconds
  * apart within one burst. A flow idle for longer than its inactive timeout
  * in the trace ends by it before its next packet starts a new record. */
@@ -820,37 +621,6 @@ cache_trace_times(void **state)
 	lr_fc_free(fc);
 }
 
-/* Ethernet, IPv4, TCP and 300 bytes of payload. */
-static void
-tcp_frame(struct f *f, unsigned int sport)
-{
-	unsigned int i;
-
-	eth(f, 0x0800);
-	ip4(f, 5, 6, 0);
-	tcp(f, sport, 80, 0x10);
-	for (i = 0; i < 300; i++)
-		u8(f, i);
-	fin4(f);
-}
-
-/* @p f as a chain whose first segment holds @p first bytes. */
-static struct rte_mbuf *
-chain_of(struct rte_mempool *mp, const struct f *f, uint32_t first)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp), *m2 = rte_pktmbuf_alloc(mp);
-
-	assert_non_null(m);
-	assert_non_null(m2);
-	memcpy(rte_pktmbuf_append(m, (uint16_t)first), f->b, first);
-	memcpy(rte_pktmbuf_append(m2, (uint16_t)(f->n - first)), f->b + first,
-	       f->n - first);
-	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
-	assert_int_equal(m->nb_segs, 2);
-	assert_int_equal(m->pkt_len, f->n);
-	return m;
-}
-
 /* A chain: lengths from the whole frame, headers from the first segment,
  * or gathered from the chain when they straddle it. */
 static void
@@ -881,39 +651,6 @@ parse_chained_mbuf(void **state)
 	rte_mempool_free(mp);
 }
 
-/* The distributor on chained frames (net_pcap chains a frame longer than
- * an mbuf): every one parsed whole and handed on, none bad_len. */
-static void
-dist_parses_chained_frames(void **state)
-{
-	unsigned int w[4], i, n = 100;
-	struct lr_probe_counts cnt[2];
-	struct lr_task *d, *p[2];
-	uint16_t wire[2];
-	json_t *rep, *mal;
-
-	(void)state;
-	assert_true(lr_engine_workers(w, 4) >= 1);
-	assert_int_equal(lr_test_wire("cwire", wire), 0);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m;
-		struct f f;
-
-		tcp_frame(&f, 2000 + i % 10);
-		m = chain_of(lr_port_info(wire[0])->pool, &f, 60);
-		assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
-	}
-	dist_and_two_probes(w[0], wire[1], "100", &d, p);
-	rep = lr_task_report(d);
-	mal = json_object_get(rep, "malformed");
-	assert_int_equal(json_integer_value(json_object_get(mal, "bad_len")), 0);
-	assert_int_equal(json_integer_value(json_object_get(rep, "handed")), 100);
-	json_decref(rep);
-	lr_probe_counts(p[0], &cnt[0]);
-	lr_probe_counts(p[1], &cnt[1]);
-	assert_int_equal(cnt[0].parsed[LR_PARSE_OK] + cnt[1].parsed[LR_PARSE_OK], 100);
-}
-
 static int
 eal_up(void **state)
 {
@@ -935,10 +672,8 @@ main(void)
 		cmocka_unit_test(cache_timeouts),
 		cmocka_unit_test(cache_biflow),
 		cmocka_unit_test(cache_fragments),
-		cmocka_unit_test(dist_takes_the_nic_hash),
 		cmocka_unit_test(cache_trace_times),
 		cmocka_unit_test(parse_chained_mbuf),
-		cmocka_unit_test(dist_parses_chained_frames),
 	};
 
 	return cmocka_run_group_tests(tests, eal_up, lr_test_teardown);

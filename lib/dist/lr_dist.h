@@ -5,7 +5,7 @@
  * a port without the NIC features of the flow-monitoring paper. It receives
  * from one rx queue (pcap, memif, af_packet, a NIC without RSS), stamps
  * every packet with a ns timestamp, parses it through a firmware backend
- * (struct lr_fw_ops: the fast one in lib/, or firmware-model/'s plain one)
+ * (struct lr_fw_ops: the fast one, lr_fw_fast.h, or firmware-model/'s)
  * and hands it to one of N channels by a Toeplitz hash of its addresses and
  * ports, so that every flow stays whole on one channel and the probe's
  * shards scale over lcores on any port:
@@ -30,6 +30,14 @@
  * counts what it misses in imissed; a pcap file is read whole); a ring that
  * refuses a packet all the same is counted (channel_ring_full).
  *
+ * The probe's side is the channel (struct lr_dist_channel): a probe task
+ * is given a dist task (or takes lr_dist_last() of its port), asks it for
+ * one channel with lr_dist_channel(), dequeues that ring, reads its time
+ * as the channel's rx says, decodes UH records with lr_pkt_from_uh(), and
+ * stops once the dist task is done and the ring empty. lib/probe uses
+ * nothing else of this library but the conf (lr_dist_conf, lr_ingress_*)
+ * and lr_dist_add_parsed() for its totals.
+ *
  * Threading: the poll runs on the distributor's lcore and is the single
  * producer of every channel ring; each probe task on a channel is its
  * single consumer.
@@ -42,6 +50,7 @@
 
 #include <rte_ring.h>
 
+#include "lr_clock.h"
 #include "lr_engine.h"
 #include "lr_fw.h"
 #include "lr_parse.h"
@@ -89,11 +98,11 @@ struct lr_dist_channel {
 	const struct lr_task *dist;	/**< done and ring empty: no more */
 	uint8_t ingress;		/**< enum lr_ingress */
 	uint16_t trim;
-	int ts_offset;			/**< rx timestamp dynfield (not with uh) */
-	uint64_t ts_flag;
-	/** The distributor replays a capture: every packet's stamp is its
-	 *  capture time (Unix ns), and time moves only with the trace. */
-	bool trace;
+	/** The stamp the distributor gives every mbuf it hands on (not with
+	 *  uh: a record's ts_ns): Unix ns in the rx timestamp dynfield. With
+	 *  rx.trace it replays a capture: every packet's stamp is its capture
+	 *  time, and time moves only with the trace. */
+	struct lr_clock_rx rx;
 	/** Trace time the distributor has handed on every packet up to
 	 *  (Unix ns, atomic, release after the enqueue): a probe whose ring
 	 *  is empty has seen all of its channel's packets to then. */
@@ -101,20 +110,26 @@ struct lr_dist_channel {
 };
 
 /**
- * Channel @p ch of the distributor serving @p port.
- * @return 0, or -ENOENT (no dist task on the port, or fewer channels).
+ * Channel @p ch of dist task @p dist, for a probe task to read: the
+ * probe's side of the interface. The ring stays valid until the dist task
+ * is freed (lr_engine_cleanup), and the probe is its only consumer.
+ * Control path.
+ *
+ * @return 0, -EINVAL (@p dist is not a dist task) or -ENOENT (it has
+ *   fewer channels).
  */
-int lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out);
+int lr_dist_channel(const struct lr_task *dist, unsigned int ch,
+		    struct lr_dist_channel *out);
+
+/**
+ * The dist task made last on @p port, or NULL: the one a probe given a
+ * channel but no dist task reads (the scripts' documented form; at most
+ * one runs per port). Control path.
+ */
+struct lr_task *lr_dist_last(uint16_t port);
 
 /** Add the packets dist task @p t found malformed, by reason. */
 void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS]);
-
-/** The fast backend: lr_parse and a table Toeplitz hash (lr_thash.h). Its conf's
- *  state must point at a struct lr_thash of the conf's key. */
-extern const struct lr_fw_ops lr_fw_fast_ops;
-
-/** Fill @p uh from a parsed packet (everything but ts, hash, channel). */
-void lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh);
 
 /** The packet fields of a UH record, as the flow cache takes them. */
 static inline void

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -13,12 +12,12 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_frag.h"
-#include "lr_parse_mbuf.h"
+#include "lr_fw_fast.h"
 #include "lr_port.h"
-#include "lr_thash.h"
 
 const char *const lr_ingress_names[3] = { "full", "trim", "uh" };
 
@@ -42,14 +41,12 @@ struct dist {
 	struct dist_counts c;
 	struct lr_task *task;
 	uint64_t remaining;
-	uint64_t tsc0, ns0;
-	double ns_per_tsc;
-	int64_t nic_ts_off;		/* device clock to Unix ns */
-	uint64_t ts_mult;		/* stamp unit to ns: 1, or 1000 (pcap) */
-	uint64_t ts_flag;		/* rx timestamp dynflag */
-	int ts_offset;			/* rx timestamp dynfield */
-	bool nic_ts;			/* the port stamps packets itself */
-	bool trace;			/* its stamps are a capture's times */
+	struct lr_clock clk;		/* packet times from the TSC */
+	/* The port's own stamps (a NIC's, a capture's; flag 0: none), read
+	 * instead of the TSC. rx.trace: a capture's times. */
+	struct lr_clock_rx rx;
+	uint64_t ts_flag;		/* rx timestamp dynflag and dynfield */
+	int ts_offset;			/* the stamp handed to the probes */
 	uint32_t ring_size[LR_DIST_CHANNELS_MAX];
 	uint32_t inflight_max;		/* frames the channels may hold, so
 					 * that the pool never runs dry */
@@ -63,9 +60,6 @@ struct dist {
 	 * parses the packet as the firmware sees it: all its bytes. */
 	uint8_t whole[UINT16_MAX];
 };
-
-/* The distributor of each port, for the probe tasks on its channels. */
-static struct dist *by_port[RTE_MAX_ETHPORTS];
 
 void
 lr_dist_conf_init(struct lr_dist_conf *c)
@@ -180,94 +174,6 @@ dist_conf_set(void *conf, const char *key, const char *val)
 	return lr_dist_conf_set(conf, key, val);
 }
 
-void
-lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh)
-{
-	memcpy(uh->src, p->src, 16);
-	memcpy(uh->dst, p->dst, 16);
-	uh->ip_bytes = p->ip_bytes;
-	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
-	uh->vlan = p->vlan;
-	uh->sport = p->sport;		/* ICMP: 0 (lr_parse) */
-	uh->dport = p->dport;
-	uh->tcp_flags = p->tcp_flags;
-	uh->ip_ver = p->ipv6 ? 6 : 4;
-	uh->proto = p->proto;
-	uh->tos = p->tos;
-	uh->ttl = p->ttl;
-	uh->frag = p->frag;
-	uh->status = 0;
-	uh->frag_id = p->frag_id;
-	memset(uh->pad, 0, sizeof(uh->pad));
-}
-
-/* The RSS input of a parsed packet, as NICs take it: addresses, then the
- * ports of TCP, UDP and SCTP unless hashing l3 or a later fragment. */
-static inline uint32_t
-hash_input(const struct lr_fw_conf *c, const struct lr_fw_uh *uh, uint8_t *in)
-{
-	uint32_t n = uh->ip_ver == 6 ? 16 : 4;
-
-	memcpy(in, uh->src, n);
-	memcpy(in + n, uh->dst, n);
-	n *= 2;
-	if (c->l4 && uh->frag != LR_FRAG_LATER &&
-	    (uh->proto == 6 || uh->proto == 17 || uh->proto == 132)) {
-		in[n] = (uint8_t)(uh->sport >> 8);
-		in[n + 1] = (uint8_t)uh->sport;
-		in[n + 2] = (uint8_t)(uh->dport >> 8);
-		in[n + 3] = (uint8_t)uh->dport;
-		n += 4;
-	}
-	return n;
-}
-
-static uint32_t
-fast_hash(const struct lr_fw_conf *c, const uint8_t *in, size_t len)
-{
-	return lr_thash(c->state, in, len);
-}
-
-static inline void
-uh_of(const struct lr_fw_conf *c, enum lr_parse_result r,
-      const struct lr_pkt *p, uint32_t wire, uint64_t ts_ns,
-      struct lr_fw_uh *uh)
-{
-	uint8_t in[LR_THASH_IN_MAX];
-
-	if (unlikely(r != LR_PARSE_OK)) {
-		/* Nothing half-parsed leaves the firmware (as the model). */
-		memset(uh, 0, sizeof(*uh));
-		uh->status = (uint8_t)r;
-	} else {
-		lr_uh_from_pkt(p, wire, uh);
-		uh->hash = lr_thash(c->state, in, hash_input(c, uh, in));
-		uh->channel = (uint8_t)(uh->hash % c->channels);
-	}
-	uh->ts_ns = ts_ns;
-	uh->wire_len = (uint16_t)RTE_MIN(wire, (uint32_t)UINT16_MAX);
-}
-
-static void
-fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
-	   uint64_t ts_ns, struct lr_fw_uh *uh)
-{
-	struct lr_pkt p;
-
-	uh_of(c, lr_parse(d, len, &p), &p, len, ts_ns, uh);
-}
-
-/* The fast backend on an mbuf: lengths from the whole frame, headers from
- * the first segment (gathered only when they straddle; lr_parse_mbuf.h). */
-static inline void
-fast_parse_mbuf(const struct lr_fw_conf *c, const struct rte_mbuf *m,
-		uint64_t ts_ns, struct lr_fw_uh *uh)
-{
-	struct lr_pkt p;
-
-	uh_of(c, lr_parse_mbuf(m, UINT32_MAX, &p), &p, m->pkt_len, ts_ns, uh);
-}
-
 /* Any other backend parses contiguous bytes: a chain is gathered whole
  * first, as the firmware sees the whole packet. */
 static void
@@ -290,12 +196,6 @@ backend_parse_mbuf(struct dist *d, const struct rte_mbuf *m, uint64_t ts_ns,
 	d->be->parse(&d->fw, b, len, ts_ns, uh);
 }
 
-const struct lr_fw_ops lr_fw_fast_ops = {
-	.name = "fast",
-	.parse = fast_parse,
-	.hash = fast_hash,
-};
-
 static void
 dist_free(struct lr_task *t)
 {
@@ -304,8 +204,6 @@ dist_free(struct lr_task *t)
 
 	if (d == NULL)
 		return;
-	if (by_port[t->port] == d)
-		by_port[t->port] = NULL;
 	for (i = 0; i < LR_DIST_CHANNELS_MAX; i++) {
 		struct rte_mbuf *m;
 
@@ -330,19 +228,23 @@ dist_init(struct lr_task *t, const void *arg)
 	const struct lr_dist_conf *c = arg;
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	char name[RTE_RING_NAMESIZE];
-	struct timespec ts;
 	struct dist *d;
-	unsigned int i;
+	unsigned int i, n = lr_engine_task_count();
 
 	if (c->channels == 0)
 		return lr_err(EINVAL, "dist: give channels=1..%u",
 			      LR_DIST_CHANNELS_MAX);
-	/* One running distributor per port; a finished one (an earlier
-	 * round of a script) gives way. */
-	if (by_port[t->port] != NULL &&
-	    lr_task_state(by_port[t->port]->task) != LR_TASK_DONE)
-		return lr_err(EBUSY, "dist: port %s has a distributor already",
-			      pi->name);
+	/* One running distributor per port, so that a probe given a channel
+	 * and no dist task finds the one it means (lr_dist_last); a finished
+	 * one (an earlier round of a script) gives way. */
+	for (i = 0; i < n; i++) {
+		const struct lr_task *o = lr_engine_task(i);
+
+		if (o->role == &lr_dist_role && o->port == t->port &&
+		    o->priv != NULL && lr_task_state(o) != LR_TASK_DONE)
+			return lr_err(EBUSY, "dist: port %s has a distributor "
+				      "already (task %u)", pi->name, o->id);
+	}
 	d = rte_zmalloc_socket("lr_dist", sizeof(*d), RTE_CACHE_LINE_SIZE,
 			       t->socket);
 	if (d == NULL)
@@ -382,15 +284,12 @@ dist_init(struct lr_task *t, const void *arg)
 		}
 		d->ring_size[i] = rte_ring_get_capacity(d->ring[i]);
 	}
-	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0) {
+	lr_clock_init(&d->clk);
+	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0 ||
+	    lr_clock_rx_init(&d->rx, t->port, t->capture, &d->clk) != 0) {
 		dist_free(t);
 		return lr_err(ENOMEM, "dist: no rx timestamp dynfield");
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	d->tsc0 = rte_rdtsc();
-	d->ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	d->ts_mult = 1;
 	d->inflight_max = UINT32_MAX;
 	if (t->capture) {
 		uint32_t segs = 1, reserve, size = pi->pool->size;
@@ -409,41 +308,48 @@ dist_init(struct lr_task *t, const void *arg)
 		if (c->ingress != LR_INGRESS_UH)	/* uh: records, no mbufs */
 			d->inflight_max = size > reserve + segs ?
 					  (size - reserve) / segs : 1;
-		/* A capture file: net_pcap stamps every frame with its pcap
-		 * time in us, offload or not (lr_port.h). */
-		d->nic_ts = true;
-		d->trace = true;
-		d->ts_mult = LR_PORT_CAPTURE_TS_NS;
-		d->nic_ts_off = 0;
-	} else if (pi->rx_offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
-		uint64_t clk;
-
-		/* The device clock, taken as ns, against Unix time. */
-		if (rte_eth_read_clock(t->port, &clk) == 0) {
-			d->nic_ts = true;
-			d->nic_ts_off = (int64_t)(d->ns0 - clk);
-		}
 	}
 	d->remaining = c->count ? c->count : UINT64_MAX;
-	by_port[t->port] = d;
 	seq++;
 	return 0;
 }
 
-int
-lr_dist_channel(uint16_t port, unsigned int ch, struct lr_dist_channel *out)
+struct lr_task *
+lr_dist_last(uint16_t port)
 {
-	const struct dist *d = port < RTE_MAX_ETHPORTS ? by_port[port] : NULL;
+	unsigned int i = lr_engine_task_count();
 
-	if (d == NULL || ch >= d->fw.channels)
+	while (i-- > 0) {
+		struct lr_task *t = lr_engine_task(i);
+
+		if (t->role == &lr_dist_role && t->port == port && t->priv != NULL)
+			return t;
+	}
+	return NULL;
+}
+
+int
+lr_dist_channel(const struct lr_task *dist, unsigned int ch,
+		struct lr_dist_channel *out)
+{
+	const struct dist *d;
+
+	if (dist == NULL || dist->role != &lr_dist_role || dist->priv == NULL)
+		return -EINVAL;
+	d = dist->priv;
+	if (ch >= d->fw.channels)
 		return -ENOENT;
 	out->ring = d->ring[ch];
 	out->dist = d->task;
 	out->ingress = d->ingress;
 	out->trim = d->fw.trim;
-	out->ts_offset = d->ts_offset;
-	out->ts_flag = d->ts_flag;
-	out->trace = d->trace;
+	/* What the poll wrote: Unix ns, in the dynfield of every mbuf it
+	 * hands on; a capture's times are the trace's. */
+	memset(&out->rx, 0, sizeof(out->rx));
+	out->rx.flag = d->ts_flag;
+	out->rx.offset = d->ts_offset;
+	out->rx.mult = 1;
+	out->rx.trace = d->rx.trace;
 	out->clock = &d->clock;
 	return 0;
 }
@@ -456,12 +362,6 @@ lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS])
 
 	for (j = 1; j < LR_PARSE_REASONS; j++)
 		parsed[j] += d->c.parsed[j];
-}
-
-static inline uint64_t
-ns_of(const struct dist *d, uint64_t tsc)
-{
-	return d->ns0 + (uint64_t)((double)(tsc - d->tsc0) * d->ns_per_tsc);
 }
 
 /* A fragment of a datagram: the first leaves its channel, a later one
@@ -551,7 +451,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 		 * probes on the channels then end once their rings are empty. */
 		return unlikely(t->capture) && lr_task_capture_end(t);
 	now = rte_rdtsc();
-	ns = ns_of(d, now);
+	ns = lr_clock_ns(&d->clk, now);
 	for (i = 0; i < n && i < LR_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	for (i = 0; i < n; i++) {
@@ -561,15 +461,15 @@ dist_poll(struct lr_task *t, uint64_t now)
 		if (i + LR_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + LR_PREFETCH], void *));
 		bytes += m[i]->pkt_len;
-		if (d->nic_ts && (m[i]->ol_flags & d->ts_flag)) {
-			ts = *RTE_MBUF_DYNFIELD(m[i], d->ts_offset, uint64_t *) *
-			     d->ts_mult + (uint64_t)d->nic_ts_off;
+		/* The port's stamp (rx.flag is 0 where it has none). */
+		if (m[i]->ol_flags & d->rx.flag) {
+			ts = lr_clock_rx_ns(&d->rx, m[i]);
 			d->c.nic_ts++;
 		}
 		/* The whole frame, chained or not: lengths and bytes from
 		 * pkt_len, never the first segment's data_len. */
 		if (fast)
-			fast_parse_mbuf(&d->fw, m[i], ts, u);
+			lr_fw_fast_parse_mbuf(&d->fw, m[i], ts, u);
 		else
 			backend_parse_mbuf(d, m[i], ts, u);
 		u->wire_len = (uint16_t)RTE_MIN(m[i]->pkt_len, (uint32_t)UINT16_MAX);
@@ -599,7 +499,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 	hand_over(d, m);
 	if (uh)
 		rte_pktmbuf_free_bulk(m, n);
-	if (d->trace) {
+	if (d->rx.trace) {
 		/* After the enqueues: a probe that then finds its ring empty
 		 * has had every packet of its channel up to this time. */
 		uint64_t last = d->uh[n - 1].ts_ns;
