@@ -122,6 +122,17 @@ lr_ipfix_mq_push(struct lr_ipfix_mq *q, const void *msg, size_t len,
 	return 0;
 }
 
+int
+lr_ipfix_mq_take(struct lr_ipfix_mq *q, const void *msg, size_t len,
+		 uint32_t records, uint64_t *refused)
+{
+	if (lr_ipfix_mq_push(q, msg, len, records) != 0) {
+		(*refused)++;
+		return -ENOBUFS;
+	}
+	return LR_IPFIX_QUEUED;
+}
+
 const uint8_t *
 lr_ipfix_mq_head(const struct lr_ipfix_mq *q, size_t *len, uint32_t *records)
 {

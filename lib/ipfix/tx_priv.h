@@ -40,6 +40,10 @@ int lr_ipfix_mq_init(struct lr_ipfix_mq *q, size_t cap);
 /* 0, or -ENOBUFS: no room, the message is not taken. */
 int lr_ipfix_mq_push(struct lr_ipfix_mq *q, const void *msg, size_t len,
 		     uint32_t records);
+/* A transport's send: @return LR_IPFIX_QUEUED, or -ENOBUFS (no room: the
+ * message is lost, counted in *refused). */
+int lr_ipfix_mq_take(struct lr_ipfix_mq *q, const void *msg, size_t len,
+		     uint32_t records, uint64_t *refused);
 /* The oldest message, NULL when none. */
 const uint8_t *lr_ipfix_mq_head(const struct lr_ipfix_mq *q, size_t *len,
 				uint32_t *records);

@@ -251,15 +251,14 @@ int
 lr_ipfix_tcp_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
 	struct tcp_ctx *t = ctx;
+	int ret;
 
 	tcp_connect(t);
 	tcp_push(t);
-	if (lr_ipfix_mq_push(&t->q, msg, len, records) != 0) {
-		t->refused++;
-		return -ENOBUFS;
-	}
-	tcp_push(t);
-	return LR_IPFIX_QUEUED;
+	ret = lr_ipfix_mq_take(&t->q, msg, len, records, &t->refused);
+	if (ret == LR_IPFIX_QUEUED)
+		tcp_push(t);
+	return ret;
 }
 
 uint64_t

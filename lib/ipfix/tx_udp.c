@@ -101,6 +101,7 @@ int
 lr_ipfix_udp_send(void *ctx, const void *msg, size_t len, uint32_t records)
 {
 	struct udp_ctx *u = ctx;
+	int ret;
 
 	if (u->gap_ns == 0) {
 		/* A collector that is down answers with ICMP: ECONNREFUSED
@@ -110,12 +111,10 @@ lr_ipfix_udp_send(void *ctx, const void *msg, size_t len, uint32_t records)
 		return 0;
 	}
 	udp_push(u);			/* what waits goes first */
-	if (lr_ipfix_mq_push(&u->q, msg, len, records) != 0) {
-		u->refused++;
-		return -ENOBUFS;
-	}
-	udp_push(u);
-	return LR_IPFIX_QUEUED;
+	ret = lr_ipfix_mq_take(&u->q, msg, len, records, &u->refused);
+	if (ret == LR_IPFIX_QUEUED)
+		udp_push(u);
+	return ret;
 }
 
 int
