@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_alarm.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -20,6 +21,9 @@
 #include "lr_exporter.h"
 
 #define DRAIN_BURST 64
+/* The interrupt thread's turn: as often as the main lcore's tick, so that
+ * a ring drains as fast whatever the main lcore does. */
+#define ALARM_US 1000
 /* Rings at once: one per probe task alive. */
 #define RINGS_MAX 1024
 
@@ -62,8 +66,10 @@ static const struct lr_ipfix_transport_ops *const transports[] = {
 };
 
 static struct {
-	rte_spinlock_t lock;		/* who drains, sends and counts */
+	rte_spinlock_t lock;		/* who drains, sends and counts: the
+					 * main lcore or the alarm */
 	bool up;
+	bool alarm;			/* the alarm sets itself again (atomic) */
 	struct lr_exporter_conf conf;
 	const struct lr_ipfix_transport_ops *ops;
 	void *ctx;
@@ -253,6 +259,36 @@ poll_locked(void)
 	}
 }
 
+/* The interrupt thread's turn; skipped while the main lcore has the lock
+ * (it may deliver for seconds, and the interrupt thread also serves the
+ * ports' events: it must never wait here). */
+static void
+alarm_cb(void *arg)
+{
+	RTE_SET_USED(arg);
+	if (!__atomic_load_n(&ex.alarm, __ATOMIC_ACQUIRE))
+		return;
+	if (rte_spinlock_trylock(&ex.lock)) {
+		if (ex.up)
+			poll_locked();
+		rte_spinlock_unlock(&ex.lock);
+	}
+	if (__atomic_load_n(&ex.alarm, __ATOMIC_ACQUIRE) &&
+	    rte_eal_alarm_set(ALARM_US, alarm_cb, NULL) != 0)
+		__atomic_store_n(&ex.alarm, false, __ATOMIC_RELEASE);
+}
+
+/* Stop the alarm; returns once no callback runs or is due. */
+static void
+alarm_stop(void)
+{
+	__atomic_store_n(&ex.alarm, false, __ATOMIC_RELEASE);
+	/* Waits for a callback running on the interrupt thread, and removes
+	 * the alarm it may have set again meanwhile (eal_alarm.c loops while
+	 * one executes). */
+	rte_eal_alarm_cancel(alarm_cb, NULL);
+}
+
 static int
 same_conf(const struct lr_exporter_conf *c)
 {
@@ -306,6 +342,11 @@ lr_exporter_open(const struct lr_exporter_conf *c)
 	ex.flush_s = unix_s();
 	ex.users = 1;
 	ex.up = true;
+	/* Without the alarm (no EAL interrupt thread) the tick hook alone
+	 * drives the export, as it did before there was one. */
+	__atomic_store_n(&ex.alarm, true, __ATOMIC_RELEASE);
+	if (rte_eal_alarm_set(ALARM_US, alarm_cb, NULL) != 0)
+		__atomic_store_n(&ex.alarm, false, __ATOMIC_RELEASE);
 	return 0;
 
 close_tx:
@@ -369,6 +410,7 @@ lr_exporter_close(void)
 {
 	if (!ex.up || --ex.users != 0)
 		return;
+	alarm_stop();
 	rte_spinlock_lock(&ex.lock);
 	lr_ipfix_close(&ex.x, unix_s());
 	deliver_locked();

@@ -8,10 +8,14 @@
  *
  * Threading: producers (a probe task's lcore) only enqueue struct
  * lr_flow_rec into the ring lr_exporter_ring() gave them. Every other call
- * is for the main lcore: lr_exporter_poll() (the probe's tick hook, while
- * the main lcore waits or sleeps) drains the rings, paces and reconnects.
- * The rings are single-consumer: only the holder of the exporter's lock
- * dequeues. The lock is never on a worker's path.
+ * is for the main lcore. The exporter drains the rings, paces and
+ * reconnects from two places: lr_exporter_poll() (the probe's tick hook,
+ * while the main lcore waits or sleeps) and an EAL alarm on the interrupt
+ * thread every millisecond, so that export goes on while a script computes
+ * or blocks. One lock makes them take turns: the rings are single-consumer
+ * and only the lock's holder dequeues. The alarm only tries the lock and
+ * skips a turn while the main lcore holds it (delivering at the end holds
+ * it for up to export-wait seconds). The lock is never on a worker's path.
  */
 #ifndef LR_EXPORTER_H
 #define LR_EXPORTER_H
