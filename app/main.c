@@ -24,7 +24,6 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
-#include "lr_exporter.h"
 #include "lr_gen.h"
 #include "lr_lua.h"
 #include "lr_port.h"
@@ -660,7 +659,7 @@ main(int argc, char **argv)
 	}
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
-	if (lr_exporter_check() != 0) {
+	if (lr_probe_export_check() != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;

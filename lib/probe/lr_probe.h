@@ -67,4 +67,14 @@ struct lr_probe_counts {
 
 void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);
 
+/**
+ * After the tasks have stopped: did the exporter deliver every record the
+ * probes gave it? For the application's exit status; the exporter's own
+ * lr_exporter_check().
+ *
+ * @return 0, or -EIO with lr_errmsg() saying how many records were lost
+ *   and where to (records_lost in the result document).
+ */
+int lr_probe_export_check(void);
+
 #endif

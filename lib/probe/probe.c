@@ -576,6 +576,12 @@ probe_stopped(void)
 }
 
 int
+lr_probe_export_check(void)
+{
+	return lr_exporter_check();
+}
+
+int
 lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 	       const unsigned int *lcores, unsigned int n, double duration_s)
 {
