@@ -11,9 +11,13 @@
  * template_every messages and every template_period_s seconds (RFC 7011
  * §8.4). Sets are padded to 4 bytes.
  *
- * Threading: one exporter belongs to one thread (the probe's exporter
- * lcore or the main lcore); it is not for the fast path of workers, which
- * hand it records through rings.
+ * The transports sit behind struct lr_ipfix_transport_ops, one file
+ * each: tx_file.c, tx_udp.c, tx_tcp.c. The process-wide exporter that the
+ * probe feeds is lr_exporter.h.
+ *
+ * Threading: an encoder and its transport belong to one thread at a time;
+ * they are not for the fast path of workers, which hand records to the
+ * exporter through rings.
  */
 #ifndef LR_IPFIX_H
 #define LR_IPFIX_H
@@ -21,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #define LR_IPFIX_VERSION 10
 #define LR_IPFIX_TMPL_V4 256		/**< template id of IPv4 records */
@@ -251,6 +257,59 @@ struct lr_ipfix_tcp_state {
 void lr_ipfix_tcp_state(const void *ctx, struct lr_ipfix_tcp_state *s);
 /** Drop what waits (counted lost) and close. */
 void lr_ipfix_tcp_close(void *ctx);
+
+/** What a transport's open() takes beside its destination. */
+struct lr_ipfix_tx_conf {
+	uint32_t rate_mps;		/**< UDP pace, messages a second, 0: unpaced */
+	size_t buffer_bytes;		/**< messages that may wait to leave */
+};
+
+/** Where the templates go, by what the transport is. */
+enum lr_ipfix_tx_templates {
+	LR_IPFIX_TX_TMPL_RESEND,	/**< in messages, again as the conf's
+					 *   template_every/period say (UDP) */
+	LR_IPFIX_TX_TMPL_ONCE,		/**< in the first message (one stream
+					 *   read from its start: a file) */
+	LR_IPFIX_TX_TMPL_STREAM,	/**< by the transport at the start of
+					 *   each connection (TCP) */
+};
+
+/**
+ * A transport, so that the exporter needs to know none of them (Redis's
+ * aeApi* behind ae_epoll.c and ae_kqueue.c). Every function runs on the
+ * thread that owns the encoder.
+ */
+struct lr_ipfix_transport_ops {
+	const char *scheme;		/**< prefix of the destination: "udp:" */
+	enum lr_ipfix_tx_templates templates;
+	/** Open towards @p where (the destination after the scheme).
+	 *  @return 0 and *ctx, or -errno with lr_errmsg(). */
+	int (*open)(const char *where, const struct lr_ipfix_tx_conf *c,
+		    void **ctx);
+	/** May be NULL. The encoder told of each held message's fate,
+	 *  whose templates start a connection; after lr_ipfix_init(). */
+	void (*attach)(void *ctx, struct lr_ipfix *x);
+	lr_ipfix_send_t send;
+	/** May be NULL: nothing is ever held. Send what is due, for up to
+	 *  @p wait_ms until nothing waits. @return 0 (nothing waits) or
+	 *  -EAGAIN, -ENOTCONN. */
+	int (*poll)(void *ctx, unsigned int wait_ms);
+	/** NULL with poll. Drop what waits, each message counted lost.
+	 *  @return messages dropped. */
+	uint64_t (*discard)(void *ctx);
+	/** Drop what waits (counted lost) and close. */
+	void (*close)(void *ctx);
+	/** May be NULL. Add the transport's own counters to @p o. */
+	void (*report)(const void *ctx, json_t *o);
+	/** May be NULL. Why messages still wait after @p wait_s seconds of
+	 *  poll (its last return @p poll_ret), as words for a sentence. */
+	void (*stuck)(const void *ctx, int poll_ret, unsigned int wait_s,
+		      char *buf, size_t len);
+};
+
+extern const struct lr_ipfix_transport_ops lr_ipfix_tx_file;
+extern const struct lr_ipfix_transport_ops lr_ipfix_tx_udp;
+extern const struct lr_ipfix_transport_ops lr_ipfix_tx_tcp;
 
 /** A message that holds only the templates, with sequence number @p seq
  *  (for a new TCP connection). @return its bytes, 0 if @p len is short. */

@@ -4,12 +4,13 @@
  * The probe role: one flow cache shard per rx queue (RSS picks the shard:
  * with the symmetric key both directions of a flow meet on one lcore),
  * tables on the port's NUMA socket, expired records handed through a
- * per-task rte_ring to one IPFIX exporter on the main lcore.
+ * per-task rte_ring to the process's one IPFIX exporter (lr_exporter.h).
  *
  * Threading: the poll runs on the task's lcore and writes only its cache,
- * its counters and its ring. The exporter runs in the role's tick hook on
- * the main lcore (while it waits or sleeps) and, once the lcores have
- * stopped, flushes every cache itself (the stopped hook).
+ * its counters and its ring. The exporter drains the rings (the role's
+ * tick hook on the main lcore, and its own alarm) and, once the lcores
+ * have stopped, the main lcore flushes every cache into it (the stopped
+ * hook).
  */
 #ifndef LR_PROBE_H
 #define LR_PROBE_H
@@ -19,19 +20,8 @@
 
 #include "lr_dist.h"
 #include "lr_engine.h"
-#include "lr_ipfix.h"
+#include "lr_exporter.h"
 #include "lr_parse.h"
-
-#define LR_PROBE_EXPORT_MAX 256
-#define LR_PROBE_EXPORT_BUFFER (16u << 20) /**< IPFIX waiting for a TCP
-						 *   collector or for the UDP pace */
-/** UDP export pace, messages a second: about 50,000 records/s, 18 Mbit/s
- *  at the default MTU. nfcapd on loopback (default 208 KiB socket buffer)
- *  kept all 16384 flows of probe-flows.lua at 2000 and at 8000 with two CPU
- *  hogs beside it on this 2-CPU machine, and 4594 of them unpaced: 2000
- *  leaves a 4x margin for a collector on a shared host. */
-#define LR_PROBE_EXPORT_RATE 2000
-#define LR_PROBE_EXPORT_WAIT_S 10	/**< end of run: delivery bound */
 
 struct lr_probe_conf {
 	uint32_t entries;		/**< flow cache capacity per task (2^20) */
@@ -45,14 +35,9 @@ struct lr_probe_conf {
 					 *   dist task, -1: from the queue */
 	int32_t dist_task;		/**< that dist task's id; -1: the one
 					 *   made last on the port */
-	char export[LR_PROBE_EXPORT_MAX];/**< udp:, tcp:HOST:PORT, file:PATH, none */
-	uint32_t export_rate;		/**< UDP messages a second, 0: unpaced
-					 *   (LR_PROBE_EXPORT_RATE) */
-	uint32_t export_wait_s;		/**< when the tasks stop, what waits for
-					 *   the collector or the pace gets this
-					 *   long, then is dropped and counted
-					 *   lost (LR_PROBE_EXPORT_WAIT_S) */
-	struct lr_ipfix_conf ipfix;
+	/** The exporter's options (lr_exporter_conf_set): every probe
+	 *  task of a process gives the same. */
+	struct lr_exporter_conf export;
 	/** The distributor the CLI puts in front with channels > 0 (its
 	 *  options: lr_dist_conf_set). A probe task itself ignores it. */
 	struct lr_dist_conf dist;
@@ -85,8 +70,9 @@ struct lr_probe_counts {
 void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);
 
 /**
- * After the tasks have stopped: did the exporter deliver every record it
- * was given? For the application's exit status.
+ * After the tasks have stopped: did the exporter deliver every record the
+ * probes gave it? For the application's exit status; the exporter's own
+ * lr_exporter_check().
  *
  * @return 0, or -EIO with lr_errmsg() saying how many records were lost
  *   and where to (records_lost in the result document).

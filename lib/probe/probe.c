@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 
 #define EXPIRE_EVERY_US 100	/* the expiry walk's step */
 #define EXPIRE_EVERY_NS (EXPIRE_EVERY_US * 1000ull)
-#define DRAIN_BURST 64
 
 struct probe;
 typedef unsigned int (*input_fn)(struct lr_task *t, struct probe *p);
@@ -52,25 +50,6 @@ struct probe {
 	bool flushed;
 };
 
-/* The one exporter of the process, on the main lcore. */
-static struct {
-	bool up;
-	char spec[LR_PROBE_EXPORT_MAX];
-	struct lr_ipfix x;
-	void *ctx;
-	void (*close)(void *ctx);
-	/* A transport that holds messages (TCP, paced UDP): send what is
-	 * due, and drop what waits counting it lost. NULL: none held. */
-	int (*poll)(void *ctx, unsigned int wait_ms);
-	uint64_t (*discard)(void *ctx);
-	bool tcp;
-	uint32_t rate;			/* UDP messages a second, 0: unpaced */
-	uint32_t wait_s;
-	uint64_t flush_s;
-	uint64_t lost_before;		/* records lost by a closed exporter */
-	unsigned int users;		/* probe tasks not yet freed */
-} ex;
-
 void
 lr_probe_conf_init(struct lr_probe_conf *c)
 {
@@ -81,10 +60,7 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->ring = 16384;
 	c->channel = -1;
 	c->dist_task = -1;
-	snprintf(c->export, sizeof(c->export), "none");
-	c->export_rate = LR_PROBE_EXPORT_RATE;
-	c->export_wait_s = LR_PROBE_EXPORT_WAIT_S;
-	lr_ipfix_conf_init(&c->ipfix);
+	lr_exporter_conf_init(&c->export);
 	lr_dist_conf_init(&c->dist);
 }
 
@@ -101,43 +77,6 @@ num(const char *key, const char *val, uint64_t min, uint64_t max, uint64_t *v)
 		return lr_err(EINVAL, "probe: %s '%s': want %" PRIu64 "..%" PRIu64,
 			      key, val, min, max);
 	return 0;
-}
-
-/*
- * The host part of a collector, checked when the option is given (a bad
- * option: exit 2 before EAL) where getaddrinfo() at exporter start would
- * only find it after the ports are up: "[IPv6]" with a valid address and
- * its closing bracket, or a name or IPv4 address without colons (a bare
- * IPv6 address needs brackets). lr_ipfix_dest_check() checks the port;
- * names are resolved when the exporter starts.
- */
-static int
-check_collector_host(const char *spec, const char *dest)
-{
-	char host[INET6_ADDRSTRLEN];
-	struct in6_addr a6;
-	const char *colon = strrchr(dest, ':'), *close;
-	size_t n;
-
-	if (colon == NULL || colon == dest)
-		goto bad;
-	if (dest[0] == '[') {
-		close = strchr(dest, ']');
-		n = close == NULL ? 0 : (size_t)(close - dest - 1);
-		if (close == NULL || close + 1 != colon || n == 0 ||
-		    n >= sizeof(host))
-			goto bad;
-		memcpy(host, dest + 1, n);
-		host[n] = '\0';
-		if (inet_pton(AF_INET6, host, &a6) != 1)
-			goto bad;
-	} else if (memchr(dest, ':', (size_t)(colon - dest)) != NULL) {
-		goto bad;
-	}
-	return 0;
-bad:
-	return lr_err(EINVAL, "probe: export '%s': want HOST:PORT or "
-		      "[IPv6]:PORT", spec);
 }
 
 static int
@@ -178,202 +117,13 @@ probe_conf_set(void *conf, const char *key, const char *val)
 	} else if (strcmp(key, "ring") == 0) {
 		ret = num(key, val, 64, 1u << 24, &v);
 		c->ring = (uint32_t)v;
-	} else if (strcmp(key, "export") == 0) {
-		if (strncmp(val, "udp:", 4) != 0 && strncmp(val, "tcp:", 4) != 0 &&
-		    strncmp(val, "file:", 5) != 0 && strcmp(val, "none") != 0)
-			return lr_err(EINVAL, "probe: export '%s': want udp:HOST:PORT, "
-				      "tcp:HOST:PORT, file:PATH or none", val);
-		if (strlen(val) >= sizeof(c->export))
-			return lr_err(EINVAL, "probe: export '%s' is too long", val);
-		/* A bad port or host is a bad option (exit 2), found before EAL. */
-		if (strncmp(val, "udp:", 4) == 0 || strncmp(val, "tcp:", 4) == 0) {
-			ret = lr_ipfix_dest_check(val + 4);
-			if (ret == 0)
-				ret = check_collector_host(val, val + 4);
-			if (ret != 0)
-				return ret;
-		}
-		snprintf(c->export, sizeof(c->export), "%s", val);
-	} else if (strcmp(key, "export-rate") == 0) {
-		ret = num(key, val, 0, 10000000, &v);
-		c->export_rate = (uint32_t)v;
-	} else if (strcmp(key, "export-wait") == 0) {
-		ret = num(key, val, 0, 3600, &v);
-		c->export_wait_s = (uint32_t)v;
-	} else if (strcmp(key, "biflow") == 0) {
-		ret = num(key, val, 0, 1, &v);
-		c->ipfix.biflow = v != 0;
-	} else if (strcmp(key, "ns") == 0) {
-		ret = num(key, val, 0, 1, &v);
-		c->ipfix.nanoseconds = v != 0;
-	} else if (strcmp(key, "domain") == 0) {
-		ret = num(key, val, 0, UINT32_MAX, &v);
-		c->ipfix.domain = (uint32_t)v;
-	} else if (strcmp(key, "ipfix-mtu") == 0) {
-		ret = num(key, val, 256, 65535, &v);
-		c->ipfix.mtu = (uint16_t)v;
-	} else if (strcmp(key, "template-every") == 0) {
-		ret = num(key, val, 0, UINT32_MAX, &v);
-		c->ipfix.template_every = (uint32_t)v;
-	} else if (strcmp(key, "template-period") == 0) {
-		ret = num(key, val, 0, 86400, &v);
-		c->ipfix.template_period_s = (uint32_t)v;
 	} else {
-		return lr_dist_conf_set(&c->dist, key, val);
+		/* The exporter's options, else the distributor's. */
+		ret = lr_exporter_conf_set(&c->export, key, val);
+		if (ret == -ENOENT)
+			return lr_dist_conf_set(&c->dist, key, val);
 	}
 	return ret;
-}
-
-static uint64_t
-unix_s(void)
-{
-	return (uint64_t)time(NULL);
-}
-
-static int
-drop_send(void *ctx, const void *msg, size_t len, uint32_t records)
-{
-	RTE_SET_USED(ctx);
-	RTE_SET_USED(msg);
-	RTE_SET_USED(len);
-	RTE_SET_USED(records);
-	return 0;	/* export=none: count, send nowhere */
-}
-
-static int
-exporter_open(const struct lr_probe_conf *c)
-{
-	struct lr_ipfix_conf ic = c->ipfix;
-	lr_ipfix_send_t send;
-	int ret;
-
-	if (ex.up) {
-		if (strcmp(ex.spec, c->export) != 0 ||
-		    ex.x.conf.biflow != c->ipfix.biflow ||
-		    ex.x.conf.nanoseconds != c->ipfix.nanoseconds ||
-		    (strncmp(c->export, "udp:", 4) == 0 && ex.rate != c->export_rate))
-			return lr_err(EINVAL, "probe: one exporter per process: "
-				      "'%s'%s%s already; every probe task must "
-				      "give the same export, biflow, ns and "
-				      "export-rate", ex.spec,
-				      ex.x.conf.biflow ? " biflow" : "",
-				      ex.x.conf.nanoseconds ? " ns" : "");
-		return 0;
-	}
-	ex.poll = NULL;
-	ex.discard = NULL;
-	ex.rate = c->export_rate;
-	ex.wait_s = c->export_wait_s;
-	if (strncmp(c->export, "udp:", 4) == 0) {
-		ret = lr_ipfix_udp_open(c->export + 4, c->export_rate,
-					LR_PROBE_EXPORT_BUFFER, &ex.ctx);
-		send = lr_ipfix_udp_send;
-		ex.close = lr_ipfix_udp_close;
-		if (c->export_rate != 0) {
-			ex.poll = lr_ipfix_udp_poll;
-			ex.discard = lr_ipfix_udp_discard;
-		}
-	} else if (strncmp(c->export, "tcp:", 4) == 0) {
-		ret = lr_ipfix_tcp_open(c->export + 4, LR_PROBE_EXPORT_BUFFER,
-					&ex.ctx);
-		send = lr_ipfix_tcp_send;
-		ex.close = lr_ipfix_tcp_close;
-		ex.poll = lr_ipfix_tcp_poll;
-		ex.discard = lr_ipfix_tcp_discard;
-		ex.tcp = true;
-		/* One stream per connection: templates at its start, sent
-		 * by the transport on every (re)connection. */
-		ic.template_every = 0;
-		ic.template_period_s = 0;
-		ic.transport_templates = true;
-	} else if (strncmp(c->export, "file:", 5) == 0) {
-		ret = lr_ipfix_file_open(c->export + 5, &ex.ctx);
-		send = lr_ipfix_file_send;
-		ex.close = lr_ipfix_file_close;
-		/* A file is one stream: templates once. */
-		ic.template_every = 0;
-		ic.template_period_s = 0;
-	} else {
-		ret = 0;
-		ex.ctx = NULL;
-		send = drop_send;
-		ex.close = NULL;
-	}
-	if (ret != 0)
-		return ret;
-	ret = lr_ipfix_init(&ex.x, &ic, send, ex.ctx);
-	if (ret != 0) {
-		if (ex.close != NULL)
-			ex.close(ex.ctx);
-		return ret;
-	}
-	if (ex.tcp)
-		lr_ipfix_tcp_attach(ex.ctx, &ex.x);
-	else if (ex.poll != NULL)
-		lr_ipfix_udp_attach(ex.ctx, &ex.x);
-	snprintf(ex.spec, sizeof(ex.spec), "%s", c->export);
-	ex.flush_s = unix_s();
-	ex.up = true;
-	return 0;
-}
-
-/*
- * The tasks have stopped, the last message is out of the exporter: what
- * waits in the transport (for the pace, or for a TCP collector) gets up to
- * export-wait seconds, and what is still there then is dropped and counted
- * lost, so that the results read after a stop are final and the process
- * never ends with records it neither sent nor counted.
- */
-static void
-exporter_deliver(void)
-{
-	uint64_t msgs, recs, hz = rte_get_timer_hz(), now, end;
-	int ret = 0;
-
-	if (ex.poll == NULL || ex.x.c.waiting == 0)
-		return;
-	now = rte_get_timer_cycles();
-	end = now + (uint64_t)ex.wait_s * hz;
-	/* In slices of 0.5 s (TCP's reconnect step), so that Ctrl-C cuts the
-	 * wait short. */
-	do {
-		ret = ex.poll(ex.ctx, (unsigned int)RTE_MIN((end - now) * 1000 / hz,
-							  (uint64_t)500));
-		now = rte_get_timer_cycles();
-	} while (ret != 0 && now < end && !lr_engine_interrupted());
-	if (ex.x.c.waiting == 0)
-		return;
-	msgs = ex.x.c.waiting;
-	recs = ex.x.c.records_waiting;
-	ex.discard(ex.ctx);
-	if (ex.tcp)
-		fprintf(stderr, "linerate: probe: export %s: %" PRIu64 " messages "
-			"(%" PRIu64 " records) not delivered within %u s: %s; "
-			"dropped, counted in records_lost\n", ex.spec, msgs, recs,
-			ex.wait_s, ret == -ENOTCONN ? "no connection to the "
-			"collector" : "the collector reads too slowly");
-	else
-		fprintf(stderr, "linerate: probe: export %s: %" PRIu64 " messages "
-			"(%" PRIu64 " records) still waiting after %u s at %u "
-			"messages/s; dropped, counted in records_lost (raise "
-			"--export-rate or --export-wait)\n", ex.spec, msgs, recs,
-			ex.wait_s, ex.rate);
-}
-
-static void
-exporter_close(void)
-{
-	if (!ex.up)
-		return;
-	lr_ipfix_close(&ex.x, unix_s());
-	exporter_deliver();
-	if (ex.close != NULL)
-		ex.close(ex.ctx);
-	ex.lost_before += ex.x.c.records_lost;
-	ex.up = false;
-	ex.tcp = false;
-	ex.poll = NULL;
-	ex.discard = NULL;
 }
 
 /* The cache's export callback, on the task's lcore (or, once the task has
@@ -389,7 +139,7 @@ to_exporter(void *arg, const struct lr_flow_rec *r)
 		 * records the exporter counts in records_lost. Refusing this
 		 * one too would count it in export_drops, and a record that
 		 * does reach the collector as lost. */
-		lr_ipfix_add(&ex.x, r, unix_s());
+		lr_exporter_add(r);
 		return 0;
 	}
 	if (rte_ring_sp_enqueue_elem(p->ring, (void *)(uintptr_t)r, sizeof(*r)) != 0) {
@@ -407,11 +157,10 @@ probe_free(struct lr_task *t)
 	if (p == NULL)
 		return;
 	lr_fc_free(p->fc);
-	rte_ring_free(p->ring);
+	lr_exporter_ring_free(p->ring);
 	rte_free(p);
 	t->priv = NULL;
-	if (ex.users > 0 && --ex.users == 0)
-		exporter_close();
+	lr_exporter_close();
 }
 
 static unsigned int input_port(struct lr_task *t, struct probe *p);
@@ -423,10 +172,8 @@ static int
 probe_init(struct lr_task *t, const void *arg)
 {
 	const struct lr_probe_conf *c = arg;
-	static unsigned int seq;
 	struct lr_dist_channel ch;
 	struct lr_fc_conf fcc;
-	char name[RTE_RING_NAMESIZE];
 	struct probe *p;
 	int ret;
 
@@ -465,26 +212,22 @@ probe_init(struct lr_task *t, const void *arg)
 		return lr_err(EINVAL, "probe: no queue and no channel to read");
 	}
 
-	ret = exporter_open(c);
+	ret = lr_exporter_open(&c->export);
 	if (ret != 0)
 		return ret;
 	p = rte_zmalloc_socket("lr_probe", sizeof(*p), RTE_CACHE_LINE_SIZE,
 			       t->socket);
 	if (p == NULL) {
-		if (ex.users == 0)
-			exporter_close();
+		lr_exporter_close();
 		return lr_err(ENOMEM, "probe: no memory on socket %d", t->socket);
 	}
+	/* From here probe_free() undoes it all, the exporter's user too. */
 	t->priv = p;
-	ex.users++;
-	snprintf(name, sizeof(name), "lr_probe_%u", seq++);
-	p->ring = rte_ring_create_elem(name, sizeof(struct lr_flow_rec),
-				       rte_align32pow2(c->ring), t->socket,
-				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	p->ring = lr_exporter_ring(c->ring, t->socket);
 	if (p->ring == NULL) {
+		ret = -rte_errno;
 		probe_free(t);
-		return lr_err(ENOMEM, "probe: no export ring of %u records",
-			      c->ring);
+		return ret;
 	}
 	lr_fc_conf_init(&fcc);
 	fcc.entries = c->entries;
@@ -492,8 +235,8 @@ probe_init(struct lr_task *t, const void *arg)
 	fcc.inactive_s = c->inactive_s;
 	fcc.socket = t->socket;
 	fcc.export = to_exporter;
-	fcc.biflow = c->ipfix.biflow;
-	p->biflow = c->ipfix.biflow;
+	fcc.biflow = c->export.ipfix.biflow;
+	p->biflow = c->export.ipfix.biflow;
 	fcc.arg = p;
 	p->fc = lr_fc_create(&fcc);
 	if (p->fc == NULL) {
@@ -745,43 +488,11 @@ probe_poll(struct lr_task *t, uint64_t now)
 	return 0;
 }
 
-/* Control path: take what the rings hold into IPFIX messages. */
-static void
-drain(struct probe *p, uint64_t now_s)
-{
-	struct lr_flow_rec r[DRAIN_BURST];
-	unsigned int n, i;
-
-	do {
-		n = rte_ring_sc_dequeue_burst_elem(p->ring, r, sizeof(r[0]),
-						   DRAIN_BURST, NULL);
-		for (i = 0; i < n; i++)
-			lr_ipfix_add(&ex.x, &r[i], now_s);
-	} while (n == DRAIN_BURST);
-}
-
+/* Control path: the exporter drains the rings (lr_exporter.h). */
 static void
 probe_tick(void)
 {
-	unsigned int i, n = lr_engine_task_count();
-	uint64_t now_s;
-
-	if (!ex.up)
-		return;
-	now_s = unix_s();
-	for (i = 0; i < n; i++) {
-		struct lr_task *t = lr_engine_task(i);
-
-		if (t->role == &lr_probe_role && t->priv != NULL)
-			drain(t->priv, now_s);
-	}
-	if (ex.poll != NULL)
-		ex.poll(ex.ctx, 0);	/* the pace, a reconnect: what is due */
-	/* Records do not wait in a half-full message for more than 1 s. */
-	if (now_s > ex.flush_s) {
-		lr_ipfix_flush(&ex.x, now_s);
-		ex.flush_s = now_s;
-	}
+	lr_exporter_poll();
 }
 
 static uint64_t
@@ -803,12 +514,11 @@ static void
 probe_stopped(void)
 {
 	unsigned int i, j, n = lr_engine_task_count();
-	uint64_t now_s, ignored = 0, not_sent = 0;
+	uint64_t ignored = 0, not_sent = 0;
 	bool any = false;
 
-	if (!ex.up)
+	if (!lr_exporter_up())
 		return;
-	now_s = unix_s();
 	for (i = 0; i < n; i++) {
 		struct lr_task *t = lr_engine_task(i);
 		struct probe *p = t->priv;
@@ -831,28 +541,23 @@ probe_stopped(void)
 		/* A channel may still hold what its distributor handed on
 		 * last; the lcores are joined, so this thread may take it. */
 		while (p->in != NULL && p->input(t, p) != 0)
-			drain(p, now_s);
-		drain(p, now_s);
+			lr_exporter_poll();
+		/* What the ring holds goes before the flows still cached. */
+		lr_exporter_poll();
 		p->direct = true;
 		lr_fc_flush(p->fc);
 		p->flushed = true;
 		any = true;
 	}
 	if (any)
-		lr_ipfix_stats(&ex.x, ignored, port_dropped(), not_sent, now_s);
-	lr_ipfix_flush(&ex.x, now_s);
-	exporter_deliver();
+		lr_exporter_stats(ignored, port_dropped(), not_sent);
+	lr_exporter_deliver();
 }
 
 int
 lr_probe_export_check(void)
 {
-	uint64_t lost = ex.lost_before + (ex.up ? ex.x.c.records_lost : 0);
-
-	if (lost == 0)
-		return 0;
-	return lr_err(EIO, "probe: %" PRIu64 " IPFIX records not delivered to "
-		      "%s (records_lost)", lost, ex.spec);
+	return lr_exporter_check();
 }
 
 int
@@ -994,32 +699,7 @@ probe_results(json_t *doc)
 	json_object_set_new(o, "tasks", json_integer(nb));
 	counts_json(o, &tot, &ft);
 	e = json_object();
-	json_object_set_new(e, "to", json_string(ex.up ? ex.spec : "closed"));
-	if (ex.up) {
-		json_object_set_new(e, "messages", json_integer((json_int_t)ex.x.c.messages));
-		json_object_set_new(e, "records", json_integer((json_int_t)ex.x.c.records));
-		json_object_set_new(e, "bytes", json_integer((json_int_t)ex.x.c.bytes));
-		json_object_set_new(e, "send_errors", json_integer((json_int_t)ex.x.c.send_errors));
-		json_object_set_new(e, "records_lost", json_integer((json_int_t)ex.x.c.records_lost));
-		json_object_set_new(e, "records_waiting", json_integer((json_int_t)ex.x.c.records_waiting));
-		if (ex.tcp) {
-			struct lr_ipfix_tcp_state ts;
-
-			lr_ipfix_tcp_state(ex.ctx, &ts);
-			json_object_set_new(e, "tcp_waiting_bytes", json_integer((json_int_t)ts.waiting_bytes));
-			json_object_set_new(e, "tcp_connects", json_integer((json_int_t)ts.connects));
-			json_object_set_new(e, "tcp_refused_messages", json_integer((json_int_t)ts.refused));
-			json_object_set_new(e, "tcp_cuts", json_integer((json_int_t)ts.cuts));
-		} else if (ex.poll != NULL) {
-			size_t waiting;
-			uint64_t refused;
-
-			lr_ipfix_udp_state(ex.ctx, &waiting, &refused);
-			json_object_set_new(e, "export_rate", json_integer(ex.rate));
-			json_object_set_new(e, "udp_waiting_bytes", json_integer((json_int_t)waiting));
-			json_object_set_new(e, "udp_refused_messages", json_integer((json_int_t)refused));
-		}
-	}
+	lr_exporter_report(e);
 	json_object_set_new(o, "exporter", e);
 	json_object_set_new(doc, "probe", o);
 }
@@ -1044,7 +724,7 @@ probe_live(char *buf, size_t len)
 	if (nb != 0)
 		snprintf(buf, len, "flows %" PRIu64 " active, %" PRIu64 " made, "
 			 "%" PRIu64 " exported", active, created,
-			 ex.up ? ex.x.c.records : 0);
+			 lr_exporter_records());
 }
 
 static int

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "lr_exporter.h"
 #include "lr_ipfix.h"
 
 #define NOW 1763800100ull
@@ -569,6 +570,47 @@ dest_ports_checked(void **state)
 	assert_int_equal(lr_ipfix_dest_check("127.0.0.1"), -EINVAL);
 }
 
+/* The exporter's options: the same keys and ranges the probe took, a bad
+ * destination refused before anything opens, other keys left to others. */
+static void
+exporter_conf_set_checks(void **state)
+{
+	struct lr_exporter_conf c;
+
+	(void)state;
+	lr_exporter_conf_init(&c);
+	assert_string_equal(c.to, "none");
+	assert_int_equal(c.rate_mps, LR_EXPORTER_RATE);
+	assert_int_equal(c.wait_s, LR_EXPORTER_WAIT_S);
+	assert_int_equal(c.ipfix.mtu, LR_IPFIX_UDP_MTU_DEFAULT);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "tcp:[::1]:4739"), 0);
+	assert_string_equal(c.to, "tcp:[::1]:4739");
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "file:-"), 0);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "none"), 0);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "nonesuch"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "sctp:1.2.3.4:5"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "udp:::1:4739"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "udp:1.2.3.4:0"), -EINVAL);
+	assert_string_equal(c.to, "none");
+	assert_int_equal(lr_exporter_conf_set(&c, "export-rate", "0"), 0);
+	assert_int_equal(c.rate_mps, 0);
+	assert_int_equal(lr_exporter_conf_set(&c, "export-wait", "3601"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "biflow", "1"), 0);
+	assert_int_equal(lr_exporter_conf_set(&c, "ns", "1"), 0);
+	assert_true(c.ipfix.biflow && c.ipfix.nanoseconds);
+	assert_int_equal(lr_exporter_conf_set(&c, "biflow", "2"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "domain", "4294967295"), 0);
+	assert_int_equal(c.ipfix.domain, UINT32_MAX);
+	assert_int_equal(lr_exporter_conf_set(&c, "ipfix-mtu", "255"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "ipfix-mtu", "9000"), 0);
+	assert_int_equal(c.ipfix.mtu, 9000);
+	assert_int_equal(lr_exporter_conf_set(&c, "template-every", "7"), 0);
+	assert_int_equal(lr_exporter_conf_set(&c, "template-period", "86400"), 0);
+	assert_int_equal(c.ipfix.template_every, 7);
+	assert_int_equal(c.ipfix.template_period_s, 86400);
+	assert_int_equal(lr_exporter_conf_set(&c, "entries", "8"), -ENOENT);
+}
+
 int
 main(void)
 {
@@ -581,6 +623,7 @@ main(void)
 		cmocka_unit_test(tcp_never_up_counts_every_record_lost),
 		cmocka_unit_test(udp_paced_delivers_and_counts),
 		cmocka_unit_test(dest_ports_checked),
+		cmocka_unit_test(exporter_conf_set_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
