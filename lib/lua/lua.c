@@ -368,6 +368,56 @@ role_set(void *conf, const char *key, const char *val)
 	return role->conf_set((char *)conf + sizeof(role), key, val);
 }
 
+/* The role and port of a task{} or plan{} table at index 1 (@p what
+ * names the call in errors); pushes nothing. */
+static const struct lr_role *
+table_role_port(lua_State *L, const char *what, uint16_t *port)
+{
+	const struct lr_role *role;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "role");
+	if (lua_type(L, -1) != LUA_TSTRING)
+		luaL_error(L, "%s: 'role' must be a role name", what);
+	role = lr_role_find(lua_tostring(L, -1));
+	if (role == NULL)
+		luaL_error(L, "%s: no role '%s'", what, lua_tostring(L, -1));
+	lua_getfield(L, 1, "port");
+	if (lua_isnil(L, -1))
+		luaL_error(L, "%s: 'port' is missing", what);
+	*port = check_port(L, lua_gettop(L));
+	lua_pop(L, 2);
+	return role;
+}
+
+/* duration= of the table at index 1: seconds >= 0, 0 when absent. */
+static double
+table_duration(lua_State *L, const char *what)
+{
+	double d;
+	int isnum;
+
+	lua_getfield(L, 1, "duration");
+	d = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
+	if (!lua_isnil(L, -1) && (!isnum || !isfinite(d) || d < 0))
+		luaL_error(L, "%s: 'duration' must be seconds >= 0", what);
+	lua_pop(L, 1);
+	return d;
+}
+
+/* The role's conf from the table at index 1 (keys but @p common), on the
+ * stack as a userdata: the role pointer, then the conf. */
+static void *
+table_conf(lua_State *L, const struct lr_role *role, const char *const *common)
+{
+	void *conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
+
+	*(const struct lr_role **)conf = role;
+	role->conf_init((char *)conf + sizeof(role));
+	apply_table(L, 1, role->name, conf, role_set, common);
+	return (char *)conf + sizeof(role);
+}
+
 /* linerate.task{role=, port=, queue=0, lcore=first worker, duration=, ...}
  *   -> task | nil, msg */
 static int
@@ -386,17 +436,7 @@ l_task(lua_State *L)
 	void *conf;
 	int isnum;
 
-	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_getfield(L, 1, "role");
-	if (lua_type(L, -1) != LUA_TSTRING)
-		return luaL_error(L, "task: 'role' must be a role name");
-	role = lr_role_find(lua_tostring(L, -1));
-	if (role == NULL)
-		return luaL_error(L, "task: no role '%s'", lua_tostring(L, -1));
-	lua_getfield(L, 1, "port");
-	if (lua_isnil(L, -1))
-		return luaL_error(L, "task: 'port' is missing");
-	port = check_port(L, lua_gettop(L));
+	role = table_role_port(L, "task", &port);
 	/* A probe on a distributor channel holds no queue of the port. */
 	lua_getfield(L, 1, "channel");
 	queue = lua_isnil(L, -1) ? 0 : LR_QUEUE_NONE;
@@ -416,20 +456,12 @@ l_task(lua_State *L)
 		if (!isnum || lcore < 0 || lcore >= RTE_MAX_LCORE)
 			return luaL_error(L, "task: 'lcore' must be an lcore id");
 	}
-	lua_getfield(L, 1, "duration");
-	duration = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
-	if (!lua_isnil(L, -1) && (!isnum || !isfinite(duration) || duration < 0))
-		return luaL_error(L, "task: 'duration' must be seconds >= 0");
-	lua_pop(L, 5);
-
-	/* The role's conf behind a pointer to the role, for role_set(). */
-	conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
-	*(const struct lr_role **)conf = role;
-	role->conf_init((char *)conf + sizeof(role));
-	apply_table(L, 1, role->name, conf, role_set, common);
+	lua_pop(L, 2);
+	duration = table_duration(L, "task");
+	conf = table_conf(L, role, common);
 
 	t = lr_task_create(role, (unsigned int)lcore, port, (uint16_t)queue,
-			   duration, (char *)conf + sizeof(role));
+			   duration, conf);
 	if (t == NULL)
 		return fail(L);
 	lt = lua_newuserdatauv(L, sizeof(*lt), 0);
@@ -458,17 +490,7 @@ l_plan(lua_State *L)
 	void *conf;
 	int isnum;
 
-	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_getfield(L, 1, "role");
-	if (lua_type(L, -1) != LUA_TSTRING)
-		return luaL_error(L, "plan: 'role' must be a role name");
-	role = lr_role_find(lua_tostring(L, -1));
-	if (role == NULL)
-		return luaL_error(L, "plan: no role '%s'", lua_tostring(L, -1));
-	lua_getfield(L, 1, "port");
-	if (lua_isnil(L, -1))
-		return luaL_error(L, "plan: 'port' is missing");
-	port = check_port(L, lua_gettop(L));
+	role = table_role_port(L, "plan", &port);
 	lua_getfield(L, 1, "lcores");
 	if (lua_isnil(L, -1)) {
 		n = lr_engine_workers(lcores, RTE_DIM(lcores));
@@ -493,20 +515,12 @@ l_plan(lua_State *L)
 	if (n == 0)
 		return luaL_error(L, "plan: no worker lcore (give EAL -l 0-1 or "
 				  "more)");
-	lua_getfield(L, 1, "duration");
-	duration = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &isnum);
-	if (!lua_isnil(L, -1) && (!isnum || !isfinite(duration) || duration < 0))
-		return luaL_error(L, "plan: 'duration' must be seconds >= 0");
-	lua_pop(L, 4);
-
-	conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
-	*(const struct lr_role **)conf = role;
-	role->conf_init((char *)conf + sizeof(role));
-	apply_table(L, 1, role->name, conf, role_set, common);
+	lua_pop(L, 1);
+	duration = table_duration(L, "plan");
+	conf = table_conf(L, role, common);
 
 	before = lr_engine_task_count();
-	if (lr_role_plan(role, port, (char *)conf + sizeof(role), lcores, n,
-			 duration) < 0)
+	if (lr_role_plan(role, port, conf, lcores, n, duration) < 0)
 		return fail(L);
 	lua_newtable(L);
 	for (i = before; i < lr_engine_task_count(); i++) {
