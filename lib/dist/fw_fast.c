@@ -4,7 +4,7 @@
 #include "lr_fw_fast.h"
 
 void
-lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh)
+lr_uh_from_pkt(const struct lr_parsed *p, uint32_t wire, struct lr_fw_uh *uh)
 {
 	memcpy(uh->src, p->src, 16);
 	memcpy(uh->dst, p->dst, 16);
@@ -34,7 +34,7 @@ static void
 fast_parse(const struct lr_fw_conf *c, const uint8_t *d, uint32_t len,
 	   uint64_t ts_ns, struct lr_fw_uh *uh)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 
 	lr_fw_fast_uh(c, lr_parse(d, len, &p), &p, len, ts_ns, uh);
 }

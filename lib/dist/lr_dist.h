@@ -33,7 +33,7 @@
  * The probe's side is the channel (struct lr_dist_channel): a probe task
  * is given a dist task (or takes lr_dist_last() of its port), asks it for
  * one channel with lr_dist_channel(), dequeues that ring, reads its time
- * as the channel's rx says, decodes UH records with lr_pkt_from_uh(), and
+ * as the channel's rx says, decodes UH records with lr_parsed_from_uh(), and
  * stops once the dist task is done and the ring empty. lib/probe uses
  * nothing else of this library but the conf (lr_dist_conf, lr_ingress_*)
  * and lr_dist_add_parsed() for its totals.
@@ -133,7 +133,7 @@ void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASON
 
 /** The packet fields of a UH record, as the flow cache takes them. */
 static inline void
-lr_pkt_from_uh(const struct lr_fw_uh *uh, struct lr_pkt *p)
+lr_parsed_from_uh(const struct lr_fw_uh *uh, struct lr_parsed *p)
 {
 	__builtin_memcpy(p->src, uh->src, 16);
 	__builtin_memcpy(p->dst, uh->dst, 16);

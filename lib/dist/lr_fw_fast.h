@@ -31,8 +31,8 @@
 extern const struct lr_fw_ops lr_fw_fast_ops;
 
 /** Fill @p uh from a parsed packet (everything but ts, hash, channel); its
- *  inverse is lr_pkt_from_uh() (lr_dist.h). */
-void lr_uh_from_pkt(const struct lr_pkt *p, uint32_t wire, struct lr_fw_uh *uh);
+ *  inverse is lr_parsed_from_uh() (lr_dist.h). */
+void lr_uh_from_pkt(const struct lr_parsed *p, uint32_t wire, struct lr_fw_uh *uh);
 
 /* The RSS input of a parsed packet, as NICs take it: addresses, then the
  * ports of TCP, UDP and SCTP unless hashing l3 or a later fragment. */
@@ -60,7 +60,7 @@ lr_fw_fast_hash_input(const struct lr_fw_conf *c, const struct lr_fw_uh *uh,
  *  channel when it parsed, else only its status. */
 static inline void
 lr_fw_fast_uh(const struct lr_fw_conf *c, enum lr_parse_result r,
-	      const struct lr_pkt *p, uint32_t wire, uint64_t ts_ns,
+	      const struct lr_parsed *p, uint32_t wire, uint64_t ts_ns,
 	      struct lr_fw_uh *uh)
 {
 	uint8_t in[LR_THASH_IN_MAX];
@@ -84,7 +84,7 @@ static inline void
 lr_fw_fast_parse_mbuf(const struct lr_fw_conf *c, const struct rte_mbuf *m,
 		      uint64_t ts_ns, struct lr_fw_uh *uh)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 
 	lr_fw_fast_uh(c, lr_parse_mbuf(m, UINT32_MAX, &p), &p, m->pkt_len, ts_ns,
 		      uh);

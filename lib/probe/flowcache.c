@@ -179,7 +179,7 @@ lr_fc_counts(const struct lr_fc *fc)
 }
 
 bool
-lr_fc_key(const struct lr_pkt *p, uint16_t ingress, bool biflow,
+lr_fc_key(const struct lr_parsed *p, uint16_t ingress, bool biflow,
 	  struct lr_flow_key *k)
 {
 	int c = biflow ? memcmp(p->src, p->dst, 16) : 0;
@@ -317,7 +317,7 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 
 static inline void
 record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_pkt *p, bool swapped, uint64_t now_ns, uint32_t now_t)
+	const struct lr_parsed *p, bool swapped, uint64_t now_ns, uint32_t now_t)
 {
 	struct fc_rec *r = &b->rec[j];
 
@@ -349,7 +349,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
-       const struct lr_flow_key *k, const struct lr_pkt *p, bool swapped,
+       const struct lr_flow_key *k, const struct lr_parsed *p, bool swapped,
        uint64_t now_ns, uint32_t now_t)
 {
 	unsigned int j = make_slot(fc, b);
@@ -378,8 +378,8 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 
 /* A first fragment leaves its ports; a later one takes them into @p copy.
  * @return the packet to account: @p p itself, or @p copy with ports. */
-static const struct lr_pkt *
-frag_ports(struct lr_fc *fc, const struct lr_pkt *p, struct lr_pkt *copy,
+static const struct lr_parsed *
+frag_ports(struct lr_fc *fc, const struct lr_parsed *p, struct lr_parsed *copy,
 	   uint64_t now_ns)
 {
 	struct lr_frag_slot *f = lr_frag_slot(fc->frag, p->src, p->dst,
@@ -405,12 +405,12 @@ frag_ports(struct lr_fc *fc, const struct lr_pkt *p, struct lr_pkt *copy,
  * or NULL: all of them at @p now_ns. Inlined into both callers, so that
  * the live path (NULL) compiles to what it was. */
 static __rte_always_inline void
-update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
+update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
        uint16_t ingress, uint64_t now_ns, const uint64_t *ts)
 {
 	struct lr_flow_key key[LR_BURST];
-	const struct lr_pkt *pk[LR_BURST];
-	struct lr_pkt fragcopy[LR_BURST];
+	const struct lr_parsed *pk[LR_BURST];
+	struct lr_parsed fragcopy[LR_BURST];
 	struct fc_bucket *bk[LR_BURST];
 	uint32_t sig[LR_BURST];
 	bool swap[LR_BURST];
@@ -482,14 +482,14 @@ update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
 }
 
 void
-lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts, unsigned int n,
+lr_fc_update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 	     uint16_t ingress, uint64_t now_ns)
 {
 	update(fc, pkts, n, ingress, now_ns, NULL);
 }
 
 void
-lr_fc_update_ts(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+lr_fc_update_ts(struct lr_fc *fc, const struct lr_parsed *const *pkts,
 		unsigned int n, uint16_t ingress, const uint64_t *ts_ns)
 {
 	if (n != 0)

@@ -93,7 +93,7 @@ uint32_t lr_fc_capacity(const struct lr_fc *fc);
  * Account @p n parsed packets received at Unix time @p now_ns on
  * @p ingress. Looks up the burst in two passes with prefetching.
  */
-void lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+void lr_fc_update(struct lr_fc *fc, const struct lr_parsed *const *pkts,
 		  unsigned int n, uint16_t ingress, uint64_t now_ns);
 
 /**
@@ -101,7 +101,7 @@ void lr_fc_update(struct lr_fc *fc, const struct lr_pkt *const *pkts,
  * replayed faster than it was taken keeps its times (flow start and end,
  * timeouts), as softflowd -r and YAF do.
  */
-void lr_fc_update_ts(struct lr_fc *fc, const struct lr_pkt *const *pkts,
+void lr_fc_update_ts(struct lr_fc *fc, const struct lr_parsed *const *pkts,
 		     unsigned int n, uint16_t ingress, const uint64_t *ts_ns);
 
 /**
@@ -122,7 +122,7 @@ const struct lr_fc_counts *lr_fc_counts(const struct lr_fc *fc);
  * @p biflow the endpoints are put in a fixed order, so that both
  * directions have one key. @return true when they were swapped.
  */
-bool lr_fc_key(const struct lr_pkt *p, uint16_t ingress, bool biflow,
+bool lr_fc_key(const struct lr_parsed *p, uint16_t ingress, bool biflow,
 	       struct lr_flow_key *k);
 
 #endif

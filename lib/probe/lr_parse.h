@@ -44,7 +44,7 @@ enum lr_frag {
 };
 
 /** What a flow record needs of one packet. */
-struct lr_pkt {
+struct lr_parsed {
 	uint8_t src[16];	/**< network order; IPv4 in src[0..3], rest 0 */
 	uint8_t dst[16];
 	uint16_t sport;		/**< host order; 0 without ports */
@@ -66,7 +66,7 @@ struct lr_pkt {
  * Parse the frame in @p d (@p len bytes, starting at the Ethernet header).
  * @return LR_PARSE_OK and @p p filled, or a reason.
  */
-enum lr_parse_result lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p);
+enum lr_parse_result lr_parse(const uint8_t *d, uint32_t len, struct lr_parsed *p);
 
 /**
  * Parse a trimmed capture: @p len bytes of a frame that was @p wire bytes
@@ -75,6 +75,6 @@ enum lr_parse_result lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p);
  * the flow counts the original IP bytes.
  */
 enum lr_parse_result lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire,
-				   struct lr_pkt *p);
+				   struct lr_parsed *p);
 
 #endif

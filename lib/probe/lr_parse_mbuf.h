@@ -28,7 +28,7 @@
 /** Parse the first min(@p trim, pkt_len) bytes of a chained frame, whose
  *  headers reach past the first segment. */
 enum lr_parse_result lr_parse_chain(const struct rte_mbuf *m, uint32_t trim,
-				    struct lr_pkt *p);
+				    struct lr_parsed *p);
 
 /**
  * Parse the frame in @p m (one segment or a chain) as a trimming NIC would
@@ -36,7 +36,7 @@ enum lr_parse_result lr_parse_chain(const struct rte_mbuf *m, uint32_t trim,
  * lengths checked against the whole frame, pkt_len.
  */
 static inline enum lr_parse_result
-lr_parse_mbuf(const struct rte_mbuf *m, uint32_t trim, struct lr_pkt *p)
+lr_parse_mbuf(const struct rte_mbuf *m, uint32_t trim, struct lr_parsed *p)
 {
 	uint32_t len = RTE_MIN((uint32_t)m->data_len, trim);
 	enum lr_parse_result r = lr_parse_wire(rte_pktmbuf_mtod(m, const uint8_t *),

@@ -49,7 +49,7 @@ rd32(const uint8_t *p)
 /* Ports, flags or ICMP type and code from the transport header at @p off
  * of the @p end bytes that belong to this packet. */
 static enum lr_parse_result
-transport(const uint8_t *d, uint32_t off, uint32_t end, struct lr_pkt *p)
+transport(const uint8_t *d, uint32_t off, uint32_t end, struct lr_parsed *p)
 {
 	uint32_t need;
 
@@ -90,7 +90,7 @@ transport(const uint8_t *d, uint32_t off, uint32_t end, struct lr_pkt *p)
  * the first, lengths agree with the second. */
 static enum lr_parse_result
 ipv4(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
-     struct lr_pkt *p)
+     struct lr_parsed *p)
 {
 	uint32_t ihl, tot;
 	uint16_t frag;
@@ -123,7 +123,7 @@ ipv4(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
 
 static enum lr_parse_result
 ipv6(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
-     struct lr_pkt *p)
+     struct lr_parsed *p)
 {
 	uint32_t end, lim, next, i;
 	uint8_t nh;
@@ -179,13 +179,13 @@ ipv6(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
 }
 
 enum lr_parse_result
-lr_parse(const uint8_t *d, uint32_t len, struct lr_pkt *p)
+lr_parse(const uint8_t *d, uint32_t len, struct lr_parsed *p)
 {
 	return lr_parse_wire(d, len, len, p);
 }
 
 enum lr_parse_result
-lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
+lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_parsed *p)
 {
 	uint32_t off = ETH_HLEN, i;
 	uint16_t type;
@@ -233,7 +233,7 @@ lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
 }
 
 enum lr_parse_result
-lr_parse_chain(const struct rte_mbuf *m, uint32_t trim, struct lr_pkt *p)
+lr_parse_chain(const struct rte_mbuf *m, uint32_t trim, struct lr_parsed *p)
 {
 	uint8_t buf[LR_PARSE_GATHER_BYTES];
 	uint32_t len = RTE_MIN(RTE_MIN(m->pkt_len, trim),

@@ -272,7 +272,7 @@ probe_init(struct lr_task *t, const void *arg)
  * than its timeout in the trace must end by it, before a later packet of
  * the same flow would start its next record. */
 static void
-update_trace(struct lr_task *t, struct probe *p, const struct lr_pkt **pp,
+update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
 	     const uint64_t *ts, unsigned int k)
 {
 	unsigned int i, j = 0;
@@ -297,8 +297,8 @@ static __rte_always_inline void
 account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 	      uint16_t n, uint64_t now, const bool trace)
 {
-	struct lr_pkt pk[LR_BURST];
-	const struct lr_pkt *pp[LR_BURST];
+	struct lr_parsed pk[LR_BURST];
+	const struct lr_parsed *pp[LR_BURST];
 	uint64_t ts[LR_BURST];
 	uint64_t bytes = 0, ns;
 	uint16_t i, k = 0;
@@ -409,8 +409,8 @@ static unsigned int
 input_uh(struct lr_task *t, struct probe *p)
 {
 	struct lr_fw_uh uh[LR_BURST];
-	struct lr_pkt pk[LR_BURST];
-	const struct lr_pkt *pp[LR_BURST];
+	struct lr_parsed pk[LR_BURST];
+	const struct lr_parsed *pp[LR_BURST];
 	unsigned int n, i;
 
 	n = rte_ring_sc_dequeue_burst_elem(p->in, uh, sizeof(uh[0]),
@@ -418,7 +418,7 @@ input_uh(struct lr_task *t, struct probe *p)
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		lr_pkt_from_uh(&uh[i], &pk[i]);
+		lr_parsed_from_uh(&uh[i], &pk[i]);
 		pp[i] = &pk[i];
 	}
 	p->c.parsed[LR_PARSE_OK] += n;

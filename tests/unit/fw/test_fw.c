@@ -94,7 +94,7 @@ agree(const uint8_t *d, uint32_t len)
 {
 	struct lr_fw_conf c;
 	struct lr_fw_uh uh;
-	struct lr_pkt p;
+	struct lr_parsed p;
 	enum lr_parse_result r;
 
 	lr_fw_conf_init(&c);
@@ -128,7 +128,7 @@ agree_trimmed(const uint8_t *d, uint32_t len, uint32_t trim)
 {
 	struct lr_fw_conf c;
 	struct lr_fw_uh uh;
-	struct lr_pkt p;
+	struct lr_parsed p;
 	enum lr_parse_result r;
 	uint32_t cap = len < trim ? len : trim;
 	uint8_t *cut = malloc(cap ? cap : 1);

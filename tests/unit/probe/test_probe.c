@@ -22,7 +22,7 @@
 
 /* Parse a copy of exactly f->n bytes: ASan catches any read past it. */
 static enum lr_parse_result
-parse(const struct f *f, uint32_t len, struct lr_pkt *p)
+parse(const struct f *f, uint32_t len, struct lr_parsed *p)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 	enum lr_parse_result r;
@@ -36,7 +36,7 @@ parse(const struct f *f, uint32_t len, struct lr_pkt *p)
 static void
 ipv4_tcp_udp_icmp(void **state)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 
 	(void)state;
@@ -94,7 +94,7 @@ ipv4_tcp_udp_icmp(void **state)
 static void
 vlans_and_mpls(void **state)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 
 	(void)state;
@@ -134,7 +134,7 @@ vlans_and_mpls(void **state)
 static void
 ipv6_extension_headers(void **state)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 
 	(void)state;
@@ -195,7 +195,7 @@ ipv6_extension_headers(void **state)
 static void
 ipv4_fragments_and_lies(void **state)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 
 	(void)state;
@@ -246,7 +246,7 @@ ipv4_fragments_and_lies(void **state)
 static void
 never_reads_past_the_end(void **state)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 	uint32_t len, i, k, counts[LR_PARSE_REASONS] = { 0 };
 	uint64_t s = 88172645463325252ull;
@@ -309,10 +309,10 @@ same_hash(const struct lr_flow_key *k)
 	return 42;	/* every flow in one bucket, same signature */
 }
 
-static struct lr_pkt
+static struct lr_parsed
 pkt(unsigned int flow, unsigned int proto, unsigned int flags, unsigned int ttl)
 {
-	struct lr_pkt p;
+	struct lr_parsed p;
 
 	memset(&p, 0, sizeof(p));
 	p.src[0] = 10;
@@ -366,8 +366,8 @@ static void
 cache_counts_flows(void **state)
 {
 	struct lr_fc *fc = cache(1 << 12, NULL);
-	struct lr_pkt p[48];
-	const struct lr_pkt *pp[48];
+	struct lr_parsed p[48];
+	const struct lr_parsed *pp[48];
 	const struct lr_flow_rec *r;
 	unsigned int i;
 
@@ -404,8 +404,8 @@ static void
 cache_collisions_and_full(void **state)
 {
 	struct lr_fc *fc = cache(8, same_hash);
-	struct lr_pkt p;
-	const struct lr_pkt *pp = &p;
+	struct lr_parsed p;
+	const struct lr_parsed *pp = &p;
 	unsigned int f, k;
 
 	(void)state;
@@ -435,8 +435,8 @@ static void
 cache_timeouts(void **state)
 {
 	struct lr_fc *fc = cache(64, NULL);
-	struct lr_pkt p;
-	const struct lr_pkt *pp = &p;
+	struct lr_parsed p;
+	const struct lr_parsed *pp = &p;
 	unsigned int s;
 
 	(void)state;
@@ -487,8 +487,8 @@ cache_biflow(void **state)
 {
 	struct lr_fc_conf c;
 	struct lr_fc *fc;
-	struct lr_pkt p, q;
-	const struct lr_pkt *pp = &p, *qq = &q;
+	struct lr_parsed p, q;
+	const struct lr_parsed *pp = &p, *qq = &q;
 	unsigned int k;
 
 	(void)state;
@@ -547,8 +547,8 @@ static void
 cache_fragments(void **state)
 {
 	struct lr_fc *fc = cache(64, NULL);
-	struct lr_pkt p[4];
-	const struct lr_pkt *pp[4] = { &p[0], &p[1], &p[2], &p[3] };
+	struct lr_parsed p[4];
+	const struct lr_parsed *pp[4] = { &p[0], &p[1], &p[2], &p[3] };
 	const struct lr_flow_rec *r;
 
 	(void)state;
@@ -588,8 +588,8 @@ cache_trace_times(void **state)
 	static const uint64_t at[5] = { 0, SEC, SEC + SEC / 2, 10 * SEC,
 					10 * SEC + SEC / 2 };
 	struct lr_fc *fc = cache(64, NULL);	/* inactive 2 s, active 5 s */
-	struct lr_pkt p[5];
-	const struct lr_pkt *pp[5];
+	struct lr_parsed p[5];
+	const struct lr_parsed *pp[5];
 	uint64_t ts[5];
 	unsigned int i;
 
@@ -628,7 +628,7 @@ parse_chained_mbuf(void **state)
 {
 	static const uint32_t firsts[] = { 10, 14 + 10, 14 + 20 + 5, 100 };
 	struct rte_mempool *mp;
-	struct lr_pkt p;
+	struct lr_parsed p;
 	struct f f;
 	unsigned int i;
 
