@@ -515,7 +515,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 }
 
 static void
-counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
+dist_counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
 	    uint64_t rx)
 {
 	json_t *mal = json_object(), *ch = json_array();
@@ -570,7 +570,7 @@ dist_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "ingress", json_string(lr_ingress_names[d->ingress]));
 	json_object_set_new(o, "backend", json_string(d->be->name));
 	json_object_set_new(o, "bytes_per_packet", json_real(bytes_per_packet(d, t)));
-	counts_json(o, &d->c, d->fw.channels, t->st.rx_pkts);
+	dist_counts_json(o, &d->c, d->fw.channels, t->st.rx_pkts);
 }
 
 const struct lr_role lr_dist_role = {

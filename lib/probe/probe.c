@@ -345,7 +345,7 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 }
 
 static void
-account(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
+probe_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
 	uint64_t now)
 {
 	account_burst(t, p, m, n, now, false);
@@ -373,7 +373,7 @@ input_port(struct lr_task *t, struct probe *p)
 		n = (uint16_t)p->remaining;
 	}
 	if (n != 0)
-		account(t, p, m, n, rte_rdtsc());
+		probe_burst(t, p, m, n, rte_rdtsc());
 	return n;
 }
 
@@ -399,7 +399,7 @@ input_channel(struct lr_task *t, struct probe *p)
 		if (p->rx.trace)
 			account_trace(t, p, m, (uint16_t)n, 0);
 		else
-			account(t, p, m, (uint16_t)n, rte_rdtsc());
+			probe_burst(t, p, m, (uint16_t)n, rte_rdtsc());
 	}
 	return n;
 }
@@ -616,7 +616,7 @@ lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out)
 }
 
 static void
-counts_json(json_t *o, const struct lr_probe_counts *c,
+probe_counts_json(json_t *o, const struct lr_probe_counts *c,
 	    const struct lr_fc_counts *f)
 {
 	static const char *const ends[] = { NULL, "idle", "active", "end_detected",
@@ -652,7 +652,7 @@ probe_report(const struct lr_task *t, json_t *o)
 {
 	const struct probe *p = t->priv;
 
-	counts_json(o, &p->c, lr_fc_counts(p->fc));
+	probe_counts_json(o, &p->c, lr_fc_counts(p->fc));
 	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
 	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
 }
@@ -697,7 +697,7 @@ probe_results(json_t *doc)
 		return;
 	o = json_object();
 	json_object_set_new(o, "tasks", json_integer(nb));
-	counts_json(o, &tot, &ft);
+	probe_counts_json(o, &tot, &ft);
 	e = json_object();
 	lr_exporter_report(e);
 	json_object_set_new(o, "exporter", e);
