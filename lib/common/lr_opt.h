@@ -22,6 +22,9 @@ enum lr_opt_type {
 	LR_OPT_BOOL,		/**< 0 or 1 into a bool */
 	LR_OPT_MS,		/**< seconds into a uint32_t of milliseconds */
 	LR_OPT_FUNC,		/**< the option's own parser (set) */
+	LR_OPT_INCLUDE,		/**< the rows of table sub, for the conf at
+				 *   offset (name ""): an exporter's or a
+				 *   distributor's options inside the probe's */
 };
 
 /** Parse @p val into @p conf; @return 0 or -EINVAL with lr_errmsg(). */
@@ -38,10 +41,17 @@ struct lr_opt {
 	const char *help;	/**< meaning, the default in parentheses */
 	const char *example;	/**< examples as doc/usage.md shows them
 				 *   (markdown: `--key value`), or NULL */
+	const struct lr_opt *sub;	/**< LR_OPT_INCLUDE: its rows */
 };
 
 #define LR_OPT_FIELD(type, field) \
 	offsetof(type, field), sizeof(((type *)0)->field)
+
+/** A row that takes table @p tab's options for member @p field. A row of
+ *  the including table with the same name wins, in parsing and in help. */
+#define LR_OPT_INCLUDE_ROW(conf_type, member, tab) \
+	{ .name = "", .type = LR_OPT_INCLUDE, \
+	  .offset = offsetof(conf_type, member), .sub = (tab) }
 
 /**
  * Set option @p key of @p conf from its text @p val by table @p tab.

@@ -40,9 +40,18 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 	const struct lr_opt *o;
 	double secs;
 
-	for (o = tab; o->name != NULL; o++)
+	for (o = tab; o->name != NULL; o++) {
+		if (o->type == LR_OPT_INCLUDE) {
+			int ret = lr_opt_set(o->sub, (uint8_t *)conf + o->offset,
+					     who, key, val);
+
+			if (ret != -ENOENT)
+				return ret;
+			continue;
+		}
 		if (strcmp(o->name, key) == 0)
 			break;
+	}
 	if (o->name == NULL)
 		return -ENOENT;
 	switch (o->type) {
@@ -62,6 +71,8 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 		return 0;
 	case LR_OPT_FUNC:
 		return o->set(conf, key, val);
+	case LR_OPT_INCLUDE:
+		break;
 	}
 	return -ENOENT;
 }
@@ -106,13 +117,31 @@ put_wrapped(FILE *f, const char *s)
 	}
 }
 
-void
-lr_opt_help(FILE *f, const struct lr_opt *tab)
+/* Is @p name a row of @p outer's own (the including table's)? */
+static bool
+shadowed(const struct lr_opt *outer, const char *name)
+{
+	const struct lr_opt *o;
+
+	for (o = outer; o != NULL && o->name != NULL; o++)
+		if (o->type != LR_OPT_INCLUDE && strcmp(o->name, name) == 0)
+			return true;
+	return false;
+}
+
+static void
+help_rows(FILE *f, const struct lr_opt *tab, const struct lr_opt *outer)
 {
 	const struct lr_opt *o;
 	char k[40];
 
 	for (o = tab; o->name != NULL; o++) {
+		if (o->type == LR_OPT_INCLUDE) {
+			help_rows(f, o->sub, tab);
+			continue;
+		}
+		if (shadowed(outer, o->name))
+			continue;
 		snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
 		fprintf(f, "  %-*s", HELP_INDENT - 2, k);
@@ -122,12 +151,23 @@ lr_opt_help(FILE *f, const struct lr_opt *tab)
 }
 
 void
-lr_opt_markdown(FILE *f, const struct lr_opt *tab)
+lr_opt_help(FILE *f, const struct lr_opt *tab)
+{
+	help_rows(f, tab, NULL);
+}
+
+static void
+markdown_rows(FILE *f, const struct lr_opt *tab, const struct lr_opt *outer)
 {
 	const struct lr_opt *o;
 
-	fputs("| option | meaning (default) | example |\n| --- | --- | --- |\n", f);
 	for (o = tab; o->name != NULL; o++) {
+		if (o->type == LR_OPT_INCLUDE) {
+			markdown_rows(f, o->sub, tab);
+			continue;
+		}
+		if (shadowed(outer, o->name))
+			continue;
 		fprintf(f, "| `--%s%s", o->name, o->arg ? " " : "");
 		put_cell(f, o->arg ? o->arg : "");
 		fputs("` | ", f);
@@ -137,4 +177,11 @@ lr_opt_markdown(FILE *f, const struct lr_opt *tab)
 			put_cell(f, o->example);
 		fputs(" |\n", f);
 	}
+}
+
+void
+lr_opt_markdown(FILE *f, const struct lr_opt *tab)
+{
+	fputs("| option | meaning (default) | example |\n| --- | --- | --- |\n", f);
+	markdown_rows(f, tab, NULL);
 }

@@ -15,6 +15,7 @@
 #include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_dist.h"
+#include "lr_opt.h"
 #include "lr_frag.h"
 #include "lr_fw_fast.h"
 #include "lr_port.h"
@@ -99,67 +100,109 @@ lr_ingress_parse(const char *val, uint8_t *ingress, uint16_t *trim)
 		      "the headers need 64) or uh", val);
 }
 
+static int
+opt_hash(void *conf, const char *key, const char *val)
+{
+	struct lr_dist_conf *c = conf;
+
+	RTE_SET_USED(key);
+	if (strcmp(val, "l3") != 0 && strcmp(val, "l4") != 0)
+		return lr_err(EINVAL, "hash '%s': want l3 (addresses) or l4 "
+			      "(addresses and ports)", val);
+	c->l3 = strcmp(val, "l3") == 0;
+	return 0;
+}
+
+static int
+opt_hash_key(void *conf, const char *key, const char *val)
+{
+	struct lr_dist_conf *c = conf;
+	uint8_t k[LR_RSS_KEY_MAX], len;
+
+	RTE_SET_USED(key);
+	if (lr_rss_key_parse(strcmp(val, "ms") == 0 ? "default" : val, k,
+			     &len) != 0)
+		return lr_err(EINVAL, "hash-key '%s': want symmetric, ms (the RSS "
+			      "specification's) or hex bytes", val);
+	if (len > LR_FW_KEY_MAX || (len != 0 && len < 16))
+		return lr_err(EINVAL, "hash-key: %u bytes, want 16..%u", len,
+			      LR_FW_KEY_MAX);
+	if (len == 0) {
+		struct lr_fw_conf fc;
+
+		lr_fw_conf_init(&fc);
+		memcpy(k, fc.key, fc.key_len);
+		len = fc.key_len;
+	}
+	memcpy(c->key, k, len);
+	c->key_len = len;
+	return 0;
+}
+
+static int
+opt_backend(void *conf, const char *key, const char *val)
+{
+	struct lr_dist_conf *c = conf;
+
+	RTE_SET_USED(key);
+	if (strcmp(val, "fast") != 0 && strcmp(val, "model") != 0)
+		return lr_err(EINVAL, "backend '%s': want fast or model", val);
+	c->model = strcmp(val, "model") == 0;
+	return 0;
+}
+
+static int
+opt_ingress(void *conf, const char *key, const char *val)
+{
+	struct lr_dist_conf *c = conf;
+	char buf[32];
+
+	if (strcmp(key, "ingress") == 0)
+		return lr_ingress_parse(val, &c->ingress, &c->trim);
+	if (strcmp(val, "0") == 0) {		/* trim 0: off */
+		c->ingress = LR_INGRESS_FULL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "trim=%s", val);
+	return lr_ingress_parse(buf, &c->ingress, &c->trim);
+}
+
+#define DC(field) LR_OPT_FIELD(struct lr_dist_conf, field)
+
+/* The distributor's options; the probe's table includes them. */
+const struct lr_opt lr_dist_opts[] = {
+	{ "channels", LR_OPT_UINT, DC(channels), 0, LR_DIST_CHANNELS_MAX, NULL,
+	  "N", "run a distributor (role `dist`) on the port's one rx queue that "
+	  "hashes each flow to one of N probe shards, for ports without RSS: "
+	  "pcap, memif, af_packet, a NIC without it (1..64; 0: the port's RSS "
+	  "queues)", "`--channels 4`", NULL },
+	{ "hash", LR_OPT_FUNC, 0, 0, 0, 0, opt_hash, "l3|l4",
+	  "with `--channels`: hash the addresses only, or the ports too (l4)",
+	  "`--hash l3`", NULL },
+	{ "hash-key", LR_OPT_FUNC, 0, 0, 0, 0, opt_hash_key, "KEY",
+	  "with `--channels`: the Toeplitz key, `symmetric`, `ms` (the Microsoft "
+	  "RSS specification's) or hex bytes (symmetric)", "`--hash-key ms`",
+	  NULL },
+	{ "backend", LR_OPT_FUNC, 0, 0, 0, 0, opt_backend, "fast|model",
+	  "with `--channels`: the fast parser and table hash, or "
+	  "firmware-model/'s plain code (fast)", "`--backend model`", NULL },
+	{ "channel-ring", LR_OPT_UINT, DC(ring), 64, 1u << 20, NULL, "N",
+	  "with `--channels`: records per channel ring (4096)",
+	  "`--channel-ring 16384`", NULL },
+	{ "ingress", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "MODE",
+	  "what the probes take in: `full` packets, `trim=B`, or `uh` Unified "
+	  "Header records (full)", "`--ingress uh`", NULL },
+	{ "trim", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "B",
+	  "as `--ingress trim=B` (0: off)", "`--trim 64`", NULL },
+	{ "count", LR_OPT_UINT, DC(count), 0, UINT64_MAX, NULL, "N",
+	  "stop after N packets, 0: no limit (0)", "`--count 1000000`", NULL },
+	{ NULL },
+};
+
 int
 lr_dist_conf_set(struct lr_dist_conf *c, const char *key, const char *val)
 {
-	uint64_t v;
-
-	if (strcmp(key, "channels") == 0) {
-		if (lr_parse_u64(val, &v) != 0 || v > LR_DIST_CHANNELS_MAX)
-			return lr_err(EINVAL, "channels '%s': want 1..%u", val,
-				      LR_DIST_CHANNELS_MAX);
-		c->channels = (uint32_t)v;
-	} else if (strcmp(key, "channel-ring") == 0) {
-		if (lr_parse_u64(val, &v) != 0 || v < 64 || v > (1u << 20))
-			return lr_err(EINVAL, "channel-ring '%s': want 64..%u", val,
-				      1u << 20);
-		c->ring = (uint32_t)v;
-	} else if (strcmp(key, "hash") == 0) {
-		if (strcmp(val, "l3") != 0 && strcmp(val, "l4") != 0)
-			return lr_err(EINVAL, "hash '%s': want l3 (addresses) or "
-				      "l4 (addresses and ports)", val);
-		c->l3 = strcmp(val, "l3") == 0;
-	} else if (strcmp(key, "hash-key") == 0) {
-		uint8_t k[LR_RSS_KEY_MAX], len;
-
-		if (lr_rss_key_parse(strcmp(val, "ms") == 0 ? "default" : val,
-				     k, &len) != 0)
-			return lr_err(EINVAL, "hash-key '%s': want symmetric, ms "
-				      "(the RSS specification's) or hex bytes", val);
-		if (len > LR_FW_KEY_MAX || (len != 0 && len < 16))
-			return lr_err(EINVAL, "hash-key: %u bytes, want 16..%u",
-				      len, LR_FW_KEY_MAX);
-		if (len == 0) {
-			struct lr_fw_conf fc;
-
-			lr_fw_conf_init(&fc);
-			memcpy(k, fc.key, fc.key_len);
-			len = fc.key_len;
-		}
-		memcpy(c->key, k, len);
-		c->key_len = len;
-	} else if (strcmp(key, "backend") == 0) {
-		if (strcmp(val, "fast") != 0 && strcmp(val, "model") != 0)
-			return lr_err(EINVAL, "backend '%s': want fast or model", val);
-		c->model = strcmp(val, "model") == 0;
-	} else if (strcmp(key, "ingress") == 0) {
-		return lr_ingress_parse(val, &c->ingress, &c->trim);
-	} else if (strcmp(key, "trim") == 0) {
-		if (strcmp(val, "0") == 0) {
-			c->ingress = LR_INGRESS_FULL;
-			return 0;
-		}
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "trim=%s", val);
-		return lr_ingress_parse(buf, &c->ingress, &c->trim);
-	} else if (strcmp(key, "count") == 0) {
-		if (lr_parse_u64(val, &c->count) != 0)
-			return lr_err(EINVAL, "count '%s': want packets", val);
-	} else {
-		return -ENOENT;
-	}
-	return 0;
+	return lr_opt_set(lr_dist_opts, c, "dist", key, val);
 }
 
 static void
@@ -575,15 +618,7 @@ dist_report(const struct lr_task *t, json_t *o)
 
 const struct lr_role lr_dist_role = {
 	.name = "dist",
-	.help =
-	"  (with --role probe: --channels N runs one on the port's queue 0)\n"
-	"  --channels N      probe shards fed by hash, 1..64 (0: the port's\n"
-	"                    RSS queues instead)\n"
-	"  --ingress MODE    full | trim=B | uh (Unified Header records) (full)\n"
-	"  --hash l3|l4      addresses, or addresses and ports (l4)\n"
-	"  --hash-key KEY    symmetric | ms | hex bytes (symmetric)\n"
-	"  --backend B       fast | model (firmware-model/'s plain code) (fast)\n"
-	"  --channel-ring N  records per channel ring (4096)\n",
+	.opts = lr_dist_opts,
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_dist_conf),
 	.conf_init = dist_conf_init,

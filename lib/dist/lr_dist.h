@@ -83,6 +83,10 @@ void lr_dist_conf_init(struct lr_dist_conf *c);
  * (symmetric | ms | hex bytes), backend (fast|model), ingress, trim, count.
  * @return 0, -ENOENT (not a dist option) or -EINVAL.
  */
+/** The distributor's options as a table (lr_opt.h), for its role and the
+ *  probe's. */
+extern const struct lr_opt lr_dist_opts[];
+
 int lr_dist_conf_set(struct lr_dist_conf *c, const char *key, const char *val);
 
 /** Parse "full", "trim=B" (64..9018) or "uh". @return 0 or -EINVAL. */

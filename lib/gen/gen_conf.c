@@ -569,77 +569,77 @@ const struct lr_opt lr_gen_opts[] = {
 	  "count), 64..9018: one size, a list cycled per packet (`64,128,256`), "
 	  "weights (`64:7,594:4,1518:1`, interleaved: never seven 64 B in a "
 	  "row), `imix` (that list), or a range with a uniformly random size "
-	  "per packet (`64-1518`) (64)", "`--size imix`" },
+	  "per packet (`64-1518`) (64)", "`--size imix`", NULL },
 	{ "data-size", FUNC(opt_data_size), "B",
 	  "UDP data bytes instead of a frame size: 18..8972 over IPv4 (1518 B "
-	  "frame for 1472); not with `--size`", "`--data-size 1472`" },
+	  "frame for 1472); not with `--size`", "`--data-size 1472`", NULL },
 	{ "count", LR_OPT_UINT, GC(count), 0, UINT64_MAX, NULL, "N",
-	  "packets in all, shared by the queues; 0: no limit (0)", "`--count 1M`" },
+	  "packets in all, shared by the queues; 0: no limit (0)", "`--count 1M`", NULL },
 	{ "bytes", LR_OPT_UINT, GC(bytes), 0, UINT64_MAX, NULL, "N",
 	  "frame bytes in all; the last frame may pass it (0: no limit)",
-	  "`--bytes 400G`" },
+	  "`--bytes 400G`", NULL },
 	{ "rate", FUNC(opt_rate), "R",
 	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` "
 	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B "
 	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate "
 	  "above the port's line rate is an error (max)",
-	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`" },
+	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`", NULL },
 	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N",
 	  "most packets per tx burst, 1..32; paced traffic sends only what is "
-	  "due, so 1 spaces every packet evenly (32)", "`--burst 1`" },
+	  "due, so 1 spaces every packet evenly (32)", "`--burst 1`", NULL },
 	{ "flows", LR_OPT_UINT, GC(flows), 1, UINT32_MAX, NULL, "N",
 	  "flows in all, numbered from flow-base; each has its own sequence "
-	  "numbers (1)", "`--flows 65536 --src-ip 10.0.0.1-10.0.0.2`" },
+	  "numbers (1)", "`--flows 65536 --src-ip 10.0.0.1-10.0.0.2`", NULL },
 	{ "flow-base", LR_OPT_UINT, GC(flow_base), 0, UINT32_MAX - 1, NULL, "ID",
-	  "flow id of the first flow (0)", "`--flow-base 1000`" },
+	  "flow id of the first flow (0)", "`--flow-base 1000`", NULL },
 	{ "src-ip", FUNC(opt_ip_range), "A[-B]",
 	  "IPv4 or IPv6 source address range; IPv6 ranges count in the last 32 "
 	  "bits; one IPv6 side makes the other's default IPv6 (10.0.0.1; IPv6 "
-	  "fd00::1)", "`--src-ip 10.0.0.1-10.0.0.255`" },
+	  "fd00::1)", "`--src-ip 10.0.0.1-10.0.0.255`", NULL },
 	{ "dst-ip", FUNC(opt_ip_range), "A[-B]",
 	  "destination address range, as src-ip (10.0.0.2; IPv6 fd00::2)",
-	  "`--dst-ip 2001:db8::1 --size 128`" },
+	  "`--dst-ip 2001:db8::1 --size 128`", NULL },
 	{ "src-port", FUNC(opt_port_range), "P[-Q]",
-	  "UDP source port range (1024-65535)", "`--src-port 1000-1999`" },
+	  "UDP source port range (1024-65535)", "`--src-port 1000-1999`", NULL },
 	{ "dst-port", FUNC(opt_port_range), "P[-Q]",
-	  "UDP destination port range (5001)", "`--dst-port 53`" },
+	  "UDP destination port range (5001)", "`--dst-port 53`", NULL },
 	{ "order", FUNC(opt_order), "seq|shuffle",
 	  "flow i takes the i-th tuple, source port fastest, then destination "
 	  "port, source address, destination address; `shuffle` sends the flows "
 	  "in a random order that is the same for every run with the same seed "
-	  "(seq)", "`--order shuffle`" },
+	  "(seq)", "`--order shuffle`", NULL },
 	{ "seed", LR_OPT_UINT, GC(seed), 0, UINT64_MAX, NULL, "N",
-	  "seed of the shuffle, random sizes and random pattern (1)", "`--seed 7`" },
+	  "seed of the shuffle, random sizes and random pattern (1)", "`--seed 7`", NULL },
 	{ "slice", FUNC(opt_slice), "I/N",
 	  "this task takes the I-th of N shares of flows, count, bytes and rate; "
-	  "the CLI gives each tx queue its share", "`slice = \"1/4\"` (Lua)" },
+	  "the CLI gives each tx queue its share", "`slice = \"1/4\"` (Lua)", NULL },
 	{ "pattern", FUNC(opt_pattern), "P",
 	  "payload after the header: `inc` (byte i of the frame is i mod 256), "
-	  "`zero`, `random`, or hex bytes repeated (inc)", "`--pattern 0xdeadbeef`" },
+	  "`zero`, `random`, or hex bytes repeated (inc)", "`--pattern 0xdeadbeef`", NULL },
 	{ "udp-cksum", LR_OPT_UINT, GC(udp_cksum), 0, 1, NULL, "0|1",
 	  "UDP checksum by incremental update; IPv6 always has one (IPv4: 0)",
-	  "`--udp-cksum 1`" },
+	  "`--udp-cksum 1`", NULL },
 	{ "fixed", LR_OPT_BOOL, GC(fixed), 0, 1, NULL, "0|1",
 	  "send pre-built frames with nothing written per packet (flow id "
 	  "0xffffffff, rx counts them as untracked): Pktgen's mode, for the "
-	  "highest rate (0)", "`--fixed 1`" },
+	  "highest rate (0)", "`--fixed 1`", NULL },
 	{ "src-mac", FUNC(opt_mac), "MAC",
 	  "source Ethernet address (02:00:00:00:00:01)",
-	  "`--src-mac 02:00:00:00:00:0a`" },
+	  "`--src-mac 02:00:00:00:00:0a`", NULL },
 	{ "dst-mac", FUNC(opt_mac), "MAC",
 	  "destination Ethernet address (02:00:00:00:00:02)",
-	  "`--dst-mac 3c:fd:fe:00:00:01`" },
+	  "`--dst-mac 3c:fd:fe:00:00:01`", NULL },
 	{ "rate-tolerance", FUNC(opt_tolerance), "P",
 	  "a paced task whose offered ratio (achieved / asked) is below P % is "
-	  "short (99.9)", "`--rate-tolerance 99`" },
+	  "short (99.9)", "`--rate-tolerance 99`", NULL },
 	{ "catch-up", FUNC(opt_catch_up), "US",
 	  "after a stall, a paced task sends what it owes for at most US µs, a "
 	  "burst per poll; what it owed before that is not sent but counted in "
-	  "`late_packets` (100)", "`--catch-up 5000`" },
+	  "`late_packets` (100)", "`--catch-up 5000`", NULL },
 	{ "stall-timeout", FUNC(opt_stall), "S",
 	  "end the task when its port has taken no frame for S s while frames "
 	  "wait (link down, peer gone or not reading); 0: never (1)",
-	  "`--stall-timeout 5`" },
+	  "`--stall-timeout 5`", NULL },
 	{ NULL },
 };
 

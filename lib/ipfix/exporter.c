@@ -19,6 +19,7 @@
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_exporter.h"
+#include "lr_opt.h"
 
 #define DRAIN_BURST 64
 /* The interrupt thread's turn: as often as the main lcore's tick, so that
@@ -171,53 +172,59 @@ set_to(struct lr_exporter_conf *c, const char *val)
 	return 0;
 }
 
-/* The numeric options: where each goes and what it may be. */
-#define NUM_OPT(k, lo, hi, f) { k, lo, hi, offsetof(struct lr_exporter_conf, f), \
-				sizeof(((struct lr_exporter_conf *)0)->f) }
-static const struct num_opt {
-	const char *key;
-	uint64_t min;
-	uint64_t max;
-	size_t off;
-	size_t bytes;
-} num_opts[] = {
-	NUM_OPT("export-rate", 0, 10000000, rate_mps),
-	NUM_OPT("export-wait", 0, 3600, wait_s),
-	NUM_OPT("biflow", 0, 1, ipfix.biflow),
-	NUM_OPT("ns", 0, 1, ipfix.nanoseconds),
-	NUM_OPT("domain", 0, UINT32_MAX, ipfix.domain),
+static int
+opt_to(void *conf, const char *key, const char *val)
+{
+	RTE_SET_USED(key);
+	return set_to(conf, val);
+}
+
+#define EC(field) LR_OPT_FIELD(struct lr_exporter_conf, field)
+
+/* The export's options, in the probe's table (lr_opt.h). */
+const struct lr_opt lr_exporter_opts[] = {
+	{ "export", LR_OPT_FUNC, 0, 0, 0, 0, opt_to, "TO",
+	  "`udp:HOST:PORT` (IPv4, a name, or `[IPv6]:PORT`; PORT 1..65535, "
+	  "anything else is a bad option), `tcp:HOST:PORT`, `file:PATH` (IPFIX "
+	  "file, RFC 5655; `file:-` is stdout), or `none` (none)",
+	  "`--export tcp:192.0.2.10:4739`", NULL },
+	{ "export-rate", LR_OPT_UINT, EC(rate_mps), 0, 10000000, NULL, "N",
+	  "UDP: IPFIX messages a second, the end-of-run flush included; 0: as "
+	  "fast as they come (2000: about 50,000 records/s, 18 Mbit/s at the "
+	  "default MTU)", "`--export-rate 20000`", NULL },
+	{ "export-wait", LR_OPT_UINT, EC(wait_s), 0, 3600, NULL, "S",
+	  "when the tasks stop, what still waits for the pace (UDP) or for the "
+	  "collector (TCP) gets up to S s; then it is dropped, counted in "
+	  "`records_lost`, and said on stderr (10)", "`--export-wait 60`", NULL },
+	{ "biflow", LR_OPT_BOOL, EC(ipfix.biflow), 0, 1, NULL, "0|1",
+	  "both directions of a flow in one record (RFC 5103): the first "
+	  "packet's sender is the source, the other direction in "
+	  "reverseOctetDeltaCount, reversePacketDeltaCount, "
+	  "reverseTcpControlBits, reverseMinimumTTL, reverseMaximumTTL (PEN "
+	  "29305) (0)", "`--biflow 1`", NULL },
+	{ "ns", LR_OPT_BOOL, EC(ipfix.nanoseconds), 0, 1, NULL, "0|1",
+	  "flowStartNanoseconds/flowEndNanoseconds instead of the Milliseconds "
+	  "pair (0)", "`--ns 1`", NULL },
+	{ "domain", LR_OPT_UINT, EC(ipfix.domain), 0, UINT32_MAX, NULL, "ID",
+	  "IPFIX observation domain id (0)", "`--domain 7`", NULL },
 	/* The templates and an IPv6 biflow record must fit (lr_ipfix_init). */
-	NUM_OPT("ipfix-mtu", 256, 65535, ipfix.mtu),
-	NUM_OPT("template-every", 0, UINT32_MAX, ipfix.template_every),
-	NUM_OPT("template-period", 0, 86400, ipfix.template_period_s),
+	{ "ipfix-mtu", LR_OPT_UINT, EC(ipfix.mtu), 256, 65535, NULL, "B",
+	  "largest IPFIX message (1472: 1500 B IPv4 path MTU less headers)",
+	  "`--ipfix-mtu 8972`", NULL },
+	{ "template-every", LR_OPT_UINT, EC(ipfix.template_every), 0, UINT32_MAX,
+	  NULL, "N", "UDP: templates again every N messages (100); a file gets "
+	  "them once", "`--template-every 10`", NULL },
+	{ "template-period", LR_OPT_UINT, EC(ipfix.template_period_s), 0, 86400,
+	  NULL, "S", "UDP: templates again every S s (60)",
+	  "`--template-period 10`", NULL },
+	{ NULL },
 };
 
 int
 lr_exporter_conf_set(struct lr_exporter_conf *c, const char *key,
 		     const char *val)
 {
-	const struct num_opt *o;
-	uint8_t *f;
-	uint64_t v;
-
-	if (strcmp(key, "export") == 0)
-		return set_to(c, val);
-	for (o = num_opts; o < num_opts + RTE_DIM(num_opts); o++)
-		if (strcmp(key, o->key) == 0)
-			break;
-	if (o == num_opts + RTE_DIM(num_opts))
-		return -ENOENT;
-	if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
-		return lr_err(EINVAL, "probe: %s '%s': want %" PRIu64 "..%" PRIu64,
-			      key, val, o->min, o->max);
-	f = (uint8_t *)c + o->off;
-	if (o->bytes == sizeof(uint32_t))
-		*(uint32_t *)f = (uint32_t)v;
-	else if (o->bytes == sizeof(uint16_t))
-		*(uint16_t *)f = (uint16_t)v;
-	else
-		*(bool *)f = v != 0;
-	return 0;
+	return lr_opt_set(lr_exporter_opts, c, "probe", key, val);
 }
 
 static uint64_t

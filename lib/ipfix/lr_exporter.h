@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "lr_ipfix.h"
+#include "lr_opt.h"
 
 struct rte_ring;
 
@@ -66,6 +67,9 @@ void lr_exporter_conf_init(struct lr_exporter_conf *c);
  * @return 0, -EINVAL (lr_errmsg() says why) or -ENOENT (not an exporter
  *   option).
  */
+/** The export options as a table (lr_opt.h), for the probe's. */
+extern const struct lr_opt lr_exporter_opts[];
+
 int lr_exporter_conf_set(struct lr_exporter_conf *c, const char *key,
 			 const char *val);
 

@@ -111,35 +111,35 @@ set_speed(void *conf, const char *key, const char *val)
 /* The port options, in --help's and doc/usage.md's order. */
 const struct lr_opt lr_port_opts[] = {
 	{ "queues", LR_OPT_FUNC, 0, 0, 0, 0, set_queues, "N",
-	  "rx and tx queues (1)", "`--queues 4`" },
+	  "rx and tx queues (1)", "`--queues 4`", NULL },
 	{ "rxq", LR_OPT_UINT, PC(nb_rxq), 0, RTE_MAX_QUEUES_PER_PORT, NULL, "N",
-	  "rx queues apart from tx", "`--rxq 4 --txq 1`" },
+	  "rx queues apart from tx", "`--rxq 4 --txq 1`", NULL },
 	{ "txq", LR_OPT_UINT, PC(nb_txq), 0, RTE_MAX_QUEUES_PER_PORT, NULL, "N",
-	  "tx queues apart from rx", NULL },
+	  "tx queues apart from rx", NULL, NULL },
 	{ "rxd", LR_OPT_UINT, PC(nb_rxd), 0, 65535, NULL, "N",
-	  "descriptors per rx queue (1024)", "`--rxd 4096`" },
+	  "descriptors per rx queue (1024)", "`--rxd 4096`", NULL },
 	{ "txd", LR_OPT_UINT, PC(nb_txd), 0, 65535, NULL, "N",
-	  "descriptors per tx queue (1024)", "`--txd 4096`" },
+	  "descriptors per tx queue (1024)", "`--txd 4096`", NULL },
 	{ "mtu", LR_OPT_UINT, PC(mtu), 68, 9600, NULL, "BYTES",
-	  "MTU; 9000 carries 9018 B frames (port default)", "`--mtu 9000`" },
+	  "MTU; 9000 carries 9018 B frames (port default)", "`--mtu 9000`", NULL },
 	{ "mbufs", LR_OPT_UINT, PC(nb_mbufs), 0, UINT32_MAX, NULL, "N",
-	  "rx mbufs in the port's pool (derived from queues)", "`--mbufs 65535`" },
+	  "rx mbufs in the port's pool (derived from queues)", "`--mbufs 65535`", NULL },
 	{ "rss", LR_OPT_FUNC, 0, 0, 0, 0, set_rss, "FIELDS",
 	  "RSS hash fields with several rx queues: ip, ipv4, ipv6, udp, tcp, "
 	  "sctp, l2, none; asked for explicitly, a PMD that cannot hash them is "
-	  "an error (ip,udp,tcp where the PMD can)", "`--rss ip,udp`" },
+	  "an error (ip,udp,tcp where the PMD can)", "`--rss ip,udp`", NULL },
 	{ "rss-key", LR_OPT_FUNC, 0, 0, 0, 0, set_rss_key, "KEY",
 	  "`symmetric` (0x6d5a..., both directions alike), `default` (PMD's), "
-	  "or hex bytes", "`--rss-key symmetric`" },
+	  "or hex bytes", "`--rss-key symmetric`", NULL },
 	{ "promisc", LR_OPT_BOOL, PC(promisc), 0, 1, NULL, "0|1",
-	  "promiscuous rx (1)", "`--promisc 0`" },
+	  "promiscuous rx (1)", "`--promisc 0`", NULL },
 	{ "link-timeout", LR_OPT_MS, PC(link_timeout_ms), 0, 3600, NULL, "S",
-	  "wait for link up at start, seconds (5)", "`--link-timeout 30`" },
+	  "wait for link up at start, seconds (5)", "`--link-timeout 30`", NULL },
 	{ "speed", LR_OPT_FUNC, 0, 0, 0, 0, set_speed, "BPS",
 	  "the link speed rates in % and the line-rate check refer to (what "
 	  "the PMD reports: 10G for net_null, net_ring, net_pcap and the virtual "
 	  "wire, 100G for net_memif, a NIC its link's; gen logs the speed a % "
-	  "took)", "`--speed 100G`" },
+	  "took)", "`--speed 100G`", NULL },
 	{ NULL },
 };
 

@@ -70,60 +70,79 @@ probe_conf_init(void *conf)
 	lr_probe_conf_init(conf);
 }
 
+
+/* count: the probe's and, with --channels, its distributor's. */
 static int
-num(const char *key, const char *val, uint64_t min, uint64_t max, uint64_t *v)
+opt_count(void *conf, const char *key, const char *val)
 {
-	if (lr_parse_u64(val, v) != 0 || *v < min || *v > max)
-		return lr_err(EINVAL, "probe: %s '%s': want %" PRIu64 "..%" PRIu64,
-			      key, val, min, max);
+	struct lr_probe_conf *c = conf;
+
+	if (lr_parse_u64(val, &c->count) != 0)
+		return lr_err(EINVAL, "probe: %s '%s': want packets", key, val);
+	c->dist.count = c->count;
 	return 0;
 }
+
+/* trim and ingress: the probe's mode, and its distributor's. */
+static int
+opt_ingress(void *conf, const char *key, const char *val)
+{
+	struct lr_probe_conf *c = conf;
+	int ret = lr_dist_conf_set(&c->dist, key, val);
+
+	if (ret != 0)
+		return ret;
+	c->ingress = c->dist.ingress;
+	c->trim = c->ingress == LR_INGRESS_TRIM ? c->dist.trim : 0;
+	return 0;
+}
+
+#define PRC(field) LR_OPT_FIELD(struct lr_probe_conf, field)
+
+/* The probe's options, then the export's and the distributor's. */
+static const struct lr_opt probe_opts[] = {
+	{ "entries", LR_OPT_UINT, PRC(entries), 8, 1u << 30, NULL, "N",
+	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 96 B per "
+	  "entry (120 B with biflow), so 1M flows take 96 MB on the port's "
+	  "socket (1M)", "`--entries 65536`", NULL },
+	{ "active", LR_OPT_UINT, PRC(active_s), 1, 86400, NULL, "S",
+	  "active timeout: a flow older than this is exported and starts again "
+	  "(300)", "`--active 60`", NULL },
+	{ "inactive", LR_OPT_UINT, PRC(inactive_s), 1, 86400, NULL, "S",
+	  "inactive timeout: a flow idle this long is exported (30)",
+	  "`--inactive 10`", NULL },
+	{ "ring", LR_OPT_UINT, PRC(ring), 64, 1u << 24, NULL, "N",
+	  "records in each queue's ring to the exporter; a full ring is "
+	  "counted, never waits (16384)", "`--ring 65536`", NULL },
+	{ "count", LR_OPT_FUNC, 0, 0, 0, 0, opt_count, "N",
+	  "stop after exactly N packets, 0: no limit (0); what the last burst "
+	  "held past N is freed unread and counted in `past_count_packets`",
+	  "`--count 1000000`", NULL },
+	{ "trim", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "B",
+	  "parse only the first B bytes of each frame (64..9018), as a trimming "
+	  "NIC delivers them; lengths are checked against, and bytes counted "
+	  "from, the whole frame; a header cut by the trim counts as `trunc_l4` "
+	  "(0: off)", "`--trim 64`", NULL },
+	{ "ingress", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "MODE",
+	  "what the flow cache takes in: `full` packets, `trim=B` (as `--trim "
+	  "B`), or `uh`: Unified Header records from a distributor, no packet "
+	  "bytes (needs `--channels`) (full)", "`--ingress uh`", NULL },
+	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
+	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
+	  "one `dist = TASK` names (a task object or its id), else the port's "
+	  "dist task made last", "`channel = 0`", NULL },
+	{ "dist", LR_OPT_UINT, PRC(dist_task), 0, LR_TASK_MAX - 1, NULL, "ID",
+	  "(scripts) with `channel`: the dist task to read, by id", "`dist = d`",
+	  NULL },
+	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, export, lr_exporter_opts),
+	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, dist, lr_dist_opts),
+	{ NULL },
+};
 
 static int
 probe_conf_set(void *conf, const char *key, const char *val)
 {
-	struct lr_probe_conf *c = conf;
-	uint64_t v;
-	int ret = 0;
-
-	if (strcmp(key, "entries") == 0) {
-		ret = num(key, val, 8, 1u << 30, &v);
-		c->entries = (uint32_t)v;
-	} else if (strcmp(key, "active") == 0) {
-		ret = num(key, val, 1, 86400, &v);
-		c->active_s = (uint32_t)v;
-	} else if (strcmp(key, "inactive") == 0) {
-		ret = num(key, val, 1, 86400, &v);
-		c->inactive_s = (uint32_t)v;
-	} else if (strcmp(key, "count") == 0) {
-		ret = num(key, val, 0, UINT64_MAX, &c->count);
-		c->dist.count = c->count;
-	} else if (strcmp(key, "trim") == 0 || strcmp(key, "ingress") == 0) {
-		uint16_t trim;
-
-		/* The probe's mode, and its distributor's with --channels. */
-		ret = lr_dist_conf_set(&c->dist, key, val);
-		if (ret != 0)
-			return ret;
-		c->ingress = c->dist.ingress;
-		trim = c->dist.trim;
-		c->trim = c->ingress == LR_INGRESS_TRIM ? trim : 0;
-	} else if (strcmp(key, "channel") == 0) {
-		ret = num(key, val, 0, LR_DIST_CHANNELS_MAX - 1, &v);
-		c->channel = (int32_t)v;
-	} else if (strcmp(key, "dist") == 0) {
-		ret = num(key, val, 0, LR_TASK_MAX - 1, &v);
-		c->dist_task = (int32_t)v;
-	} else if (strcmp(key, "ring") == 0) {
-		ret = num(key, val, 64, 1u << 24, &v);
-		c->ring = (uint32_t)v;
-	} else {
-		/* The exporter's options, else the distributor's. */
-		ret = lr_exporter_conf_set(&c->export, key, val);
-		if (ret == -ENOENT)
-			return lr_dist_conf_set(&c->dist, key, val);
-	}
-	return ret;
+	return lr_opt_set(probe_opts, conf, "probe", key, val);
 }
 
 /* The cache's export callback, on the task's lcore (or, once the task has
@@ -736,29 +755,7 @@ probe_plan(uint16_t port, const void *conf, const unsigned int *lcores,
 
 const struct lr_role lr_probe_role = {
 	.name = "probe",
-	.help =
-	"  --entries N       flow cache capacity per queue (1M; 96 B each)\n"
-	"  --active S --inactive S   timeouts (300, 30)\n"
-	"  --export TO       udp:HOST:PORT, tcp:HOST:PORT, file:PATH (RFC 5655)\n"
-	"                    or none (none)\n"
-	"  --export-rate N   UDP: IPFIX messages a second, 0: unpaced (2000)\n"
-	"  --export-wait S   at the end, what waits gets S s, then is counted\n"
-	"                    lost (10)\n"
-	"  --biflow 0|1      both directions in one record, RFC 5103 (0)\n"
-	"  --ns 0|1          flowStart/EndNanoseconds, not Milliseconds (0)\n"
-	"  --domain ID       IPFIX observation domain (0)\n"
-	"  --ipfix-mtu B     largest IPFIX message (1472)\n"
-	"  --template-every N --template-period S  UDP template resend (100, 60)\n"
-	"  --ring N          export ring records per queue (16384)\n"
-	"  --count N         stop after N packets, 0: no limit (0)\n"
-	"  --trim B          parse only the first B bytes (64..9018), count the\n"
-	"                    original lengths, as a trimming NIC would (0: off)\n"
-	"  --ingress MODE    full | trim=B | uh (uh needs --channels) (full)\n"
-	"  --channels N      a distributor (role dist) on queue 0 hashes flows\n"
-	"                    to N probe shards, for ports without RSS (0)\n"
-	"  --channel I       (scripts) read channel I of the port's dist task\n"
-	"  --dist ID         (scripts) with --channel: dist task ID's channel,\n"
-	"                    not the port's (Lua: dist = the task)\n",
+	.opts = probe_opts,
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,

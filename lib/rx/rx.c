@@ -70,15 +70,15 @@ static const struct lr_opt rx_opts[] = {
 	{ "count", LR_OPT_UINT, RC(count), 0, UINT64_MAX, NULL, "N",
 	  "stop after exactly N packets, 0: no limit (0); what the last burst "
 	  "held past N is freed unread and counted in `past_count_packets`",
-	  "`--count 1000000`" },
+	  "`--count 1000000`", NULL },
 	{ "flows", LR_OPT_FUNC, 0, 0, 0, 0, set_flows, "N",
 	  "flow table entries: flow ids flow-base .. flow-base+N-1 (65536)",
-	  "`--flows 1M`" },
+	  "`--flows 1M`", NULL },
 	{ "flow-base", LR_OPT_UINT, RC(flow_base), 0, LR_FLOW_NONE - 1, NULL, "ID",
-	  "flow id of the first entry (0)", "`--flow-base 1000`" },
+	  "flow id of the first entry (0)", "`--flow-base 1000`", NULL },
 	{ "latency", LR_OPT_BOOL, RC(latency), 0, 1, NULL, "0|1",
 	  "latency from the TX timestamps: right when both sides read one TSC "
-	  "(the wire, memif on one host, a loopback cable) (1)", "`--latency 0`" },
+	  "(the wire, memif on one host, a loopback cable) (1)", "`--latency 0`", NULL },
 	{ NULL },
 };
 

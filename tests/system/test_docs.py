@@ -250,7 +250,7 @@ def test_option_tables_are_the_codes():
     exactly what `linerate --options-md NAME` prints from them."""
     text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
     for section, name in (("### Port options", "port"), ("### gen options", "gen"),
-                          ("### rx options", "rx")):
+                          ("### rx options", "rx"), ("### probe options", "probe")):
         i = text.index(section) + 1
         while not text[i].startswith("|"):
             i += 1

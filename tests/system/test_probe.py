@@ -809,7 +809,7 @@ def test_distributor_bad_input():
     for args, msg in ((["--channels", "3"], "3 channels but 1 worker"),
                       (["--ingress", "uh"], "give channels=N"),
                       (["--channels", "2", "--ingress", "trim=40"], "headers need 64"),
-                      (["--channels", "65"], "want 1..64"),
+                      (["--channels", "65"], "want a number in 0..64"),
                       (["--channel", "0"], "no dist task"),
                       (["--channels", "1", "--hash-key", "00ff"], "want 16..52")):
         r = run(eal("dbad") + ["--", "--role", "probe", "--port", "net_null0",
