@@ -726,16 +726,14 @@ probe_results(json_t *doc)
 static void
 probe_live(char *buf, size_t len)
 {
-	unsigned int i, n = lr_engine_task_count(), nb = 0;
+	unsigned int it = 0, nb = 0;
 	uint64_t active = 0, created = 0;
+	const struct lr_task *t;
 
 	buf[0] = '\0';
-	for (i = 0; i < n; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
 		const struct probe *p = t->priv;
 
-		if (t->role != &lr_probe_role || p == NULL)
-			continue;
 		nb++;
 		active += lr_fc_counts(p->fc)->active;
 		created += lr_fc_counts(p->fc)->created;
