@@ -257,9 +257,17 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 		if (ret == -ENOENT && role != NULL)
 			ret = role->conf_set(rc, o->kv[i].key, o->kv[i].val);
 		if (ret == -ENOENT) {
-			fprintf(stderr, "linerate: unknown option '--%s'%s%s (see "
-				"--help)\n", o->kv[i].key, role ? " for role " : "",
-				role ? role->name : "");
+			const char *near = NULL;
+			unsigned int d = 3;	/* a typo or two, not a guess */
+
+			lr_opt_nearest(lr_port_opts, o->kv[i].key, &near, &d);
+			if (role != NULL && role->opts != NULL)
+				lr_opt_nearest(role->opts, o->kv[i].key, &near, &d);
+			fprintf(stderr, "linerate: unknown option '--%s'%s%s%s%s%s "
+				"(see --help)\n", o->kv[i].key,
+				role ? " for role " : "", role ? role->name : "",
+				near ? "; did you mean '--" : "", near ? near : "",
+				near ? "'?" : "");
 			return -EXIT_USAGE;
 		}
 		if (ret != 0) {

@@ -61,6 +61,14 @@ struct lr_opt {
 int lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 	       const char *key, const char *val);
 
+/**
+ * The key of @p tab (and the tables it includes) nearest to @p key by edit
+ * distance, if nearer than *@p dist; *@p best and *@p dist are updated.
+ * For "unknown option '--ratee'; did you mean '--rate'?".
+ */
+void lr_opt_nearest(const struct lr_opt *tab, const char *key,
+		    const char **best, unsigned int *dist);
+
 /** Print "  --key ARG  help" lines for --help. */
 void lr_opt_help(FILE *f, const struct lr_opt *tab);
 

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "lr_common.h"
 #include "lr_opt.h"
 
@@ -184,4 +186,48 @@ lr_opt_markdown(FILE *f, const struct lr_opt *tab)
 {
 	fputs("| option | meaning (default) | example |\n| --- | --- | --- |\n", f);
 	markdown_rows(f, tab, NULL);
+}
+
+/* Levenshtein distance of two short keys (longer ones count as far). */
+static unsigned int
+edits(const char *a, const char *b)
+{
+	unsigned int row[33], i, j, prev, cur;
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 32 || lb > 32)
+		return UINT32_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = RTE_MIN(RTE_MIN(row[j] + 1, row[j - 1] + 1),
+					 prev + (a[i - 1] != b[j - 1]));
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+void
+lr_opt_nearest(const struct lr_opt *tab, const char *key, const char **best,
+	       unsigned int *dist)
+{
+	const struct lr_opt *o;
+	unsigned int d;
+
+	for (o = tab; o->name != NULL; o++) {
+		if (o->type == LR_OPT_INCLUDE) {
+			lr_opt_nearest(o->sub, key, best, dist);
+			continue;
+		}
+		d = edits(o->name, key);
+		if (d < *dist) {
+			*dist = d;
+			*best = o->name;
+		}
+	}
 }

@@ -137,6 +137,10 @@ struct lr_role {
 	/** Why --role NAME alone is refused on the command line (the
 	 *  distributor runs with its probes), or NULL. */
 	const char *alone;
+	/** A conf key that, when given, means the task reads no queue of
+	 *  its port (the probe's "channel": it reads a distributor's ring),
+	 *  or NULL. */
+	const char *queueless_key;
 };
 
 /**

@@ -437,10 +437,13 @@ l_task(lua_State *L)
 	int isnum;
 
 	role = table_role_port(L, "task", &port);
-	/* A probe on a distributor channel holds no queue of the port. */
-	lua_getfield(L, 1, "channel");
-	queue = lua_isnil(L, -1) ? 0 : LR_QUEUE_NONE;
-	lua_pop(L, 1);
+	/* A task that reads no queue (a probe on a distributor's channel). */
+	queue = 0;
+	if (role->queueless_key != NULL) {
+		lua_getfield(L, 1, role->queueless_key);
+		queue = lua_isnil(L, -1) ? 0 : LR_QUEUE_NONE;
+		lua_pop(L, 1);
+	}
 	lua_getfield(L, 1, "queue");
 	queue = lua_isnil(L, -1) ? queue : lua_tointegerx(L, -1, &isnum);
 	if (!lua_isnil(L, -1) && (!isnum || queue < 0 || queue > 65535))

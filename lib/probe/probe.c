@@ -768,4 +768,5 @@ const struct lr_role lr_probe_role = {
 	.stopped = probe_stopped,
 	.plan = probe_plan,
 	.check = lr_probe_export_check,
+	.queueless_key = "channel",
 };

@@ -271,6 +271,22 @@ def test_percent_rate_names_its_speed():
            r.stderr, r.stderr)
 
 
+def test_unknown_option_names_the_nearest():
+    """An option with a typo is refused (exit 2) naming the option the
+    role's table has nearest to it; a key nothing resembles gets no guess."""
+    for role, typo, near in (("gen", "--ratee", "--rate"),
+                             ("probe", "--exprot", "--export"),
+                             ("probe", "--chanels", "--channels"),
+                             ("rx", "--mtuu", "--mtu")):
+        r = run(eal("near") + ["--", "--role", role, "--port", "net_null0",
+                               typo, "1"])
+        expect(r.returncode == 2 and "did you mean '%s'?" % near in r.stderr,
+               (role, typo, r.stderr))
+    r = run(eal("near2") + ["--", "--role", "rx", "--port", "net_null0",
+                            "--zzzzzz", "1"])
+    expect(r.returncode == 2 and "did you mean" not in r.stderr, r.stderr)
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
@@ -278,4 +294,5 @@ if __name__ == "__main__":
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
           test_times_must_be_finite, test_stats_typo_ends_the_script,
           test_count_is_exact, test_hugepages_left_behind,
-          test_stdout_is_the_results_alone, test_percent_rate_names_its_speed])
+          test_stdout_is_the_results_alone, test_percent_rate_names_its_speed,
+          test_unknown_option_names_the_nearest])
