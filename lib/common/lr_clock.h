@@ -61,7 +61,8 @@ struct lr_clock_rx {
  * What the packets of @p port carry: with @p capture (the queue replays a
  * capture file, struct lr_task's capture) the capture's times; else, when
  * the port has the rx timestamp offload and its device clock reads, the
- * NIC's stamps, set against @p c's Unix time; else nothing (flag 0).
+ * NIC's stamps, set against @p c's Unix time (@p c may be NULL with
+ * @p capture: a capture's times need no reading); else nothing (flag 0).
  *
  * @return 0, or -ENOMEM: a capture, and no rx timestamp dynfield to read
  *   its times from.

@@ -13,6 +13,7 @@
 #include <rte_prefetch.h>
 #include <rte_udp.h>
 
+#include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_wire.h"
 #include "lr_rx.h"
@@ -31,10 +32,10 @@ struct rx {
 	 * times are the capture's (its us stamps, on the TSC's scale from
 	 * the first one), so that durations and rates are the trace's. */
 	bool trace;
-	int ts_offset;			/* rx timestamp dynfield */
-	uint64_t ts0_us;		/* first stamp seen, 0: none yet */
-	uint64_t tsc0;			/* TSC at init: ts0_us maps here */
-	double tsc_per_us;
+	struct lr_clock_rx stamps;	/* what the capture's stamps mean */
+	uint64_t ts0_ns;		/* first stamp seen, 0: none yet */
+	uint64_t tsc0;			/* TSC at init: ts0_ns maps here */
+	double tsc_per_ns;
 };
 
 void
@@ -138,16 +139,14 @@ rx_init(struct lr_task *t, const void *arg)
 		lr_hist_init(r->hist);
 	}
 	if (t->capture && !c->latency) {
-		uint64_t flag;
-
-		/* net_pcap stamps every frame, in us (lr_port.h). */
-		if (rte_mbuf_dyn_rx_timestamp_register(&r->ts_offset, &flag) != 0) {
+		/* The capture's stamps, as the probe and dist read them. */
+		if (lr_clock_rx_init(&r->stamps, t->port, true, NULL) != 0) {
 			rx_free(t);
 			return lr_err(ENOMEM, "rx: no rx timestamp dynfield");
 		}
 		r->trace = true;
 		r->tsc0 = rte_rdtsc();
-		r->tsc_per_us = (double)hz / 1e6;
+		r->tsc_per_ns = (double)hz / 1e9;
 	}
 	r->ns_mult = (uint64_t)(1e9 * 4294967296.0 / (double)hz);
 	r->ns_per_cycle = 1e9 / (double)hz;
@@ -564,13 +563,13 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 static inline uint64_t
 trace_tsc(struct rx *r, const struct rte_mbuf *m)
 {
-	uint64_t us = *RTE_MBUF_DYNFIELD(m, r->ts_offset, uint64_t *);
+	uint64_t ns = lr_clock_rx_trace_ns(&r->stamps, m);
 
-	if (unlikely(r->ts0_us == 0))
-		r->ts0_us = us;
+	if (unlikely(r->ts0_ns == 0))
+		r->ts0_ns = ns;
 	/* Signed: a capture may step back a little (merged files). */
-	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(us - r->ts0_us) *
-					     r->tsc_per_us);
+	return r->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(ns - r->ts0_ns) *
+					     r->tsc_per_ns);
 }
 
 /*
