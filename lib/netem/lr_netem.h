@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Linux netem's decisions, exactly: what sch_netem's netem_enqueue() and
+ * netem_dequeue() decide for each frame (lost, duplicated, corrupted, sent
+ * to the head of the queue, when it is due), from a SPEC in tc-netem(8)'s
+ * own grammar, with the kernel's formulas, its 8192-scaled distribution
+ * tables and, with "seed N", its pseudo-random generator (prandom_u32_state
+ * seeded by prandom_seed_state), so that a run's decisions can be replayed
+ * by anyone who reads sch_netem.c.
+ *
+ * This library holds no frames: the delay role (lib/delay) stores them and
+ * asks it. Times are nanoseconds on any monotonic clock the caller keeps.
+ *
+ * Threading: lr_netem_parse() and lr_netem_conf_free() are control path;
+ * an struct lr_netem belongs to one lcore (no locks, no allocation after
+ * lr_netem_init()).
+ */
+#ifndef LR_NETEM_H
+#define LR_NETEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LR_NETEM_DIST_SCALE 8192	/**< the kernel's NETEM_DIST_SCALE */
+#define LR_NETEM_DIST_MAX 16384		/**< the kernel's NETEM_DIST_MAX */
+
+/** A distribution table as tc hands it to the kernel: s16 values scaled
+ *  by 8192 (an iproute2 .dist file, or one maketable wrote). */
+struct lr_netem_dist {
+	uint32_t size;
+	int16_t *table;
+	char name[64];		/**< "normal", or the file's path */
+};
+
+enum lr_netem_loss_model {
+	LR_NETEM_LOSS_RANDOM,	/**< loss [random] P [C] (CLG_RANDOM) */
+	LR_NETEM_LOSS_4STATE,	/**< loss state p13 ... (CLG_4_STATES) */
+	LR_NETEM_LOSS_GEMODEL,	/**< loss gemodel p ... (CLG_GILB_ELL) */
+};
+
+/** A probability as the kernel keeps it: P in [0, 1] as P * UINT32_MAX,
+ *  rounded as tc does; a correlation likewise. */
+typedef uint32_t lr_netem_prob_t;
+
+/**
+ * A parsed SPEC, in the units the kernel keeps (tc's conversions done):
+ * what struct netem_sched_data holds after netem_change().
+ */
+struct lr_netem_conf {
+	/* delay TIME [JITTER [CORRELATION]] [distribution NAME|FILE] */
+	int64_t latency_ns;
+	int64_t jitter_ns;
+	lr_netem_prob_t delay_corr;
+	struct lr_netem_dist *delay_dist;	/**< NULL: uniform */
+
+	/* loss */
+	enum lr_netem_loss_model loss_model;
+	lr_netem_prob_t loss, loss_corr;	/**< random */
+	lr_netem_prob_t a1, a2, a3, a4, a5;	/**< 4-state p13 p31 p32 p23 p14;
+						 *   gemodel p r 1-h 1-k in a1..a4 */
+
+	lr_netem_prob_t duplicate, dup_corr;
+	lr_netem_prob_t corrupt, corrupt_corr;
+	lr_netem_prob_t reorder, reorder_corr;
+	uint32_t gap;
+
+	/* rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]] */
+	uint64_t rate_Bps;		/**< bytes per second, 0: no rate */
+	int32_t packet_overhead;
+	uint32_t cell_size;
+	int32_t cell_overhead;
+
+	/* slot MIN [MAX] [packets N] [bytes N], or
+	 * slot distribution DIST DELAY JITTER [packets N] [bytes N] */
+	bool slot;
+	int64_t slot_min_ns, slot_max_ns;
+	int64_t slot_dist_delay_ns, slot_dist_jitter_ns;
+	struct lr_netem_dist *slot_dist;	/**< NULL: uniform min..max */
+	int32_t slot_max_packets;	/**< the kernel's default: INT32_MAX */
+	int32_t slot_max_bytes;
+
+	uint32_t limit;			/**< frames held at most */
+	bool limit_given;		/**< "limit N" was in the SPEC: else the
+					 *   delay role sizes it from the BDP */
+	uint64_t seed;
+	bool seed_given;		/**< else a random seed at init */
+
+	/* beyond netem */
+	bool no_reorder;	/**< "no-reorder": jitter never reorders, a
+				 *   frame is due no earlier than the one
+				 *   before it */
+	bool ar1;		/**< "jitter-ar1": correlated jitter whose
+				 *   marginal is the asked distribution (an
+				 *   AR(1) of uniforms mapped through the
+				 *   table), not netem's weighted mean */
+};
+
+/**
+ * Parse @p spec (tc-netem(8): "delay 184ms 8us distribution normal loss
+ * 0.1%"; "" or "none": no impairment) into @p c, tc's units and defaults.
+ * Distribution names are looked up as tc does ($TC_LIB_DIR, then iproute2's
+ * directories); a name with a '/' is a file.
+ *
+ * @return 0, or -EINVAL with @p err (@p errlen bytes) saying what is wrong
+ *   and at which word: "netem: 'delay 10xs': bad time '10xs' (word 2)".
+ */
+int lr_netem_parse(const char *spec, struct lr_netem_conf *c, char *err,
+		   size_t errlen);
+
+/** Free the tables a parsed conf holds. */
+void lr_netem_conf_free(struct lr_netem_conf *c);
+
+/** True when @p c changes nothing (a plain wire). */
+bool lr_netem_conf_is_none(const struct lr_netem_conf *c);
+
+/** The SPEC of @p c back in tc's words, for reports. */
+void lr_netem_conf_format(const struct lr_netem_conf *c, char *buf, size_t len);
+
+/** Least and greatest delay tabledist() can give (ns), rate and slots left
+ *  out: what the delay role sizes its storage and timing wheel for. */
+void lr_netem_delay_bounds(const struct lr_netem_conf *c, int64_t *min_ns,
+			   int64_t *max_ns);
+
+/** The kernel's struct rnd_state (lib/random32.c). */
+struct lr_netem_prng {
+	uint32_t s1, s2, s3, s4;
+};
+
+/** The kernel's struct crndstate. */
+struct lr_netem_crnd {
+	uint32_t last;
+	uint32_t rho;
+};
+
+/** The per-lcore state of one direction: netem_sched_data's moving parts. */
+struct lr_netem {
+	const struct lr_netem_conf *c;
+	struct lr_netem_prng prng;	/**< the kernel's q->prng */
+	struct lr_netem_prng prng2;	/**< what the kernel draws unseeded
+					 *   (corrupt's byte and bit, uniform
+					 *   slots): ours, seeded from seed */
+	struct lr_netem_crnd delay_cor, loss_cor, dup_cor, reorder_cor,
+			     corrupt_cor;
+	uint32_t counter;		/**< frames since the last reorder */
+	uint8_t loss_state;		/**< 4-state / GE state */
+	/* slots */
+	uint64_t slot_next;
+	int32_t slot_packets_left;
+	int32_t slot_bytes_left;
+	/* rate and no-reorder: the latest time_to_send in the queue */
+	uint64_t last_tts;
+	/* jitter-ar1 */
+	double ar1_z;
+};
+
+/** Start @p q on @p c (seeded as the kernel seeds: c->seed, or a random
+ *  one when none was given). @p c must outlive @p q. */
+void lr_netem_init(struct lr_netem *q, const struct lr_netem_conf *c);
+
+/** The kernel's prandom_seed_state() and prandom_u32_state(). */
+void lr_netem_prng_seed(struct lr_netem_prng *s, uint64_t seed);
+uint32_t lr_netem_prng_u32(struct lr_netem_prng *s);
+
+/** What netem_enqueue() decided for one copy of a frame. */
+enum lr_netem_fate {
+	LR_NETEM_QUEUED,	/**< into the tfifo, due at tts */
+	LR_NETEM_HEAD,		/**< reordered: to the head, due now */
+	LR_NETEM_LOST,		/**< the loss model dropped it */
+	LR_NETEM_OVER_LIMIT,	/**< qlen >= limit: dropped */
+};
+
+struct lr_netem_copy {
+	enum lr_netem_fate fate;
+	uint64_t tts;		/**< time_to_send (QUEUED, HEAD) */
+	bool corrupt;		/**< flip bit corrupt_bit of byte corrupt_byte */
+	uint32_t corrupt_byte;
+	uint8_t corrupt_bit;
+};
+
+/**
+ * One frame of @p len bytes (qdisc_pkt_len: the frame without FCS) arrives
+ * at @p now_ns, with @p qlen frames held. Fills @p out with one or two
+ * copies in the order the kernel enqueues them (a duplicate first: the
+ * kernel's root enqueue of the clone, then the original).
+ *
+ * @return copies written (1 or 2). A lost frame is one copy LOST.
+ */
+unsigned int lr_netem_enqueue(struct lr_netem *q, uint32_t len,
+			      uint64_t now_ns, uint32_t qlen,
+			      struct lr_netem_copy out[2]);
+
+/**
+ * netem_dequeue()'s slot check for the frame at the head of the tfifo, due
+ * at @p tts: may it leave at @p now_ns? (Without slots: tts <= now.)
+ */
+bool lr_netem_may_send(struct lr_netem *q, uint64_t tts, uint64_t now_ns);
+
+/** A frame of @p len bytes left at @p now_ns (slots count it). */
+void lr_netem_sent(struct lr_netem *q, uint32_t len, uint64_t now_ns);
+
+/** The queue went empty: rate's "last" reference is gone (the kernel
+ *  finds no tail). */
+void lr_netem_queue_empty(struct lr_netem *q);
+
+/** A distribution table from an iproute2 .dist file or maketable's output
+ *  (@p path), or by name from tc's directories. NULL with lr_errmsg(). */
+struct lr_netem_dist *lr_netem_dist_load(const char *name_or_path);
+void lr_netem_dist_free(struct lr_netem_dist *d);
+
+/**
+ * iproute2's maketable: a distribution table from @p n samples (any unit),
+ * written to @p path in the .dist format tc reads; *@p mu and *@p sigma
+ * (the samples' mean and standard deviation, the "delay MU SIGMA" to use
+ * with it). @return 0 or -errno with lr_errmsg().
+ */
+int lr_netem_maketable(const double *samples, size_t n, const char *path,
+		       double *mu, double *sigma);
+
+#endif
