@@ -6,6 +6,7 @@
  */
 #include <rte_common.h>
 
+#include "lr_delay.h"
 #include "lr_dist.h"
 #include "lr_engine.h"
 #include "lr_gen.h"
@@ -20,6 +21,7 @@ lr_roles_builtin(void)
 		&lr_rx_role,
 		&lr_probe_role,
 		&lr_dist_role,
+		&lr_delay_role,
 	};
 	unsigned int i;
 

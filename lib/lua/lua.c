@@ -110,12 +110,17 @@ value_text(lua_State *L, int idx, char *buf, size_t len)
 	case LUA_TSTRING:
 		return lua_tostring(L, idx);
 	case LUA_TUSERDATA: {
-		/* A task as an option's value (a probe's dist): its id. */
+		/* A task as an option's value (a probe's dist), or a port (the
+		 * delay role's peer): its id. */
 		const struct ltask *lt = luaL_testudata(L, idx, TASK_MT);
+		const struct lport *lp = luaL_testudata(L, idx, PORT_MT);
 
-		if (lt == NULL)
+		if (lt != NULL)
+			snprintf(buf, len, "%u", lt->t->id);
+		else if (lp != NULL)
+			snprintf(buf, len, "%u", lp->id);
+		else
 			return NULL;
-		snprintf(buf, len, "%u", lt->t->id);
 		return buf;
 	}
 	default:

@@ -103,6 +103,10 @@ int lr_port_find_for(const char *spec, const struct lr_port_conf *conf,
 /** memif buffer size (bsize=) that holds a whole frame of @p mtu (0: 1500). */
 uint32_t lr_port_memif_bsize(uint16_t mtu);
 
+/** The conf port @p port_id was set up with, or NULL: a role that brings
+ *  up a second port (the delay role's peer) sets it up alike. */
+const struct lr_port_conf *lr_port_conf_of(uint16_t port_id);
+
 /**
  * Configure, set up queues and start a port, then wait for its link.
  * A port that is already set up is stopped and set up again.

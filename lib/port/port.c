@@ -38,6 +38,9 @@ RTE_LOG_REGISTER(lr_port_logtype, user.lr.port, INFO);
 
 static struct lr_port_info ports[RTE_MAX_ETHPORTS];
 static bool is_setup[RTE_MAX_ETHPORTS];
+/* The conf each port was set up with: a role that brings up a second port
+ * (the delay role's peer) sets it up alike. */
+static struct lr_port_conf confs[RTE_MAX_ETHPORTS];
 
 /*
  * The symmetric key of Woo and Park ("Scalable TCP session monitoring with
@@ -453,6 +456,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 		return lr_err(-ret, "port %s: start", pi->name);
 	pi->started = true;
 	is_setup[port_id] = true;
+	confs[port_id] = *c;
 	if (c->promisc)
 		rte_eth_promiscuous_enable(port_id);	/* not all PMDs can */
 	pi->nb_rxq = c->nb_rxq;
@@ -504,6 +508,14 @@ lr_port_info(uint16_t port_id)
 	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
 		return NULL;
 	return &ports[port_id];
+}
+
+const struct lr_port_conf *
+lr_port_conf_of(uint16_t port_id)
+{
+	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
+		return NULL;
+	return &confs[port_id];
 }
 
 struct close_req {

@@ -15,6 +15,7 @@
 
 #include "lr_clock.h"
 #include "lr_common.h"
+#include "lr_netem.h"
 #include "lr_wire.h"
 #include "lr_rx.h"
 
@@ -28,6 +29,10 @@ struct rx {
 	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
 	double ns_per_cycle;		/* for spans past 2^32 cycles */
 	struct lr_hist *hist;		/* NULL without latency */
+	uint64_t *samp;			/* latency samples, NULL: none kept */
+	uint32_t nb_samp, max_samp;
+	char samples_out[256];		/* where they go after the run */
+	char dist_out[256];
 	/* A capture replayed without latency: a flow's first and last
 	 * times are the capture's (its us stamps, on the TSC's scale from
 	 * the first one), so that durations and rates are the trace's. */
@@ -44,6 +49,7 @@ lr_rx_conf_init(struct lr_rx_conf *c)
 	memset(c, 0, sizeof(*c));
 	c->flows = LR_RX_FLOWS_DEFAULT;
 	c->latency = true;
+	c->samples = 1000000;
 }
 
 static void
@@ -65,6 +71,19 @@ set_flows(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+static int
+set_path(void *conf, const char *key, const char *val)
+{
+	struct lr_rx_conf *c = conf;
+	char *dst = strcmp(key, "samples-out") == 0 ? c->samples_out : c->dist_out;
+
+	if (*val == '\0' || strlen(val) >= sizeof(c->dist_out))
+		return lr_err(EINVAL, "rx: %s '%s': want a path of 1..%zu bytes",
+			      key, val, sizeof(c->dist_out) - 1);
+	snprintf(dst, sizeof(c->dist_out), "%s", val);
+	return 0;
+}
+
 #define RC(field) LR_OPT_FIELD(struct lr_rx_conf, field)
 
 static const struct lr_opt rx_opts[] = {
@@ -80,6 +99,17 @@ static const struct lr_opt rx_opts[] = {
 	{ "latency", LR_OPT_BOOL, RC(latency), 0, 1, NULL, "0|1",
 	  "latency from the TX timestamps: right when both sides read one TSC "
 	  "(the wire, memif on one host, a loopback cable) (1)", "`--latency 0`", NULL },
+	{ "samples", LR_OPT_UINT, RC(samples), 1, 1u << 28, NULL, "N",
+	  "latency samples kept for samples-out and dist-out: the first N of "
+	  "each task, 8 B each (1M)", "`--samples 5M`", NULL },
+	{ "samples-out", LR_OPT_FUNC, 0, 0, 0, 0, set_path, "FILE",
+	  "write the latency samples to FILE after the run, one ns a line, "
+	  "every rx task's in task order (no)", "`--samples-out lat.txt`", NULL },
+	{ "dist-out", LR_OPT_FUNC, 0, 0, 0, 0, set_path, "FILE",
+	  "write the latency samples as a netem distribution table (iproute2's "
+	  "maketable) to FILE, and say the mean and deviation to give the "
+	  "delay role or tc with it: `delay MU SIGMA distribution FILE` (no)",
+	  "`--dist-out path.dist`", NULL },
 	{ NULL },
 };
 
@@ -98,6 +128,7 @@ rx_free(struct lr_task *t)
 		return;
 	rte_free(r->flows);
 	rte_free(r->hist);
+	rte_free(r->samp);
 	rte_free(r);
 	t->priv = NULL;
 }
@@ -113,6 +144,9 @@ rx_init(struct lr_task *t, const void *arg)
 	    (uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
 		return lr_err(EINVAL, "rx: %u flows from id %u: want 1..%u below "
 			      "2^32 - 1", c->flows, c->flow_base, LR_RX_FLOWS_MAX);
+	if (!c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0'))
+		return lr_err(EINVAL, "rx: samples-out and dist-out write latency "
+			      "samples: not with latency 0");
 	r = rte_zmalloc_socket("lr_rx", sizeof(*r), RTE_CACHE_LINE_SIZE, t->socket);
 	if (r == NULL)
 		return lr_err(ENOMEM, "rx: no memory on socket %d", t->socket);
@@ -137,6 +171,21 @@ rx_init(struct lr_task *t, const void *arg)
 			return lr_err(ENOMEM, "rx: no memory for a histogram");
 		}
 		lr_hist_init(r->hist);
+	}
+	if (c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0')) {
+		r->samp = rte_malloc_socket("lr_rx_samples",
+					    sizeof(*r->samp) * c->samples,
+					    RTE_CACHE_LINE_SIZE, t->socket);
+		if (r->samp == NULL) {
+			rx_free(t);
+			return lr_err(ENOMEM, "rx: no memory for %u latency "
+				      "samples (%zu MB)", c->samples,
+				      sizeof(*r->samp) * c->samples >> 20);
+		}
+		r->max_samp = c->samples;
+		snprintf(r->samples_out, sizeof(r->samples_out), "%s",
+			 c->samples_out);
+		snprintf(r->dist_out, sizeof(r->dist_out), "%s", c->dist_out);
 	}
 	if (t->capture && !c->latency) {
 		/* The capture's stamps, as the probe and dist read them. */
@@ -553,9 +602,13 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 			r->c.latency_invalid++;
 			return;
 		}
-		lr_hist_add(r->hist, likely(cyc < (1ull << 32)) ?
-			    (cyc * r->ns_mult) >> 32 :
-			    (uint64_t)((double)cyc * r->ns_per_cycle));
+		uint64_t ns = likely(cyc < (1ull << 32)) ?
+			      (cyc * r->ns_mult) >> 32 :
+			      (uint64_t)((double)cyc * r->ns_per_cycle);
+
+		lr_hist_add(r->hist, ns);
+		if (unlikely(r->samp != NULL) && r->nb_samp < r->max_samp)
+			r->samp[r->nb_samp++] = ns;
 	}
 }
 
@@ -665,6 +718,109 @@ rx_poll(struct lr_task *t, uint64_t now)
 	return poll_burst(t, now, false);
 }
 
+/* Every rx task's samples that go to @p path (the samples-out or dist-out
+ * of @p which), in task order; *@p n of them, malloc'd. */
+static double *
+samples_for(const char *path, bool dist, size_t *n)
+{
+	unsigned int it = 0;
+	struct lr_task *t;
+	double *v = NULL;
+	size_t k = 0;
+
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *r = t->priv;
+		double *nv;
+		uint32_t i;
+
+		if (r->samp == NULL ||
+		    strcmp(dist ? r->dist_out : r->samples_out, path) != 0)
+			continue;
+		nv = realloc(v, sizeof(*v) * (k + r->nb_samp + 1));
+		if (nv == NULL) {
+			free(v);
+			return NULL;
+		}
+		v = nv;
+		for (i = 0; i < r->nb_samp; i++)
+			v[k++] = (double)r->samp[i];
+	}
+	*n = k;
+	return v;
+}
+
+static void
+write_samples(const char *path, bool dist)
+{
+	double mu, sigma;
+	double *v;
+	size_t n, i;
+	FILE *f;
+
+	v = samples_for(path, dist, &n);
+	if (v == NULL) {
+		fprintf(stderr, "rx: no memory for the samples of %s\n", path);
+		return;
+	}
+	if (dist) {
+		if (n < 2 || lr_netem_maketable(v, n, path, &mu, &sigma) != 0)
+			fprintf(stderr, "rx: dist-out %s: %s\n", path, n < 2 ?
+				"fewer than 2 latency samples" : lr_errmsg());
+		else
+			fprintf(stderr, "rx: %s: netem table of %zu latency "
+				"samples, mean %.3f us, deviation %.3f us: use "
+				"'delay %.0fns %.0fns distribution %s'\n", path, n,
+				mu / 1e3, sigma / 1e3, mu, sigma, path);
+	} else {
+		f = fopen(path, "w");
+		if (f == NULL) {
+			fprintf(stderr, "rx: samples-out %s: %s\n", path,
+				strerror(errno));
+		} else {
+			for (i = 0; i < n; i++)
+				fprintf(f, "%.0f\n", v[i]);
+			if (fclose(f) != 0)
+				fprintf(stderr, "rx: samples-out %s: %s\n", path,
+					strerror(errno));
+		}
+	}
+	free(v);
+}
+
+/* After the run: each samples-out and dist-out file once, with the samples
+ * of every task that names it. */
+static void
+rx_stopped(void)
+{
+	unsigned int it = 0, jt;
+	struct lr_task *t, *u;
+	int dist;
+
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *r = t->priv;
+
+		if (r->samp == NULL)
+			continue;
+		for (dist = 0; dist < 2; dist++) {
+			const char *p = dist ? r->dist_out : r->samples_out;
+			bool first = true;
+
+			if (p[0] == '\0')
+				continue;
+			jt = 0;
+			while ((u = lr_role_next(&lr_rx_role, &jt)) != t) {
+				const struct rx *o = u->priv;
+
+				if (o->samp != NULL &&
+				    strcmp(dist ? o->dist_out : o->samples_out, p) == 0)
+					first = false;
+			}
+			if (first)
+				write_samples(p, dist != 0);
+		}
+	}
+}
+
 const struct lr_role lr_rx_role = {
 	.name = "rx",
 	.opts = rx_opts,
@@ -678,5 +834,6 @@ const struct lr_role lr_rx_role = {
 	.free = rx_free,
 	.results = rx_results,
 	.live = rx_live,
+	.stopped = rx_stopped,
 	.write_csv = lr_rx_write_csv,
 };

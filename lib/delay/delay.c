@@ -1,0 +1,1101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The delay role (lr_delay.h): two directions per task, each a netem qdisc
+ * (lib/netem decides) in front of a byte ring and a timing wheel.
+ *
+ * Storage. A direction keeps what it holds in one ring of bytes, in arrival
+ * order: a 16 B record header (due time, wheel link, length, flags) and the
+ * frame rounded up to 16 B. A record that would cross the ring's end leaves
+ * a pad record there and starts again at 0. A record is freed where it is
+ * sent; the ring's tail moves over freed records and pads, so a frame that
+ * leaves before older ones (jitter) holds its bytes until they leave too.
+ *
+ * Order. Frames leave in the order of their due time (the kernel's tfifo:
+ * ties in arrival order), from a timing wheel of 2^k buckets of G ns that
+ * spans the jitter (the greatest delay less the least, lr_netem_delay_bounds),
+ * each bucket a list kept sorted. A record enters the wheel from the ring's
+ * arrival order once its due time falls inside the wheel; since no frame is
+ * due earlier than the least delay after the arrival of the frames before
+ * it, waiting for the oldest to fit loses no order. The wheel holds a few
+ * microseconds of frames, not the 184 ms of the path.
+ *
+ * Fast path per poll: each direction sends what it could not before, takes
+ * one rx burst (netem's enqueue decisions, bytes into the ring) and sends
+ * what is due, in new mbufs of its own pool.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
+
+#include "lr_common.h"
+#include "lr_delay.h"
+#include "lr_engine.h"
+#include "lr_hist.h"
+#include "lr_netem.h"
+#include "lr_opt.h"
+#include "lr_port.h"
+
+#define REC_HDR 16u
+#define NIL UINT32_MAX
+#define F_FREE 1u		/* sent: the tail may pass it */
+#define F_PAD 2u		/* filler to the ring's end */
+#define F_HEAD 4u		/* reordered: on the head list, not the wheel */
+
+#define GRAIN_MIN_SHIFT 10	/* buckets of 1024 ns at least */
+#define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
+#define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
+#define POOL_MBUFS 4095u	/* tx mbufs of a direction */
+#define LATE_NS_DEFAULT 10000u
+/* Times start here, not at 0: a negative delay (jitter above the delay)
+ * makes a due time before the first arrival. */
+#define NS_BASE 1000000000000ull
+
+struct rec {
+	uint64_t tts;		/* due, ns */
+	uint32_t next;		/* next record in its bucket or head list */
+	uint16_t len;		/* frame bytes */
+	uint16_t flags;
+};
+
+struct bucket {
+	uint32_t first, last;
+};
+
+struct dir_counts {
+	uint64_t in;
+	uint64_t out;
+	uint64_t lost;		/* by the loss model */
+	uint64_t duplicated;	/* extra copies made */
+	uint64_t corrupted;
+	uint64_t reordered;	/* sent ahead of the queue (reorder) */
+	uint64_t over_limit;	/* netem's limit */
+	uint64_t no_room;	/* the ring had no room */
+	uint64_t late;		/* sent later than due by more than late_ns */
+	uint64_t held;		/* in the ring now */
+	uint64_t held_at_stop;	/* still held when the task stopped */
+	uint64_t mem_high;	/* most bytes of the ring in use */
+	uint64_t tx_full;	/* tx bursts the queue did not take whole */
+};
+
+struct dir {
+	struct lr_netem q;
+	struct lr_netem_conf nc;
+	bool active;		/* the direction exists (its rx and tx queue) */
+	bool pass;		/* no impairment: mbufs go straight through */
+	uint16_t in_port, in_queue, out_port, out_queue;
+	uint32_t limit;
+	uint32_t late_ns;
+	/* the ring */
+	uint8_t *mem;
+	uint64_t size;
+	uint64_t used;
+	uint64_t head;		/* offset of the next record */
+	uint64_t tail;		/* offset of the oldest record */
+	uint64_t fifo;		/* offset of the oldest record not yet in the
+				 * wheel or on the head list */
+	uint64_t fifo_recs;	/* records from fifo to head */
+	/* the wheel */
+	struct bucket *wheel;
+	uint64_t wmask;
+	unsigned int gshift;
+	uint64_t base;		/* bucket number of the current bucket */
+	uint64_t in_wheel;
+	uint32_t hfirst, hlast;	/* head list (reordered frames) */
+	/* tx */
+	struct rte_mempool *pool;
+	struct rte_mbuf *spare[LR_BURST];
+	uint16_t nb_spare;
+	struct rte_mbuf *pend[LR_BURST];
+	uint16_t nb_pend, pend_off;
+	struct dir_counts c;
+	struct lr_hist *lateness;
+	char spec[LR_DELAY_SPEC_MAX];
+	uint64_t bdp_bytes;	/* what the ring was sized for */
+};
+
+struct delay {
+	struct dir d[2];
+	uint64_t tsc0;
+	double ns_per_tsc;
+	bool capture_done;
+};
+
+static const char *const dir_name[2] = { "forward", "back" };
+
+/* ---- options ---- */
+
+static int
+set_str(char *dst, size_t len, const char *key, const char *val)
+{
+	if (strlen(val) >= len)
+		return lr_err(EINVAL, "delay: %s: longer than %zu bytes", key,
+			      len - 1);
+	snprintf(dst, len, "%s", val);
+	return 0;
+}
+
+static int
+set_peer(void *conf, const char *key, const char *val)
+{
+	struct lr_delay_conf *c = conf;
+
+	if (*val == '\0')
+		return lr_err(EINVAL, "delay: %s: want a port", key);
+	return set_str(c->peer, sizeof(c->peer), key, val);
+}
+
+/* A SPEC is parsed as it is given, so that a bad word is an error of the
+ * option (exit 2), not of the run. */
+static int
+set_spec(void *conf, const char *key, const char *val)
+{
+	struct lr_delay_conf *c = conf;
+	struct lr_netem_conf nc;
+	char err[256];
+
+	if (lr_netem_parse(val, &nc, err, sizeof(err)) != 0)
+		return lr_err(EINVAL, "delay: --%s: %s", key, err);
+	lr_netem_conf_free(&nc);
+	if (strcmp(key, "netem") == 0)
+		return set_str(c->netem, sizeof(c->netem), key, val);
+	return set_str(c->netem_back, sizeof(c->netem_back), key, val);
+}
+
+#define DC(field) LR_OPT_FIELD(struct lr_delay_conf, field)
+
+static const struct lr_opt delay_opts[] = {
+	{ "peer", LR_OPT_FUNC, 0, 0, 0, 0, set_peer, "PORT",
+	  "the other port: frames from --port leave by it, and its frames "
+	  "leave by --port (an id, a name or vdev devargs, set up as --port)",
+	  "`--peer net_memif1,role=client,socket=/tmp/b.sock`", NULL },
+	{ "netem", LR_OPT_FUNC, 0, 0, 0, 0, set_spec, "SPEC",
+	  "impairments from --port to --peer in tc-netem(8)'s words: delay, "
+	  "jitter, correlation, distribution, loss (random, state, gemodel), "
+	  "corrupt, duplicate, reorder/gap, rate, slot, limit, seed; and "
+	  "no-reorder, jitter-ar1 (none)",
+	  "`--netem \"delay 184ms 8us distribution normal\"`", NULL },
+	{ "netem-back", LR_OPT_FUNC, 0, 0, 0, 0, set_spec, "SPEC",
+	  "impairments from --peer to --port, as --netem (none)",
+	  "`--netem-back \"delay 184ms loss 0.1%\"`", NULL },
+	{ "buffer", LR_OPT_UINT, DC(buffer), 0, UINT64_MAX, NULL, "BYTES",
+	  "storage of a direction of a queue pair, 0: the bandwidth-delay "
+	  "product of the port's speed and the greatest delay (0)",
+	  "`--buffer 512M`", NULL },
+	{ "late", LR_OPT_UINT, DC(late_ns), 0, UINT32_MAX, NULL, "NS",
+	  "a frame sent later than due by more than NS ns is counted late "
+	  "(10000)", "`--late 1000`", NULL },
+	{ NULL },
+};
+
+static void
+delay_conf_init(void *conf)
+{
+	struct lr_delay_conf *c = conf;
+
+	memset(c, 0, sizeof(*c));
+	c->late_ns = LATE_NS_DEFAULT;
+}
+
+static int
+delay_conf_set(void *conf, const char *key, const char *val)
+{
+	return lr_opt_set(delay_opts, conf, "delay", key, val);
+}
+
+static int
+delay_conf_check(const void *conf)
+{
+	const struct lr_delay_conf *c = conf;
+
+	if (c->peer[0] == '\0')
+		return lr_err(EINVAL, "delay: --peer PORT is missing: the port "
+			      "the frames of --port leave by");
+	return 0;
+}
+
+/* ---- the ring ---- */
+
+static inline struct rec *
+rec_at(const struct dir *d, uint64_t off)
+{
+	return (struct rec *)(d->mem + off);
+}
+
+static inline struct rec *
+rec_id(const struct dir *d, uint32_t id)
+{
+	return (struct rec *)(d->mem + ((uint64_t)id << 4));
+}
+
+static inline uint64_t
+rec_bytes(const struct dir *d, uint64_t off, const struct rec *r)
+{
+	if (r->flags & F_PAD)
+		return d->size - off;
+	return REC_HDR + RTE_ALIGN_CEIL((uint64_t)r->len, 16);
+}
+
+/* Room for a record of @p len bytes: the record, or NULL. */
+static inline struct rec *
+rec_new(struct dir *d, uint32_t len)
+{
+	uint64_t need = REC_HDR + RTE_ALIGN_CEIL((uint64_t)len, 16);
+	uint64_t to_end = d->size - d->head;
+	struct rec *r;
+
+	if (unlikely(need > to_end)) {
+		if (d->used + to_end + need > d->size)
+			return NULL;
+		r = rec_at(d, d->head);
+		r->flags = F_PAD;
+		r->len = 0;
+		d->used += to_end;
+		d->head = 0;
+	} else if (d->used + need > d->size) {
+		return NULL;
+	}
+	r = rec_at(d, d->head);
+	r->len = (uint16_t)len;
+	r->flags = 0;
+	r->next = NIL;
+	d->used += need;
+	d->head += need;
+	if (d->head == d->size)
+		d->head = 0;
+	d->fifo_recs++;
+	if (unlikely(d->used > d->c.mem_high))
+		d->c.mem_high = d->used;
+	return r;
+}
+
+/* Move the tail over what was sent. */
+static inline void
+tail_advance(struct dir *d)
+{
+	while (d->used != 0) {
+		struct rec *r = rec_at(d, d->tail);
+		uint64_t b;
+
+		if (!(r->flags & (F_FREE | F_PAD)))
+			break;
+		b = rec_bytes(d, d->tail, r);
+		d->used -= b;
+		d->tail += b;
+		if (d->tail == d->size)
+			d->tail = 0;
+	}
+}
+
+static inline void
+copy_frame(void *dst, const struct rte_mbuf *m)
+{
+	uint8_t *p = dst;
+
+	for (; m != NULL; m = m->next) {
+		rte_memcpy(p, rte_pktmbuf_mtod(m, const void *), m->data_len);
+		p += m->data_len;
+	}
+}
+
+/* ---- the wheel ---- */
+
+static inline void
+wheel_insert(struct dir *d, struct rec *r, uint32_t id)
+{
+	uint64_t b = r->tts >> d->gshift;
+	struct bucket *bk;
+	uint32_t prev, cur;
+
+	if (b < d->base)
+		b = d->base;		/* late already: due now */
+	bk = &d->wheel[b & d->wmask];
+	d->in_wheel++;
+	r->next = NIL;
+	if (bk->first == NIL) {
+		bk->first = bk->last = id;
+		return;
+	}
+	if (rec_id(d, bk->last)->tts <= r->tts) {
+		rec_id(d, bk->last)->next = id;
+		bk->last = id;
+		return;
+	}
+	/* Before the last: after every record due no later (tfifo's ties). */
+	prev = NIL;
+	cur = bk->first;
+	while (rec_id(d, cur)->tts <= r->tts) {
+		prev = cur;
+		cur = rec_id(d, cur)->next;
+	}
+	r->next = cur;
+	if (prev == NIL)
+		bk->first = id;
+	else
+		rec_id(d, prev)->next = id;
+}
+
+/* Records from the arrival order into the wheel while they fit in it. */
+static inline void
+migrate(struct dir *d)
+{
+	uint64_t end = (d->base + d->wmask + 1) << d->gshift;
+
+	while (d->fifo_recs != 0) {
+		struct rec *r = rec_at(d, d->fifo);
+
+		if (r->flags & F_PAD) {
+			d->fifo = 0;
+			continue;
+		}
+		if (!(r->flags & F_HEAD)) {
+			if (r->tts >= end)
+				break;
+			wheel_insert(d, r, (uint32_t)(d->fifo >> 4));
+		}
+		d->fifo += rec_bytes(d, d->fifo, r);
+		if (d->fifo == d->size)
+			d->fifo = 0;
+		d->fifo_recs--;
+	}
+}
+
+/* Up to @p max records due at @p now, in the order they leave. */
+static inline unsigned int
+due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
+{
+	unsigned int k = 0;
+
+	while (k < max && d->hfirst != NIL) {
+		struct rec *r = rec_id(d, d->hfirst);
+
+		d->hfirst = r->next;
+		out[k++] = r;
+	}
+	migrate(d);
+	while (k < max) {
+		struct bucket *bk = &d->wheel[d->base & d->wmask];
+
+		if (bk->first != NIL) {
+			struct rec *r = rec_id(d, bk->first);
+
+			if (r->tts > now || !lr_netem_may_send(&d->q, r->tts, now))
+				break;
+			bk->first = r->next;
+			if (bk->first == NIL)
+				bk->last = NIL;
+			d->in_wheel--;
+			lr_netem_sent(&d->q, r->len, now);
+			out[k++] = r;
+			continue;
+		}
+		if (d->in_wheel == 0) {
+			/* Nothing in the wheel: jump to now (what is still in
+			 * the arrival order is due later, or late). */
+			if ((now >> d->gshift) <= d->base)
+				break;
+			d->base = now >> d->gshift;
+			migrate(d);
+			if (d->in_wheel == 0)
+				break;
+			continue;
+		}
+		if (((d->base + 1) << d->gshift) > now)
+			break;
+		d->base++;
+		migrate(d);
+	}
+	return k;
+}
+
+/* ---- the fast path ---- */
+
+static inline uint64_t
+now_ns(const struct delay *dl, uint64_t tsc)
+{
+	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
+}
+
+/* Send what the queue did not take before. @return true when all went. */
+static inline bool
+flush_pend(struct dir *d, struct lr_task_stats *st)
+{
+	uint16_t n;
+
+	if (d->nb_pend == d->pend_off)
+		return true;
+	n = rte_eth_tx_burst(d->out_port, d->out_queue, d->pend + d->pend_off,
+			     d->nb_pend - d->pend_off);
+	d->pend_off += n;
+	d->c.out += n;
+	st->tx_pkts += n;
+	if (d->pend_off < d->nb_pend)
+		return false;
+	d->nb_pend = d->pend_off = 0;
+	return true;
+}
+
+static inline void
+tx(struct dir *d, struct rte_mbuf **m, uint16_t k, struct lr_task_stats *st)
+{
+	uint16_t n = rte_eth_tx_burst(d->out_port, d->out_queue, m, k);
+
+	d->c.out += n;
+	st->tx_pkts += n;
+	if (n < k) {
+		d->c.tx_full++;
+		st->tx_retry++;
+		memcpy(d->pend, m + n, sizeof(*m) * (k - n));
+		d->nb_pend = k - n;
+		d->pend_off = 0;
+	}
+}
+
+/* A direction with no impairment: a wire. */
+static inline void
+pass(struct dir *d, struct lr_task_stats *st)
+{
+	struct rte_mbuf *m[LR_BURST];
+	uint16_t n, i;
+
+	if (!flush_pend(d, st))
+		return;
+	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
+	if (n == 0)
+		return;
+	d->c.in += n;
+	st->rx_pkts += n;
+	for (i = 0; i < n; i++) {
+		st->rx_bytes += m[i]->pkt_len;
+		st->tx_bytes += m[i]->pkt_len;
+	}
+	tx(d, m, n, st);
+}
+
+static inline void
+enqueue(struct dir *d, uint64_t now, struct lr_task_stats *st)
+{
+	struct rte_mbuf *m[LR_BURST];
+	struct lr_netem_copy cp[2];
+	uint16_t n, i;
+	unsigned int k, j;
+
+	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
+	if (n == 0)
+		return;
+	d->c.in += n;
+	st->rx_pkts += n;
+	for (i = 0; i < n; i++) {
+		uint32_t len = m[i]->pkt_len;
+
+		st->rx_bytes += len;
+		k = lr_netem_enqueue(&d->q, len, now, (uint32_t)d->c.held, cp);
+		d->c.duplicated += k - 1;
+		for (j = 0; j < k; j++) {
+			struct rec *r;
+			uint32_t id;
+
+			if (cp[j].fate == LR_NETEM_LOST) {
+				d->c.lost++;
+				continue;
+			}
+			if (cp[j].fate == LR_NETEM_OVER_LIMIT) {
+				d->c.over_limit++;
+				continue;
+			}
+			r = rec_new(d, len);
+			if (unlikely(r == NULL)) {
+				d->c.no_room++;
+				continue;
+			}
+			r->tts = cp[j].tts;
+			copy_frame(r + 1, m[i]);
+			if (cp[j].corrupt) {
+				((uint8_t *)(r + 1))[cp[j].corrupt_byte % len] ^=
+					(uint8_t)(1u << (cp[j].corrupt_bit & 7));
+				d->c.corrupted++;
+			}
+			d->c.held++;
+			if (cp[j].fate == LR_NETEM_HEAD) {
+				d->c.reordered++;
+				r->flags = F_HEAD;
+				id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
+				if (d->hfirst == NIL)
+					d->hfirst = id;
+				else
+					rec_id(d, d->hlast)->next = id;
+				d->hlast = id;
+			}
+		}
+	}
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+static inline void
+dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
+{
+	struct rec *r[LR_BURST];
+	struct rte_mbuf *m[LR_BURST];
+	unsigned int k, i;
+
+	if (!flush_pend(d, st) || d->c.held == 0)
+		return;
+	if (d->nb_spare < LR_BURST) {
+		if (rte_pktmbuf_alloc_bulk(d->pool, d->spare + d->nb_spare,
+					   LR_BURST - d->nb_spare) != 0) {
+			st->alloc_fail++;
+			if (d->nb_spare == 0)
+				return;
+		} else {
+			d->nb_spare = LR_BURST;
+		}
+	}
+	k = due(d, now, r, d->nb_spare);
+	if (k == 0)
+		return;
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *mb = d->spare[--d->nb_spare];
+		uint64_t late = now - r[i]->tts;
+
+		m[i] = mb;
+		mb->data_len = r[i]->len;
+		mb->pkt_len = r[i]->len;
+		rte_memcpy(rte_pktmbuf_mtod(mb, void *), r[i] + 1, r[i]->len);
+		st->tx_bytes += r[i]->len;
+		if (r[i]->tts <= now) {
+			lr_hist_add(d->lateness, late);
+			if (late > d->late_ns)
+				d->c.late++;
+		}
+		r[i]->flags |= F_FREE;
+	}
+	d->c.held -= k;
+	if (d->c.held == 0)
+		lr_netem_queue_empty(&d->q);
+	tail_advance(d);
+	tx(d, m, (uint16_t)k, st);
+}
+
+static int
+delay_poll(struct lr_task *t, uint64_t now_tsc)
+{
+	struct delay *dl = t->priv;
+	unsigned int i;
+	uint64_t now;
+
+	RTE_SET_USED(now_tsc);
+	for (i = 0; i < 2; i++) {
+		struct dir *d = &dl->d[i];
+
+		if (!d->active)
+			continue;
+		if (d->pass) {
+			pass(d, &t->st);
+			continue;
+		}
+		if (d->nb_pend == d->pend_off)
+			enqueue(d, now_ns(dl, rte_rdtsc()), &t->st);
+	}
+	now = now_ns(dl, rte_rdtsc());
+	for (i = 0; i < 2; i++)
+		if (dl->d[i].active && !dl->d[i].pass)
+			dequeue(&dl->d[i], now, &t->st);
+	/* A capture played through ends the task once it has all left. */
+	if (unlikely(t->capture) && dl->d[0].c.held == 0 &&
+	    dl->d[0].nb_pend == dl->d[0].pend_off && dl->d[1].c.held == 0 &&
+	    dl->d[1].nb_pend == dl->d[1].pend_off)
+		return lr_task_capture_end(t);
+	return 0;
+}
+
+/* ---- control path ---- */
+
+static void
+dir_free(struct dir *d)
+{
+	if (d->nb_spare != 0)
+		rte_pktmbuf_free_bulk(d->spare, d->nb_spare);
+	d->nb_spare = 0;
+	if (d->nb_pend > d->pend_off)
+		rte_pktmbuf_free_bulk(d->pend + d->pend_off,
+				      d->nb_pend - d->pend_off);
+	d->nb_pend = d->pend_off = 0;
+	rte_mempool_free(d->pool);
+	d->pool = NULL;
+	rte_free(d->mem);
+	rte_free(d->wheel);
+	rte_free(d->lateness);
+	d->mem = NULL;
+	d->wheel = NULL;
+	d->lateness = NULL;
+	lr_netem_conf_free(&d->nc);
+}
+
+static void
+delay_free(struct lr_task *t)
+{
+	struct delay *dl = t->priv;
+
+	if (dl == NULL)
+		return;
+	dir_free(&dl->d[0]);
+	dir_free(&dl->d[1]);
+	rte_free(dl);
+	t->priv = NULL;
+}
+
+static uint64_t
+pow2_at_least(uint64_t v)
+{
+	return v <= 1 ? 1 : 1ull << (64 - __builtin_clzll(v - 1));
+}
+
+/*
+ * Size and allocate a direction's ring and wheel: the ring holds the
+ * bandwidth-delay product of the out port's speed (64 B frames at line rate
+ * for the greatest delay, 80 B each), shared by the port's queue pairs with
+ * a quarter to spare for RSS's imbalance, or what buffer= says; netem's
+ * limit, where the SPEC gives none, is what that ring holds.
+ */
+static int
+dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
+	  unsigned int nq, const char *what)
+{
+	const struct lr_port_info *out = lr_port_info(d->out_port);
+	const struct lr_port_info *in = lr_port_info(d->in_port);
+	double bps = (out->link_speed_mbps ? out->link_speed_mbps : 10000) * 1e6;
+	double pps = bps / 8 / (LR_FRAME_MIN_BYTES + 20);
+	int64_t dmin, dmax;
+	uint64_t span, buckets, frames, bytes, rec_max;
+	uint32_t frame_max = in->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	lr_netem_delay_bounds(&d->nc, &dmin, &dmax);
+	if (dmax < 0)
+		dmax = 0;
+	if (dmin > dmax)
+		dmin = dmax;
+	/* A frame's due time after the arrival of the one before it. */
+	span = (uint64_t)(dmax - dmin);
+	d->gshift = GRAIN_MIN_SHIFT;
+	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
+		d->gshift++;
+	buckets = pow2_at_least((span >> d->gshift) + 2);
+	d->wmask = buckets - 1;
+	d->wheel = rte_malloc_socket("lr_delay_wheel", buckets * sizeof(*d->wheel),
+				     RTE_CACHE_LINE_SIZE, t->socket);
+	if (d->wheel == NULL)
+		return lr_err(ENOMEM, "delay %s: no memory for a wheel of %" PRIu64
+			      " buckets", what, buckets);
+	memset(d->wheel, 0xff, buckets * sizeof(*d->wheel));
+
+	/* The ring: the BDP at 64 B frames, with 1 ms of bursts on top. */
+	frames = (uint64_t)(pps * ((double)dmax / 1e9 + 1e-3));
+	if (nq > 1)
+		frames = frames * 5 / 4 / nq;
+	rec_max = REC_HDR + RTE_ALIGN_CEIL((uint64_t)frame_max, 16);
+	bytes = frames * (REC_HDR + 64);
+	d->limit = d->nc.limit_given ? d->nc.limit : (uint32_t)RTE_MIN(frames + 4096,
+								  (uint64_t)UINT32_MAX);
+	if (d->nc.limit_given)
+		bytes = RTE_MIN((uint64_t)d->limit * rec_max,
+				RTE_MAX(bytes, (uint64_t)d->limit * (REC_HDR + 64)));
+	d->bdp_bytes = bytes;
+	if (c->buffer != 0)
+		bytes = c->buffer;
+	bytes = RTE_MAX(bytes, (uint64_t)STORE_MIN);
+	bytes = RTE_ALIGN_CEIL(bytes, 64);
+	if (bytes >> 4 >= NIL)
+		return lr_err(EINVAL, "delay %s: %" PRIu64 " MB of storage: at most "
+			      "64 GB a direction", what, bytes >> 20);
+	d->size = bytes;
+	d->mem = rte_malloc_socket("lr_delay_ring", bytes, RTE_CACHE_LINE_SIZE,
+				   t->socket);
+	if (d->mem == NULL)
+		return lr_err(ENOMEM, "delay %s: no %" PRIu64 " MB for its frames "
+			      "(%.1f ms at %.0f Gb/s, 64 B frames, over %u queue "
+			      "pairs): reserve hugepages (tools/setup.sh), or give "
+			      "--buffer BYTES or 'limit N' in the SPEC",
+			      what, bytes >> 20, (double)dmax / 1e6, bps / 1e9, nq);
+	d->hfirst = d->hlast = NIL;
+	d->base = NS_BASE >> d->gshift;
+
+	d->lateness = rte_zmalloc_socket("lr_delay_late", sizeof(*d->lateness),
+					 RTE_CACHE_LINE_SIZE, t->socket);
+	if (d->lateness == NULL)
+		return lr_err(ENOMEM, "delay %s: no memory", what);
+	lr_hist_init(d->lateness);
+
+	snprintf(name, sizeof(name), "lr_dl%u_%u", t->id, d->in_port);
+	d->pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 256, 0,
+					  (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+						  RTE_PKTMBUF_HEADROOM + frame_max),
+					  t->socket);
+	if (d->pool == NULL)
+		return lr_err(ENOMEM, "delay %s: no memory for %u tx mbufs", what,
+			      POOL_MBUFS);
+	return 0;
+}
+
+static int
+dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
+	 const char *spec, uint16_t in, uint16_t out, unsigned int nq,
+	 bool needed)
+{
+	const struct lr_port_info *pi = lr_port_info(in), *po = lr_port_info(out);
+	char what[2 * RTE_ETH_NAME_MAX_LEN + 8], err[256];
+
+	snprintf(what, sizeof(what), "%s -> %s", pi->name, po->name);
+	if (lr_netem_parse(spec, &d->nc, err, sizeof(err)) != 0)
+		return lr_err(EINVAL, "delay %s: %s", what, err);
+	snprintf(d->spec, sizeof(d->spec), "%s", spec);
+	d->in_port = in;
+	d->out_port = out;
+	d->in_queue = d->out_queue = t->queue;
+	d->late_ns = c->late_ns;
+	if (t->queue >= pi->nb_rxq || t->queue >= po->nb_txq) {
+		if (needed)
+			return lr_err(EINVAL, "delay %s: queue pair %u needs rx "
+				      "queue %u of %s and tx queue %u of %s",
+				      what, t->queue, t->queue, pi->name,
+				      t->queue, po->name);
+		return 0;	/* a port that only receives (pcap tx) */
+	}
+	d->active = true;
+	d->pass = lr_netem_conf_is_none(&d->nc);
+	if (d->pass)
+		return 0;
+	lr_netem_init(&d->q, &d->nc);
+	return dir_setup(d, t, c, nq, what);
+}
+
+/* The peer's port id from its spec. */
+static int
+peer_id(const char *spec, uint16_t *id)
+{
+	if (lr_port_find(spec, id) != 0 || lr_port_info(*id) == NULL)
+		return lr_err(EINVAL, "delay: peer '%s' is not a set-up port",
+			      spec);
+	return 0;
+}
+
+static int
+delay_init(struct lr_task *t, const void *conf)
+{
+	const struct lr_delay_conf *c = conf;
+	const struct lr_port_info *a = lr_port_info(t->port), *b;
+	struct delay *dl;
+	uint16_t peer;
+	unsigned int nq;
+	int ret;
+
+	if (delay_conf_check(c) != 0 || peer_id(c->peer, &peer) != 0)
+		return -EINVAL;
+	if (peer == t->port)
+		return lr_err(EINVAL, "delay: --peer is --port (%s): give the "
+			      "other port", a->name);
+	if (t->queue == LR_QUEUE_NONE)
+		return lr_err(EINVAL, "delay: a task needs a queue pair");
+	b = lr_port_info(peer);
+	nq = RTE_MIN(a->nb_rxq, b->nb_rxq == 0 ? a->nb_rxq : b->nb_rxq);
+	dl = rte_zmalloc_socket("lr_delay", sizeof(*dl), RTE_CACHE_LINE_SIZE,
+				t->socket);
+	if (dl == NULL)
+		return lr_err(ENOMEM, "delay: no memory for a task");
+	t->priv = dl;
+	dl->tsc0 = rte_rdtsc();
+	dl->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	ret = dir_init(&dl->d[0], t, c, c->netem, t->port, peer, RTE_MAX(nq, 1u),
+		       true);
+	if (ret == 0)
+		ret = dir_init(&dl->d[1], t, c, c->netem_back, peer, t->port,
+			       RTE_MAX(nq, 1u), c->netem_back[0] != '\0');
+	if (ret != 0) {
+		delay_free(t);
+		return ret;
+	}
+	return 0;
+}
+
+/* Frames still held when the task stops are not sent: counted. */
+static void
+delay_finish(struct lr_task *t)
+{
+	struct delay *dl = t->priv;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct dir *d = &dl->d[i];
+		uint16_t wait = d->nb_pend - d->pend_off;
+
+		d->c.held_at_stop = d->c.held + wait;
+		d->c.held = 0;
+		if (wait != 0)
+			rte_pktmbuf_free_bulk(d->pend + d->pend_off, wait);
+		d->nb_pend = d->pend_off = 0;
+	}
+}
+
+/* The counters of a direction, and what they say of each other. */
+static void
+counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
+{
+	json_t *l = json_object();
+
+#define J(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+	J("in", c->in);
+	J("out", c->out);
+	J("lost", c->lost);
+	J("duplicated", c->duplicated);
+	J("corrupted", c->corrupted);
+	J("reordered", c->reordered);
+	J("over_limit", c->over_limit);
+	J("no_room", c->no_room);
+	J("held", c->held);
+	J("held_at_stop", c->held_at_stop);
+	J("late", c->late);
+	J("tx_full", c->tx_full);
+	J("storage_high_bytes", c->mem_high);
+#undef J
+	if (late != NULL && late->count != 0) {
+		json_object_set_new(l, "count", json_integer((json_int_t)late->count));
+		json_object_set_new(l, "p50_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.5)));
+		json_object_set_new(l, "p99_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.99)));
+		json_object_set_new(l, "p999_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.999)));
+		json_object_set_new(l, "max_ns", json_integer((json_int_t)late->max));
+		json_object_set_new(l, "mean_ns", json_real(lr_hist_mean(late)));
+	}
+	json_object_set_new(o, "lateness", l);
+}
+
+/* Frames taken from the ring or the rx queue that the tx queue has not
+ * taken yet. Read by the main lcore while the task runs: a snapshot. */
+static uint64_t
+tx_wait(const struct dir *d)
+{
+	uint16_t n = d->nb_pend, off = d->pend_off;
+
+	return n > off ? (uint64_t)(n - off) : 0;
+}
+
+/* in + duplicated = out + lost + over_limit + no_room + held + waiting for
+ * the tx queue + held at stop: every frame is somewhere. */
+static bool
+conserved(const struct dir_counts *c, uint64_t wait)
+{
+	return c->in + c->duplicated == c->out + c->lost + c->over_limit +
+	       c->no_room + c->held + wait + c->held_at_stop;
+}
+
+static void
+delay_report(const struct lr_task *t, json_t *o)
+{
+	const struct delay *dl = t->priv;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct dir *d = &dl->d[i];
+		json_t *j;
+		char buf[LR_DELAY_SPEC_MAX];
+
+		if (!d->active)
+			continue;
+		j = json_object();
+		lr_netem_conf_format(&d->nc, buf, sizeof(buf));
+		json_object_set_new(j, "netem", json_string(buf));
+		json_object_set_new(j, "in_port", json_string(lr_port_info(d->in_port)->name));
+		json_object_set_new(j, "out_port", json_string(lr_port_info(d->out_port)->name));
+		if (!d->pass) {
+			json_object_set_new(j, "limit", json_integer(d->limit));
+			json_object_set_new(j, "storage_bytes", json_integer((json_int_t)d->size));
+			json_object_set_new(j, "bdp_bytes", json_integer((json_int_t)d->bdp_bytes));
+		}
+		counts_json(j, &d->c, d->pass ? NULL : d->lateness);
+		json_object_set_new(o, dir_name[i], j);
+	}
+}
+
+static void
+counts_add(struct dir_counts *s, const struct dir_counts *c)
+{
+	s->in += c->in;
+	s->out += c->out;
+	s->lost += c->lost;
+	s->duplicated += c->duplicated;
+	s->corrupted += c->corrupted;
+	s->reordered += c->reordered;
+	s->over_limit += c->over_limit;
+	s->no_room += c->no_room;
+	s->late += c->late;
+	s->held += c->held;
+	s->held_at_stop += c->held_at_stop;
+	s->mem_high += c->mem_high;
+	s->tx_full += c->tx_full;
+}
+
+static void
+delay_results(json_t *doc)
+{
+	struct lr_hist *late[2] = { NULL, NULL };
+	struct dir_counts sum[2];
+	uint64_t wait[2] = { 0, 0 };
+	json_t *o = json_object();
+	unsigned int it = 0, i, n = 0;
+	struct lr_task *t;
+
+	memset(sum, 0, sizeof(sum));
+	for (i = 0; i < 2; i++) {
+		late[i] = malloc(sizeof(*late[i]));
+		if (late[i] != NULL)
+			lr_hist_init(late[i]);
+	}
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		n++;
+		for (i = 0; i < 2; i++) {
+			if (!dl->d[i].active)
+				continue;
+			counts_add(&sum[i], &dl->d[i].c);
+			wait[i] += tx_wait(&dl->d[i]);
+			if (late[i] != NULL && !dl->d[i].pass)
+				lr_hist_merge(late[i], dl->d[i].lateness);
+		}
+	}
+	if (n == 0) {
+		json_decref(o);
+		free(late[0]);
+		free(late[1]);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		json_t *j = json_object();
+
+		counts_json(j, &sum[i], late[i]);
+		json_object_set_new(j, "conserved",
+				    json_boolean(conserved(&sum[i], wait[i])));
+		json_object_set_new(o, dir_name[i], j);
+		free(late[i]);
+	}
+	json_object_set_new(doc, "delay", o);
+}
+
+static void
+delay_live(char *buf, size_t len)
+{
+	struct dir_counts s[2];
+	unsigned int it = 0, i;
+	struct lr_task *t;
+	bool any = false;
+
+	memset(s, 0, sizeof(s));
+	buf[0] = '\0';
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		any = true;
+		for (i = 0; i < 2; i++)
+			counts_add(&s[i], &dl->d[i].c);
+	}
+	if (!any)
+		return;
+	snprintf(buf, len, "in %" PRIu64 " out %" PRIu64 " held %" PRIu64
+		 " lost %" PRIu64 " over-limit %" PRIu64 " no-room %" PRIu64
+		 " late %" PRIu64 "; back in %" PRIu64 " out %" PRIu64,
+		 s[0].in, s[0].out, s[0].held, s[0].lost, s[0].over_limit,
+		 s[0].no_room, s[0].late, s[1].in, s[1].out);
+}
+
+/* Every frame that came in is accounted for, or the run fails. */
+static int
+delay_check(void)
+{
+	unsigned int it = 0, i;
+	struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		for (i = 0; i < 2; i++) {
+			const struct dir_counts *c = &dl->d[i].c;
+
+			if (dl->d[i].active && !conserved(c, tx_wait(&dl->d[i])))
+				return lr_err(EIO, "delay task %u %s: %" PRIu64
+					      " in + %" PRIu64 " duplicated != %"
+					      PRIu64 " out + %" PRIu64 " lost + %"
+					      PRIu64 " over limit + %" PRIu64
+					      " no room + %" PRIu64 " held",
+					      t->id, dir_name[i], c->in,
+					      c->duplicated, c->out, c->lost,
+					      c->over_limit, c->no_room,
+					      c->held + c->held_at_stop +
+					      tx_wait(&dl->d[i]));
+		}
+	}
+	return 0;
+}
+
+/*
+ * --role delay --port A --peer B: B is set up as A was (if it is not yet),
+ * and a task serves each queue pair, both directions, lcores in turn.
+ */
+static int
+delay_plan(uint16_t port, const void *conf, const unsigned int *lcores,
+	   unsigned int n, double duration_s)
+{
+	const struct lr_delay_conf *c = conf;
+	const struct lr_port_conf *pc = lr_port_conf_of(port);
+	const struct lr_port_info *a = lr_port_info(port), *b;
+	struct lr_delay_conf qc = *c;
+	uint16_t peer;
+	unsigned int q, nq;
+
+	if (delay_conf_check(c) != 0)
+		return -EINVAL;
+	if (lr_port_find(c->peer, &peer) != 0 || lr_port_info(peer) == NULL) {
+		if (pc == NULL || lr_port_find_for(c->peer, pc, &peer) != 0 ||
+		    lr_port_setup(peer, pc) != 0)
+			return -EINVAL;
+	}
+	b = lr_port_info(peer);
+	snprintf(qc.peer, sizeof(qc.peer), "%u", peer);
+	nq = a->nb_rxq;
+	if (b->nb_rxq != 0)
+		nq = RTE_MIN(nq, b->nb_rxq);
+	for (q = 0; q < nq; q++)
+		if (lr_task_create(&lr_delay_role, lcores[q % n], port,
+				   (uint16_t)q, duration_s, &qc) == NULL)
+			return -EINVAL;
+	return (int)nq;
+}
+
+const struct lr_role lr_delay_role = {
+	.name = "delay",
+	.opts = delay_opts,
+	.uses_rx = true,
+	.conf_bytes = sizeof(struct lr_delay_conf),
+	.conf_init = delay_conf_init,
+	.conf_set = delay_conf_set,
+	.conf_check = delay_conf_check,
+	.init = delay_init,
+	.poll = delay_poll,
+	.finish = delay_finish,
+	.report = delay_report,
+	.free = delay_free,
+	.results = delay_results,
+	.live = delay_live,
+	.check = delay_check,
+	.plan = delay_plan,
+};

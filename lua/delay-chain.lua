@@ -1,0 +1,53 @@
+-- delay-chain.lua: gen -> delay -> rx on two virtual wires in one process,
+-- the delay role between them; the result document to json=FILE.
+--
+--   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/delay-chain.lua \
+--       netem="delay 10ms 1ms distribution normal" count=100000 rate=1Mpps
+--
+-- Arguments (key=value):
+--   netem=SPEC        the forward impairments, tc-netem(8)'s words (none)
+--   netem_back=SPEC   the backward ones (none)
+--   count=N           frames gen sends (100000)
+--   rate=R            gen's rate (1Mpps)
+--   size=S            gen's frame sizes (64)
+--   flows=N           gen's flows (16)
+--   linger=S          seconds rx waits for the last frame (1)
+--   buffer=BYTES      the delay role's storage per direction (0: BDP)
+--   reverse=1         gen sends from the peer's side (netem_back applies)
+--   json=FILE         write the result document there
+--   samples=FILE      rx writes its latency samples there, one ns a line
+--   dist_out=FILE     rx writes them as a netem distribution table
+local testbed = require("testbed")
+local opt = testbed.args(arg, { netem = "", netem_back = "", count = 100000,
+                                rate = "1Mpps", size = 64, flows = 16,
+                                linger = 1, buffer = 0 })
+linerate.live(false)
+
+local g, a = assert(linerate.wire("dlc_in"))
+local b, r = assert(linerate.wire("dlc_out"))
+-- reverse=1: gen sends into the peer's side, so that its frames take
+-- netem_back; rx receives behind the delay's port.
+if opt.reverse == 1 then g, r = r, g end
+local rx_conf = { role = "rx", port = r, flows = opt.flows }
+if opt.samples then rx_conf.samples_out = opt.samples end
+if opt.dist_out then rx_conf.dist_out = opt.dist_out end
+local rx = assert(linerate.task(rx_conf))
+local delay = assert(linerate.task{ role = "delay", port = a, peer = b,
+                                    netem = opt.netem,
+                                    netem_back = opt.netem_back,
+                                    buffer = opt.buffer })
+local gen = assert(linerate.task{ role = "gen", port = g, count = opt.count,
+                                  rate = opt.rate, size = opt.size,
+                                  flows = opt.flows })
+linerate.start()
+assert(gen:wait(300))
+rx:wait{ idle = opt.linger, timeout = 300 }
+linerate.stop()
+local res = linerate.results()
+local f = res.delay.forward
+print(("delay-chain: sent %d, delay in %d out %d lost %d dup %d held %d, " ..
+       "rx %d lost %d, latency p50 %.3f ms"):format(
+	gen:stats().tx_packets, f["in"], f.out, f.lost, f.duplicated,
+	f.held, res.rx.received, res.rx.lost,
+	(res.rx.latency.p50_ns or 0) / 1e6))
+if opt.json then assert(linerate.write_json(opt.json)) end

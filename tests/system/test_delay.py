@@ -1,0 +1,284 @@
+"""The delay role: gen -> delay -> rx on the virtual wire and over memif,
+and pcap -> delay -> pcap against the independent netem oracle
+(tests/golden/netem_ref.py).
+
+What is asserted is what the role guarantees whatever the machine's load:
+counts that agree with rx's own, no frame before its due time, no reorder
+in no-reorder mode, loss and duplicates within binomial bounds of the asked
+rate, and frame-by-frame agreement with the oracle. How close to its due
+time a frame leaves depends on a free core: that is a benchmark
+(tools/bench/delay.sh), not a test.
+"""
+import math
+import os
+import subprocess
+import sys
+
+from lrtest import (SRC, eal, expect, load_json, main, memif, run, start,
+                    tmpdir, wait_for)
+
+CHAIN = os.path.join(SRC, "lua", "delay-chain.lua")
+DIST_DIRS = ["/usr/lib/x86_64-linux-gnu/tc", "/usr/lib/tc", "/usr/local/lib/tc"]
+
+
+def chain(name, timeout=240, **kw):
+    """Run lua/delay-chain.lua; return (result document, stdout)."""
+    d = tmpdir()
+    out = os.path.join(d, "r.json")
+    args = ["%s=%s" % (k, v) for k, v in kw.items()] + ["json=" + out]
+    r = run(eal(name, mem=1024) + ["--", CHAIN] + args, timeout=timeout)
+    expect(r.returncode == 0, "rc %d: %s %s" % (r.returncode, r.stdout[-800:],
+                                                r.stderr[-1500:]))
+    return load_json(out), r.stdout
+
+
+def counts_agree(doc, sent):
+    """The delay role's counters against gen's and rx's."""
+    f = doc["delay"]["forward"]
+    rx = doc["rx"]
+    expect(f["in"] == sent, ("delay in", f["in"], "sent", sent))
+    expect(f["conserved"], f)
+    expect(f["held"] == 0 and f["no_room"] == 0, f)
+    # Every frame the delay sent reached rx, once each as rx counts them.
+    expect(rx["own_packets"] == f["out"], ("rx own", rx["own_packets"],
+                                           "delay out", f["out"]))
+    return f, rx
+
+
+def binomial_ok(k, n, p, sigmas=5):
+    mean = n * p
+    sd = math.sqrt(n * p * (1 - p))
+    return abs(k - mean) <= sigmas * sd + 1
+
+
+def test_bad_spec_and_options():
+    r = run(eal("dlbad") + ["--", "--role", "delay", "--port", "net_null0",
+                            "--peer", "net_null1", "--netem", "delay 10xs"])
+    expect(r.returncode == 2 and "10xs" in r.stderr, r.stderr)
+    r = run(eal("dlbad2") + ["--", "--role", "delay", "--port", "net_null0",
+                             "--netem", "delay 1ms"])
+    expect(r.returncode == 2 and "--peer" in r.stderr, r.stderr)
+    r = run(eal("dlbad3") + ["--", "--role", "delay", "--port", "net_null0",
+                             "--peer", "net_null1", "--netem", "loss 120%"])
+    expect(r.returncode == 2 and "120%" in r.stderr, r.stderr)
+
+
+def test_constant_delay():
+    n = 40000
+    doc, _ = chain("dlconst", netem="delay 10ms", count=n, rate="200000")
+    f, rx = counts_agree(doc, n)
+    expect(f["out"] == n and f["lost"] == 0 and rx["received"] == n, (f, rx))
+    lat = rx["latency"]
+    # No frame before its time; the bucketed minimum is within 0.8 %.
+    expect(lat["min_ns"] >= 10e6 * 0.992, lat)
+    expect(f["lateness"]["count"] == n, f["lateness"])
+
+
+def test_loss_and_duplicates_agree_with_rx():
+    n = 100000
+    doc, _ = chain("dlloss", netem="loss 10% seed 5", count=n, rate="500000")
+    f, rx = counts_agree(doc, n)
+    expect(binomial_ok(f["lost"], n, 0.10), f)
+    expect(f["out"] == n - f["lost"], f)
+    # rx sees a gap for every lost frame but those after a flow's last.
+    expect(0 <= f["lost"] - rx["lost"] <= 16 * 40, (f["lost"], rx["lost"]))
+    doc, _ = chain("dldup", netem="duplicate 5% seed 3", count=n, rate="500000")
+    f, rx = counts_agree(doc, n)
+    expect(binomial_ok(f["duplicated"], n, 0.05), f)
+    expect(rx["dup"] == f["duplicated"] and rx["received"] == n, (rx, f))
+
+
+def dist_table(name):
+    for d in DIST_DIRS:
+        p = os.path.join(d, name + ".dist")
+        if os.path.exists(p):
+            vals = []
+            for line in open(p):
+                line = line.split("#")[0]
+                vals += [int(x) for x in line.split()]
+            return vals
+    raise AssertionError("no %s.dist (iproute2)" % name)
+
+
+def ks_shifted(samples, expected):
+    """Two-sample KS statistic of samples against expected, the smallest
+    over a shift of samples by 0..200 us (the path's own latency)."""
+    s = sorted(samples)
+    e = sorted(expected)
+    best = 1.0
+    for shift in range(0, 200001, 5000):
+        i = j = 0
+        dmax = 0.0
+        while i < len(s) and j < len(e):
+            if s[i] - shift <= e[j]:
+                i += 1
+            else:
+                j += 1
+            dmax = max(dmax, abs(i / len(s) - j / len(e)))
+        best = min(best, dmax)
+    return best
+
+
+def test_jitter_follows_the_table():
+    # delay 5ms 1ms distribution normal: the delivered latency has the
+    # table's shape (each entry equally likely, mu + sigma * t / 8192).
+    n = 30000
+    d = tmpdir()
+    samples = os.path.join(d, "lat.txt")
+    table = os.path.join(d, "path.dist")
+    doc, _ = chain("dljit", netem="delay 5ms 1ms distribution normal seed 3",
+                   count=n, rate="100000", samples=samples, dist_out=table)
+    f, rx = counts_agree(doc, n)
+    got = [int(x) for x in open(samples)]
+    expect(len(got) == n, len(got))
+    expect(min(got) >= 5e6 - 4 * 1e6, min(got))
+    t = dist_table("normal")
+    want = [5e6 + 1e6 * v / 8192 for v in t]
+    ks = ks_shifted(got, want)
+    expect(ks < 0.05, "KS %.4f" % ks)
+    # The measured table: maketable's format, read back by the role.
+    expect(os.path.getsize(table) > 0, table)
+    doc2, out = chain("dljit2", netem="delay 5ms 1ms distribution %s seed 4"
+                      % table, count=2000, rate="100000")
+    expect(doc2["delay"]["forward"]["out"] == 2000, doc2["delay"])
+
+
+def test_reorder_and_no_reorder():
+    n = 20000
+    doc, _ = chain("dlreo", netem="delay 2ms 1ms seed 1", count=n,
+                   rate="200000", flows=1)
+    f, rx = counts_agree(doc, n)
+    expect(rx["out_of_order"] > 0, rx)	# netem's jitter reorders
+    doc, _ = chain("dlnoreo", netem="delay 2ms 1ms no-reorder seed 1",
+                   count=n, rate="200000", flows=1)
+    f, rx = counts_agree(doc, n)
+    expect(rx["out_of_order"] == 0 and rx["received"] == n, rx)
+
+
+def test_limit_counts_what_it_drops():
+    n = 30000
+    doc, _ = chain("dllim", netem="delay 20ms limit 1000 seed 1", count=n,
+                   rate="1Mpps")
+    f, rx = counts_agree(doc, n)
+    expect(f["over_limit"] > 0, f)
+    expect(f["out"] + f["over_limit"] == n, f)
+
+
+def test_back_direction():
+    # Frames from the peer take netem_back; the forward SPEC is not theirs.
+    n = 5000
+    doc, _ = chain("dlback", netem="loss 100%", netem_back="delay 3ms",
+                   count=n, rate="100000", reverse=1)
+    b, rx = doc["delay"]["back"], doc["rx"]
+    expect(b["in"] == n and b["out"] == n and rx["received"] == n, (b, rx))
+    expect(rx["latency"]["min_ns"] >= 3e6 * 0.992, rx["latency"])
+
+
+def test_memif_two_processes():
+    """A delay process between two memif links of a gen+rx process."""
+    d = tmpdir()
+    sa, sb = os.path.join(d, "a.sock"), os.path.join(d, "b.sock")
+    out = os.path.join(d, "delay.json")
+    dl = start(eal("dlmem", mem=1024) + [
+        "--", "--role", "delay", "--port", memif(sa, "server"),
+        "--peer", memif(sb, "server").replace("net_memif0", "net_memif1"),
+        "--netem", "delay 2ms loss 1% seed 2", "--speed", "10G",
+        "--link-timeout", "30", "--duration", "25", "--json", out,
+        "--no-live"])
+    try:
+        wait_for(sa)
+        script = os.path.join(d, "gr.lua")
+        with open(script, "w") as f:
+            f.write("""
+linerate.live(false)
+local g = assert(linerate.port("%s", { link_timeout = 30 }))
+-- The delay process makes its second port once its first is up.
+for _ = 1, 300 do
+	if os.execute("test -S %s") then break end
+	linerate.sleep(0.1)
+end
+local r = assert(linerate.port("%s", { link_timeout = 30 }))
+local rx = assert(linerate.task{ role = "rx", port = r, flows = 4 })
+local gen = assert(linerate.task{ role = "gen", port = g, count = 50000,
+                                  rate = "200000", flows = 4 })
+linerate.start()
+assert(gen:wait(60))
+rx:wait{ idle = 1, timeout = 60 }
+linerate.stop()
+local res = linerate.results().rx
+print(("RESULT %%d %%d %%d"):format(res.own_packets, res.received, res.lost))
+""" % (memif(sa, "client"), sb, memif(sb, "client").replace("net_memif0",
+                                                             "net_memif1")))
+        r = run(eal("dlmemgr", mem=1024) + ["--", script], timeout=120)
+        expect(r.returncode == 0, r.stderr[-1500:])
+        line = [x for x in r.stdout.splitlines() if x.startswith("RESULT")][0]
+        own, received, lost = map(int, line.split()[1:])
+        dl.send_signal(2)
+        dl.communicate(timeout=60)
+    finally:
+        dl.kill()
+    doc = load_json(out)
+    f = doc["delay"]["forward"]
+    expect(f["in"] == 50000 and f["conserved"], f)
+    expect(own == f["out"], (own, f))
+    expect(binomial_ok(f["lost"], 50000, 0.01), f)
+
+
+def test_pcap_matches_the_oracle():
+    """pcap -> delay -> pcap: which frames were lost, duplicated and
+    corrupted, frame by frame, as the oracle (written from sch_netem.c and
+    q_netem.c, not from our C) decides for the same seed."""
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap, rdpcap
+    d = tmpdir()
+    inp, outp = os.path.join(d, "in.pcap"), os.path.join(d, "out.pcap")
+    n = 4000
+    frames = []
+    for i in range(n):
+        size = 60 + (i * 37) % 1400
+        payload = i.to_bytes(4, "big") * ((size - 42) // 4 + 1)
+        frames.append(Ether(dst="02:00:00:00:00:02", src="02:00:00:00:00:01") /
+                      IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=1, dport=2) /
+                      Raw(payload[:size - 42]))
+    wrpcap(inp, frames)
+    spec = "loss 10% 25% duplicate 5% corrupt 2% seed 9"
+    r = run(eal("dlpcap") + ["--", "--role", "delay", "--port",
+            "net_pcap0,rx_pcap=" + inp, "--peer",
+            "net_pcap1,tx_pcap=" + outp, "--netem", spec, "--no-live"],
+            timeout=120)
+    expect(r.returncode == 0, r.stderr[-1500:])
+    ref = subprocess.run([sys.executable, os.path.join(SRC, "tests", "golden",
+                          "netem_ref.py"), spec],
+                         input="".join("%d %d\n" % (1000 * i, len(bytes(f)))
+                                       for i, f in enumerate(frames)),
+                         capture_output=True, text=True, timeout=120)
+    expect(ref.returncode == 0, ref.stderr)
+    want = []		# (input index, corrupt) of each frame sent, in order
+    for line in ref.stdout.splitlines():
+        w = line.split()
+        if w[0] == "E" and w[3] in ("queued", "head"):
+            want.append((int(w[1]), w[5] == "1"))
+    got = []
+    raw = [bytes(f) for f in frames]
+    for p in rdpcap(outp):
+        b = bytes(p)
+        i = int.from_bytes(b[42:46], "big")
+        if i >= n or len(b) != len(raw[i]) or b != raw[i]:
+            # A corrupted frame: find it by length and a 1-bit difference.
+            cand = [k for k in range(n) if len(raw[k]) == len(b) and
+                    sum(bin(x ^ y).count("1") for x, y in zip(raw[k], b)) == 1]
+            expect(len(cand) >= 1, "an output frame matches no input")
+            got.append((cand[0] if len(cand) == 1 else -1, True))
+        else:
+            got.append((i, False))
+    expect(len(got) == len(want), (len(got), len(want)))
+    for k, (g, w) in enumerate(zip(got, want)):
+        expect(g[1] == w[1] and (g[0] == w[0] or g[0] == -1),
+               "frame %d out: got %s, oracle %s" % (k, g, w))
+
+
+if __name__ == "__main__":
+    main([test_bad_spec_and_options, test_constant_delay,
+          test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
+          test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
+          test_back_direction, test_memif_two_processes,
+          test_pcap_matches_the_oracle])
