@@ -15,6 +15,35 @@
  * Threading: lr_netem_parse() and lr_netem_conf_free() are control path;
  * an struct lr_netem belongs to one lcore (no locks, no allocation after
  * lr_netem_init()).
+ *
+ * Reference: Linux 6.18 net/sched/sch_netem.c and iproute2's tc/q_netem.c
+ * (6.x: latency and jitter as 64-bit ns, "seed", "slot"). What follows the
+ * kernel to the letter, including its quirks:
+ *  - The order of draws from q->prng in netem_enqueue(): duplicate, loss,
+ *    corrupt, [the duplicate's own pass: loss, corrupt, reorder, delay],
+ *    reorder, delay; in netem_dequeue() the slot table's draw.
+ *  - 6.18 re-enqueues the duplicate at the root (tc_depth != 0 stops it
+ *    from duplicating again) after the original's limit check and before
+ *    the original's reorder and delay, so the duplicate is in the queue
+ *    when the original's rate reference ("last") is looked for.
+ *  - Correlation is netem's: next = (rnd * (2^32 - rho') + last * rho')
+ *    >> 32 with rho' = rho + 1, a weighted mean of a fresh value and the
+ *    last one. It narrows the spread (the mean of two uniforms is not
+ *    uniform) and a table's shape is not kept; "jitter-ar1" is the option
+ *    that keeps the marginal.
+ *  - tc sends TCA_NETEM_CORR only when a delay, loss, reorder or corrupt
+ *    correlation is given: "duplicate P C" alone leaves dup_corr 0.
+ *  - A delay below 0 (jitter > latency) is kept as the kernel keeps it:
+ *    time_to_send = now + delay in u64 arithmetic.
+ * What the kernel draws from its unseeded get_random_u32*() comes from
+ * q->prng2, seeded with prandom_seed_state(seed ^ LR_NETEM_PRNG2_XOR) and
+ * drawn in this order: at lr_netem_init() the initial "last" of the delay,
+ * loss, duplicate, reorder and corrupt correlations (init_crandom()), then
+ * two draws for jitter-ar1's first state (always, used or not); then for
+ * each corrupted copy of len > 0 bytes the byte ((u32 * len) >> 32) and the
+ * bit (u32 >> 29); for each uniform slot the kernel's get_random_u32().
+ * Slots start on at time 0 (the kernel's slot_next = the time of tc's
+ * command; here slot_on says they are on, as slot_next = 0 would not).
  */
 #ifndef LR_NETEM_H
 #define LR_NETEM_H
@@ -25,6 +54,7 @@
 
 #define LR_NETEM_DIST_SCALE 8192	/**< the kernel's NETEM_DIST_SCALE */
 #define LR_NETEM_DIST_MAX 16384		/**< the kernel's NETEM_DIST_MAX */
+#define LR_NETEM_PRNG2_XOR 0x9e3779b97f4a7c15ULL /**< prng2's seed: seed ^ this */
 
 /** A distribution table as tc hands it to the kernel: s16 values scaled
  *  by 8192 (an iproute2 .dist file, or one maketable wrote). */
@@ -58,8 +88,11 @@ struct lr_netem_conf {
 	/* loss */
 	enum lr_netem_loss_model loss_model;
 	lr_netem_prob_t loss, loss_corr;	/**< random */
-	lr_netem_prob_t a1, a2, a3, a4, a5;	/**< 4-state p13 p31 p32 p23 p14;
-						 *   gemodel p r 1-h 1-k in a1..a4 */
+	lr_netem_prob_t a1, a2, a3, a4, a5;	/**< as the kernel's clg: 4-state
+						 *   a1 p13, a2 p31, a3 p32, a4 p14,
+						 *   a5 p23; gemodel a1 p, a2 r,
+						 *   a3 h (tc's 1-h turned over),
+						 *   a4 1-k */
 
 	lr_netem_prob_t duplicate, dup_corr;
 	lr_netem_prob_t corrupt, corrupt_corr;
@@ -92,9 +125,20 @@ struct lr_netem_conf {
 				 *   frame is due no earlier than the one
 				 *   before it */
 	bool ar1;		/**< "jitter-ar1": correlated jitter whose
-				 *   marginal is the asked distribution (an
-				 *   AR(1) of uniforms mapped through the
-				 *   table), not netem's weighted mean */
+				 *   marginal is the asked distribution, not
+				 *   netem's weighted mean. The model (a
+				 *   Gaussian copula AR(1)): z_n = rho z_n-1 +
+				 *   sqrt(1 - rho^2) e_n, e_n standard normal
+				 *   (Box-Muller from two q->prng draws u1, u2:
+				 *   sqrt(-2 ln((u1 + 1) / 2^32)) cos(2 pi u2 /
+				 *   2^32)), rho the delay CORRELATION; u_n =
+				 *   Phi(z_n) is uniform and correlated; it
+				 *   picks the value r = u_n 2^32 maps to:
+				 *   uniform mu - sigma + (r 2 sigma) >> 32,
+				 *   table entry (r size) >> 32 scaled as
+				 *   tabledist() does. Lag-1 correlation of
+				 *   the delays is about rho (exactly rho's
+				 *   rank correlation). */
 };
 
 /**
@@ -149,10 +193,17 @@ struct lr_netem {
 	uint64_t slot_next;
 	int32_t slot_packets_left;
 	int32_t slot_bytes_left;
-	/* rate and no-reorder: the latest time_to_send in the queue */
+	bool slot_on;			/**< slot given with min|max|jitter != 0 */
+	/* rate: the latest time_to_send in the tfifo (the kernel's "last") */
 	uint64_t last_tts;
+	bool last_valid;		/**< the tfifo holds a frame: last_tts is
+					 *   its latest time_to_send */
+	/* no-reorder: the latest time_to_send ever given (QUEUED) */
+	uint64_t max_tts;
 	/* jitter-ar1 */
 	double ar1_z;
+	double ar1_rho, ar1_s;		/**< rho, sqrt(1 - rho^2) */
+	uint64_t seed;			/**< the seed in use (given or drawn) */
 };
 
 /** Start @p q on @p c (seeded as the kernel seeds: c->seed, or a random
@@ -185,7 +236,15 @@ struct lr_netem_copy {
  * copies in the order the kernel enqueues them (a duplicate first: the
  * kernel's root enqueue of the clone, then the original).
  *
- * @return copies written (1 or 2). A lost frame is one copy LOST.
+ * The caller sends HEAD copies before the next arrival (the head queue is
+ * then empty at each call but for this call's duplicate), and tells
+ * lr_netem_queue_empty() when nothing is held; qlen == 0 says it too.
+ *
+ * @return copies written (1 or 2). A lost frame is one copy LOST. When the
+ *   original is over the limit and was duplicated, both copies are
+ *   OVER_LIMIT (the kernel frees the clone with it): out[0] the duplicate.
+ *   A duplicate drawn while the loss model drops the original cancels it:
+ *   one copy, the original, goes on (the kernel's count 2 - 1).
  */
 unsigned int lr_netem_enqueue(struct lr_netem *q, uint32_t len,
 			      uint64_t now_ns, uint32_t qlen,
@@ -197,7 +256,8 @@ unsigned int lr_netem_enqueue(struct lr_netem *q, uint32_t len,
  */
 bool lr_netem_may_send(struct lr_netem *q, uint64_t tts, uint64_t now_ns);
 
-/** A frame of @p len bytes left at @p now_ns (slots count it). */
+/** A frame of @p len bytes from the tfifo (QUEUED, not HEAD: the kernel
+ *  counts only those in a slot) left at @p now_ns. */
 void lr_netem_sent(struct lr_netem *q, uint32_t len, uint64_t now_ns);
 
 /** The queue went empty: rate's "last" reference is gone (the kernel
