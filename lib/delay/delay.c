@@ -167,7 +167,7 @@ set_spec(void *conf, const char *key, const char *val)
 	char err[256];
 
 	if (lr_netem_parse(val, &nc, err, sizeof(err)) != 0)
-		return lr_err(EINVAL, "delay: --%s: %s", key, err);
+		return lr_err(EINVAL, "%s", err);
 	lr_netem_conf_free(&nc);
 	if (strcmp(key, "netem") == 0)
 		return set_str(c->netem, sizeof(c->netem), key, val);
@@ -180,7 +180,7 @@ static const struct lr_opt delay_opts[] = {
 	{ "peer", LR_OPT_FUNC, 0, 0, 0, 0, set_peer, "PORT",
 	  "the other port: frames from --port leave by it, and its frames "
 	  "leave by --port (an id, a name or vdev devargs, set up as --port)",
-	  "`--peer net_memif1,role=client,socket=/tmp/b.sock`", NULL },
+	  "`--peer net_null1`", NULL },
 	{ "netem", LR_OPT_FUNC, 0, 0, 0, 0, set_spec, "SPEC",
 	  "impairments from --port to --peer in tc-netem(8)'s words: delay, "
 	  "jitter, correlation, distribution, loss (random, state, gemodel), "
@@ -738,7 +738,9 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		return lr_err(ENOMEM, "delay %s: no memory", what);
 	lr_hist_init(d->lateness);
 
-	snprintf(name, sizeof(name), "lr_dl%u_%u", t->id, d->in_port);
+	static unsigned int nb_pools;	/* names are unique for a process's life */
+
+	snprintf(name, sizeof(name), "lr_dl%u", nb_pools++);
 	d->pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 256, 0,
 					  (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
 						  RTE_PKTMBUF_HEADROOM + frame_max),
@@ -777,8 +779,12 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	d->pass = lr_netem_conf_is_none(&d->nc);
 	if (d->pass)
 		return 0;
+	if (dir_setup(d, t, c, nq, what) != 0)
+		return -ENOMEM;
+	/* netem's decisions take the limit the ring was sized for. */
+	d->nc.limit = d->limit;
 	lr_netem_init(&d->q, &d->nc);
-	return dir_setup(d, t, c, nq, what);
+	return 0;
 }
 
 /* The peer's port id from its spec. */

@@ -182,6 +182,8 @@ TABLES = {
     "### gen options": ["--role", "gen", "--port", "net_null0", "--count", "1000"],
     "### rx options": ["--role", "rx", "--port", "net_null0", "--count", "1000"],
     "### probe options": ["--role", "probe", "--port", "PCAP", "--export", "none"],
+    "### delay options": ["--role", "delay", "--port", "net_null0", "--peer",
+                          "net_null1", "--duration", "0.3"],
 }
 
 
@@ -250,7 +252,8 @@ def test_option_tables_are_the_codes():
     exactly what `linerate --options-md NAME` prints from them."""
     text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
     for section, name in (("### Port options", "port"), ("### gen options", "gen"),
-                          ("### rx options", "rx"), ("### probe options", "probe")):
+                          ("### rx options", "rx"), ("### probe options", "probe"),
+                          ("### delay options", "delay")):
         i = text.index(section) + 1
         while not text[i].startswith("|"):
             i += 1
