@@ -74,6 +74,15 @@ struct bucket {
 	uint32_t first, last;
 };
 
+/* A record that was due before the wheel's current bucket when it entered
+ * (the lcore fell behind): kept in a heap by due time, ties in arrival
+ * order, so that a backlog costs log n a frame, not a walk of a list. */
+struct late {
+	uint64_t tts;
+	uint32_t id;
+	uint32_t seq;
+};
+
 struct dir_counts {
 	uint64_t in;
 	uint64_t out;
@@ -113,6 +122,9 @@ struct dir {
 	unsigned int gshift;
 	uint64_t base;		/* bucket number of the current bucket */
 	uint64_t in_wheel;
+	struct late *late;	/* min-heap of late records */
+	uint32_t nb_late, max_late;
+	uint32_t seq;		/* records that entered the wheel or heap */
 	uint32_t hfirst, hlast;	/* head list (reordered frames) */
 	/* tx */
 	struct rte_mempool *pool;
@@ -128,6 +140,7 @@ struct dir {
 
 struct delay {
 	struct dir d[2];
+	uint64_t busy_cycles;	/* of polls that moved frames */
 	uint64_t tsc0;
 	double ns_per_tsc;
 	bool capture_done;
@@ -347,6 +360,52 @@ wheel_insert(struct dir *d, struct rec *r, uint32_t id)
 		rec_id(d, prev)->next = id;
 }
 
+static inline bool
+late_before(const struct late *a, const struct late *b)
+{
+	return a->tts < b->tts ||
+	       (a->tts == b->tts && (int32_t)(a->seq - b->seq) < 0);
+}
+
+static inline void
+late_push(struct dir *d, uint64_t tts, uint32_t id)
+{
+	struct late e = { .tts = tts, .id = id, .seq = d->seq };
+	uint32_t i = d->nb_late++;
+
+	while (i > 0) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!late_before(&e, &d->late[up]))
+			break;
+		d->late[i] = d->late[up];
+		i = up;
+	}
+	d->late[i] = e;
+}
+
+static inline void
+late_pop(struct dir *d)
+{
+	struct late e = d->late[--d->nb_late];
+	uint32_t i = 0, n = d->nb_late;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && late_before(&d->late[c + 1], &d->late[c]))
+			c++;
+		if (!late_before(&d->late[c], &e))
+			break;
+		d->late[i] = d->late[c];
+		i = c;
+	}
+	if (n != 0)
+		d->late[i] = e;
+}
+
 /* Records from the arrival order into the wheel while they fit in it. */
 static inline void
 migrate(struct dir *d)
@@ -361,9 +420,16 @@ migrate(struct dir *d)
 			continue;
 		}
 		if (!(r->flags & F_HEAD)) {
+			uint32_t id = (uint32_t)(d->fifo >> 4);
+
 			if (r->tts >= end)
 				break;
-			wheel_insert(d, r, (uint32_t)(d->fifo >> 4));
+			if (r->tts < (d->base << d->gshift) &&
+			    d->nb_late < d->max_late)
+				late_push(d, r->tts, id);
+			else
+				wheel_insert(d, r, id);
+			d->seq++;
 		}
 		d->fifo += rec_bytes(d, d->fifo, r);
 		if (d->fifo == d->size)
@@ -388,6 +454,17 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 	while (k < max) {
 		struct bucket *bk = &d->wheel[d->base & d->wmask];
 
+		/* Late ones first: due before anything in the wheel. */
+		if (d->nb_late != 0) {
+			struct rec *r = rec_id(d, d->late[0].id);
+
+			if (!lr_netem_may_send(&d->q, r->tts, now))
+				break;
+			late_pop(d);
+			lr_netem_sent(&d->q, r->len, now);
+			out[k++] = r;
+			continue;
+		}
 		if (bk->first != NIL) {
 			struct rec *r = rec_id(d, bk->first);
 
@@ -408,7 +485,7 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 				break;
 			d->base = now >> d->gshift;
 			migrate(d);
-			if (d->in_wheel == 0)
+			if (d->in_wheel == 0 && d->nb_late == 0)
 				break;
 			continue;
 		}
@@ -485,16 +562,19 @@ pass(struct dir *d, struct lr_task_stats *st)
 }
 
 static inline void
-enqueue(struct dir *d, uint64_t now, struct lr_task_stats *st)
+enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 {
 	struct rte_mbuf *m[LR_BURST];
 	struct lr_netem_copy cp[2];
 	uint16_t n, i;
 	unsigned int k, j;
+	uint64_t now;
 
 	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
 	if (n == 0)
 		return;
+	/* The burst's arrival: after the PMD's work, which is not delay. */
+	now = now_ns(dl, rte_rdtsc());
 	d->c.in += n;
 	st->rx_pkts += n;
 	for (i = 0; i < n; i++) {
@@ -592,6 +672,8 @@ static int
 delay_poll(struct lr_task *t, uint64_t now_tsc)
 {
 	struct delay *dl = t->priv;
+	uint64_t moved = t->st.rx_pkts + t->st.tx_pkts;
+	uint64_t t0 = rte_rdtsc();	/* now_tsc is the lcore's pass, not ours */
 	unsigned int i;
 	uint64_t now;
 
@@ -606,12 +688,15 @@ delay_poll(struct lr_task *t, uint64_t now_tsc)
 			continue;
 		}
 		if (d->nb_pend == d->pend_off)
-			enqueue(d, now_ns(dl, rte_rdtsc()), &t->st);
+			enqueue(d, dl, &t->st);
 	}
 	now = now_ns(dl, rte_rdtsc());
 	for (i = 0; i < 2; i++)
 		if (dl->d[i].active && !dl->d[i].pass)
 			dequeue(&dl->d[i], now, &t->st);
+	/* Cycles of the polls that moved frames: what a frame costs. */
+	if (t->st.rx_pkts + t->st.tx_pkts != moved)
+		dl->busy_cycles += rte_rdtsc() - t0;
 	/* A capture played through ends the task once it has all left. */
 	if (unlikely(t->capture) && dl->d[0].c.held == 0 &&
 	    dl->d[0].nb_pend == dl->d[0].pend_off && dl->d[1].c.held == 0 &&
@@ -636,9 +721,11 @@ dir_free(struct dir *d)
 	d->pool = NULL;
 	rte_free(d->mem);
 	rte_free(d->wheel);
+	rte_free(d->late);
 	rte_free(d->lateness);
 	d->mem = NULL;
 	d->wheel = NULL;
+	d->late = NULL;
 	d->lateness = NULL;
 	lr_netem_conf_free(&d->nc);
 }
@@ -731,6 +818,16 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 			      what, bytes >> 20, (double)dmax / 1e6, bps / 1e9, nq);
 	d->hfirst = d->hlast = NIL;
 	d->base = NS_BASE >> d->gshift;
+	/* A heap for every record the ring holds, up to 4 M (64 MB); past
+	 * that a late record walks its bucket's list instead. */
+	d->max_late = (uint32_t)RTE_MIN(RTE_MIN((uint64_t)d->limit, bytes / 32),
+					1ull << 22);
+	d->late = rte_malloc_socket("lr_delay_late_heap",
+				    sizeof(*d->late) * RTE_MAX(d->max_late, 1u),
+				    RTE_CACHE_LINE_SIZE, t->socket);
+	if (d->late == NULL)
+		return lr_err(ENOMEM, "delay %s: no memory for %u late records",
+			      what, d->max_late);
 
 	d->lateness = rte_zmalloc_socket("lr_delay_late", sizeof(*d->lateness),
 					 RTE_CACHE_LINE_SIZE, t->socket);
@@ -905,12 +1002,25 @@ conserved(const struct dir_counts *c, uint64_t wait)
 	       c->no_room + c->held + wait + c->held_at_stop;
 }
 
+/* Cycles a frame costs the lcore (its way in and its way out, the PMDs'
+ * work included), and the frame rate one lcore would hold at that cost. */
+static void
+cost_json(json_t *o, uint64_t cycles, uint64_t frames)
+{
+	double cpf = frames ? (double)cycles / (double)frames : 0;
+
+	json_object_set_new(o, "cycles_per_frame", json_real(cpf));
+	json_object_set_new(o, "mpps_ceiling",
+			    json_real(cpf > 0 ? (double)rte_get_tsc_hz() / cpf / 1e6 : 0));
+}
+
 static void
 delay_report(const struct lr_task *t, json_t *o)
 {
 	const struct delay *dl = t->priv;
 	unsigned int i;
 
+	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
 	for (i = 0; i < 2; i++) {
 		const struct dir *d = &dl->d[i];
 		json_t *j;
@@ -956,7 +1066,7 @@ delay_results(json_t *doc)
 {
 	struct lr_hist *late[2] = { NULL, NULL };
 	struct dir_counts sum[2];
-	uint64_t wait[2] = { 0, 0 };
+	uint64_t wait[2] = { 0, 0 }, cycles = 0;
 	json_t *o = json_object();
 	unsigned int it = 0, i, n = 0;
 	struct lr_task *t;
@@ -971,6 +1081,7 @@ delay_results(json_t *doc)
 		const struct delay *dl = t->priv;
 
 		n++;
+		cycles += dl->busy_cycles;
 		for (i = 0; i < 2; i++) {
 			if (!dl->d[i].active)
 				continue;
@@ -995,6 +1106,7 @@ delay_results(json_t *doc)
 		json_object_set_new(o, dir_name[i], j);
 		free(late[i]);
 	}
+	cost_json(o, cycles, sum[0].in + sum[1].in);
 	json_object_set_new(doc, "delay", o);
 }
 
