@@ -281,8 +281,13 @@ load_dist(struct parser *p, int i, struct lr_netem_dist **d, bool slot)
 		return 0;
 	}
 	*d = lr_netem_dist_load(name);
-	if (*d == NULL)
-		return fail(p, i, "%s", lr_errmsg());
+	if (*d == NULL) {
+		const char *m = lr_errmsg();
+
+		if (strncmp(m, "netem: ", 7) == 0)
+			m += 7;
+		return fail(p, i, "%s", m);
+	}
 	return 0;
 }
 
