@@ -252,7 +252,11 @@ unsigned int lr_netem_enqueue(struct lr_netem *q, uint32_t len,
 
 /**
  * netem_dequeue()'s slot check for the frame at the head of the tfifo, due
- * at @p tts: may it leave at @p now_ns? (Without slots: tts <= now.)
+ * at @p tts: may it leave at @p now_ns? (Without slots: tts <= now.) When
+ * the head's time is past the slot, a new slot is drawn at @p now_ns, as
+ * the kernel does, so call it at the times the kernel would dequeue: after
+ * each enqueue, and when false, next at max(tts, q->slot_next) (the
+ * watchdog's time). Frames of the head queue (HEAD) skip it.
  */
 bool lr_netem_may_send(struct lr_netem *q, uint64_t tts, uint64_t now_ns);
 
