@@ -16,6 +16,9 @@
  *   E <i> <o|d> <queued|head|lost|limit> <tts> <corrupt 0|1>
  *   D <i> <o|d> <t>
  * i the 0-based arrival index; per arrival the duplicate's E line first.
+ * tts is 0 for lost and limit; corrupt is what the enqueue decided (an
+ * original over the limit was corrupted before the kernel's limit check;
+ * a duplicate dropped with it never had its own pass: 0).
  * Exit 2 when SPEC does not parse, 1 on bad input.
  */
 #include <inttypes.h>

@@ -657,6 +657,12 @@ test_rate(void **state)
 	lr_netem_init(&q, &c);
 	lr_netem_enqueue(&q, 100, 0, 0, out);
 	assert_int_equal(out[0].tts, 116000);
+	/* 6.18 enqueues the duplicate first: it is the original's "last" */
+	c = parse_ok("delay 1ms rate 8mbit duplicate 100%");
+	lr_netem_init(&q, &c);
+	assert_int_equal(lr_netem_enqueue(&q, 1000, 0, 0, out), 2);
+	assert_int_equal(out[0].tts, 2000000);
+	assert_int_equal(out[1].tts, 3000000);
 	c = parse_ok("rate 8mbit -4");
 	lr_netem_init(&q, &c);
 	lr_netem_enqueue(&q, 104, 0, 0, out);
