@@ -16,9 +16,15 @@
  * an struct lr_netem belongs to one lcore (no locks, no allocation after
  * lr_netem_init()).
  *
- * Reference: Linux 6.18 net/sched/sch_netem.c and iproute2's tc/q_netem.c
- * (6.x: latency and jitter as 64-bit ns, "seed", "slot"). What follows the
- * kernel to the letter, including its quirks:
+ * Reference: Linux 6.18.y net/sched/sch_netem.c and iproute2 >= 6.9's
+ * tc/q_netem.c: latency and jitter through get_time64() (ns; a bare number
+ * is ns), "seed", "slot". Debian 12's tc 6.1 differs there only: it reads
+ * latency and jitter with get_time() (a bare number is us) and sends 64 ns
+ * ticks ("delay 10.5us" is 9984 ns), and has no "seed". "ecn" is refused
+ * (no CE marking here); "distribution uniform" is the kernel's default
+ * (tc would look for a uniform.dist). tests/unit/netem/tc_xcheck checks
+ * the parser against the tc binary's netlink message.
+ * What follows the kernel to the letter, including its quirks:
  *  - The order of draws from q->prng in netem_enqueue(): duplicate, loss,
  *    corrupt, [the duplicate's own pass: loss, corrupt, reorder, delay],
  *    reorder, delay; in netem_dequeue() the slot table's draw.

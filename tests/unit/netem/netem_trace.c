@@ -20,6 +20,9 @@
  * original over the limit was corrupted before the kernel's limit check;
  * a duplicate dropped with it never had its own pass: 0).
  * Exit 2 when SPEC does not parse, 1 on bad input.
+ *
+ * netem_trace --conf 'SPEC' prints the parsed SPEC in the kernel's units,
+ * "name value" a line (what netem_change() would hold), and exits.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -144,6 +147,36 @@ fire_until(uint64_t t)
 		dequeue_at(wd);
 }
 
+static void
+print_conf(const struct lr_netem_conf *c)
+{
+	printf("latency_ns %" PRId64 "\njitter_ns %" PRId64 "\n"
+	       "delay_corr %u\ndelay_dist %s\ndelay_dist_size %u\n",
+	       c->latency_ns, c->jitter_ns, c->delay_corr,
+	       c->delay_dist ? c->delay_dist->name : "-",
+	       c->delay_dist ? c->delay_dist->size : 0);
+	printf("loss_model %d\nloss %u\nloss_corr %u\n"
+	       "a1 %u\na2 %u\na3 %u\na4 %u\na5 %u\n",
+	       (int)c->loss_model, c->loss, c->loss_corr, c->a1, c->a2, c->a3,
+	       c->a4, c->a5);
+	printf("duplicate %u\ndup_corr %u\ncorrupt %u\ncorrupt_corr %u\n"
+	       "reorder %u\nreorder_corr %u\ngap %u\n",
+	       c->duplicate, c->dup_corr, c->corrupt, c->corrupt_corr,
+	       c->reorder, c->reorder_corr, c->gap);
+	printf("rate_Bps %" PRIu64 "\npacket_overhead %d\ncell_size %u\n"
+	       "cell_overhead %d\n", c->rate_Bps, c->packet_overhead,
+	       c->cell_size, c->cell_overhead);
+	printf("slot %d\nslot_min_ns %" PRId64 "\nslot_max_ns %" PRId64 "\n"
+	       "slot_dist %s\nslot_dist_delay_ns %" PRId64 "\n"
+	       "slot_dist_jitter_ns %" PRId64 "\nslot_max_packets %d\n"
+	       "slot_max_bytes %d\n", c->slot, c->slot_min_ns, c->slot_max_ns,
+	       c->slot_dist ? c->slot_dist->name : "-", c->slot_dist_delay_ns,
+	       c->slot_dist_jitter_ns, c->slot_max_packets, c->slot_max_bytes);
+	printf("limit %u\nseed %" PRIu64 "\nseed_given %d\nno_reorder %d\n"
+	       "ar1 %d\n", c->limit, c->seed, c->seed_given, c->no_reorder,
+	       c->ar1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -161,8 +194,17 @@ main(int argc, char **argv)
 	unsigned int n, k;
 	struct frame f;
 
+	if (argc == 3 && strcmp(argv[1], "--conf") == 0) {
+		if (lr_netem_parse(argv[2], &c, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return 2;
+		}
+		print_conf(&c);
+		lr_netem_conf_free(&c);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: netem_trace 'SPEC' < arrivals\n");
+		fprintf(stderr, "usage: netem_trace [--conf] 'SPEC' < arrivals\n");
 		return 2;
 	}
 	if (lr_netem_parse(argv[1], &c, err, sizeof(err)) != 0) {
