@@ -276,9 +276,11 @@ test_parse_errors(void **state)
 	check_err("loss state 5% 1%x", "bad loss p31 '1%x' (word 4)");
 	check_err("loss gemodel 5% 1% 2% 200", "bad loss gemodel 1-k '200' "
 		  "(word 6)");
-	check_err("reorder 10%", "reordering not possible without specifying "
-		  "some delay");
-	check_err("delay 1ms gap 5", "gap specified without reorder");
+	check_err("reorder 10% limit 5", "reordering not possible without "
+		  "specifying some delay (word 1)");
+	check_err("delay 1ms gap 5", "gap specified without reorder "
+		  "probability (word 3)");
+	check_err("slot 1ms packets -2", "negative slot limit (word 1)");
 	check_err("distribution normal delay 1ms", "distribution specified but "
 		  "no latency and jitter values (word 2)");
 	check_err("delay 1ms 1ms distribution nosuchtable",
