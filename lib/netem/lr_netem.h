@@ -283,7 +283,10 @@ void lr_netem_dist_free(struct lr_netem_dist *d);
  * iproute2's maketable: a distribution table from @p n samples (any unit),
  * written to @p path in the .dist format tc reads; *@p mu and *@p sigma
  * (the samples' mean and standard deviation, the "delay MU SIGMA" to use
- * with it). @return 0 or -errno with lr_errmsg().
+ * with it). The 4096 values are maketable's own, to the digit (checked
+ * against it); the file has one more '#' line saying n, mu and sigma.
+ * @return 0 or -errno with lr_errmsg(): -EINVAL fewer than 2 samples or
+ *   no spread, -ENOMEM, or fopen's.
  */
 int lr_netem_maketable(const double *samples, size_t n, const char *path,
 		       double *mu, double *sigma);
