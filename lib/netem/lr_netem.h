@@ -16,9 +16,15 @@
  * an struct lr_netem belongs to one lcore (no locks, no allocation after
  * lr_netem_init()).
  *
- * Reference: Linux 6.18 net/sched/sch_netem.c and iproute2's tc/q_netem.c
- * (6.x: latency and jitter as 64-bit ns, "seed", "slot"). What follows the
- * kernel to the letter, including its quirks:
+ * Reference: Linux 6.18.y net/sched/sch_netem.c and iproute2 >= 6.9's
+ * tc/q_netem.c: latency and jitter through get_time64() (ns; a bare number
+ * is ns), "seed", "slot". Debian 12's tc 6.1 differs there only: it reads
+ * latency and jitter with get_time() (a bare number is us) and sends 64 ns
+ * ticks ("delay 10.5us" is 9984 ns), and has no "seed". "ecn" is refused
+ * (no CE marking here); "distribution uniform" is the kernel's default
+ * (tc would look for a uniform.dist). tests/unit/netem/tc_xcheck checks
+ * the parser against the tc binary's netlink message.
+ * What follows the kernel to the letter, including its quirks:
  *  - The order of draws from q->prng in netem_enqueue(): duplicate, loss,
  *    corrupt, [the duplicate's own pass: loss, corrupt, reorder, delay],
  *    reorder, delay; in netem_dequeue() the slot table's draw.
@@ -252,7 +258,11 @@ unsigned int lr_netem_enqueue(struct lr_netem *q, uint32_t len,
 
 /**
  * netem_dequeue()'s slot check for the frame at the head of the tfifo, due
- * at @p tts: may it leave at @p now_ns? (Without slots: tts <= now.)
+ * at @p tts: may it leave at @p now_ns? (Without slots: tts <= now.) When
+ * the head's time is past the slot, a new slot is drawn at @p now_ns, as
+ * the kernel does, so call it at the times the kernel would dequeue: after
+ * each enqueue, and when false, next at max(tts, q->slot_next) (the
+ * watchdog's time). Frames of the head queue (HEAD) skip it.
  */
 bool lr_netem_may_send(struct lr_netem *q, uint64_t tts, uint64_t now_ns);
 
@@ -273,7 +283,10 @@ void lr_netem_dist_free(struct lr_netem_dist *d);
  * iproute2's maketable: a distribution table from @p n samples (any unit),
  * written to @p path in the .dist format tc reads; *@p mu and *@p sigma
  * (the samples' mean and standard deviation, the "delay MU SIGMA" to use
- * with it). @return 0 or -errno with lr_errmsg().
+ * with it). The 4096 values are maketable's own, to the digit (checked
+ * against it); the file has one more '#' line saying n, mu and sigma.
+ * @return 0 or -errno with lr_errmsg(): -EINVAL fewer than 2 samples or
+ *   no spread, -ENOMEM, or fopen's.
  */
 int lr_netem_maketable(const double *samples, size_t n, const char *path,
 		       double *mu, double *sigma);

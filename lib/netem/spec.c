@@ -281,8 +281,13 @@ load_dist(struct parser *p, int i, struct lr_netem_dist **d, bool slot)
 		return 0;
 	}
 	*d = lr_netem_dist_load(name);
-	if (*d == NULL)
-		return fail(p, i, "%s", lr_errmsg());
+	if (*d == NULL) {
+		const char *m = lr_errmsg();
+
+		if (strncmp(m, "netem: ", 7) == 0)
+			m += 7;
+		return fail(p, i, "%s", m);
+	}
 	return 0;
 }
 
@@ -297,7 +302,7 @@ struct state {
 	bool corr_present;
 	lr_netem_prob_t dup_corr;
 	bool loss_typed;	/* loss state / gemodel given */
-	int dist_word;
+	int dist_word, reorder_word, gap_word, slot_word;
 };
 
 static int
@@ -443,7 +448,8 @@ parse_slot(struct parser *p, int *ip, struct lr_netem_conf *c)
 static int
 parse_words(struct parser *p, struct lr_netem_conf *c)
 {
-	struct state st = { .dist_word = -1 };
+	struct state st = { .dist_word = -1, .reorder_word = -1,
+			    .gap_word = -1, .slot_word = -1 };
 	const char *w;
 	int i, rc;
 
@@ -492,6 +498,7 @@ parse_words(struct parser *p, struct lr_netem_conf *c)
 		} else if (matches(w, "ecn")) {
 			return fail(p, i, "ecn is not supported (no ECN marking)");
 		} else if (matches(w, "reorder")) {
+			st.reorder_word = i;
 			NEXT_ARG();
 			if (get_percent(&c->reorder, p->w[i]))
 				return fail(p, i, "bad reorder percent '%s'",
@@ -516,6 +523,7 @@ parse_words(struct parser *p, struct lr_netem_conf *c)
 						    "correlation '%s'", p->w[i]);
 			}
 		} else if (matches(w, "gap")) {
+			st.gap_word = i;
 			NEXT_ARG();
 			if (get_u32(&c->gap, p->w[i], 0))
 				return fail(p, i, "bad gap '%s'", p->w[i]);
@@ -563,6 +571,7 @@ parse_words(struct parser *p, struct lr_netem_conf *c)
 						    "'%s'", p->w[i]);
 			}
 		} else if (matches(w, "slot")) {
+			st.slot_word = i;
 			rc = parse_slot(p, &i, c);
 			if (rc)
 				return rc;
@@ -574,12 +583,12 @@ parse_words(struct parser *p, struct lr_netem_conf *c)
 	/* tc's checks after the words */
 	if (c->reorder) {
 		if (st.latency64 == 0)
-			return fail(p, p->n - 1, "reordering not possible "
-				    "without specifying some delay");
+			return fail(p, st.reorder_word, "reordering not "
+				    "possible without specifying some delay");
 		if (c->gap == 0)
 			c->gap = 1;
 	} else if (c->gap > 0) {
-		return fail(p, p->n - 1, "gap specified without reorder "
+		return fail(p, st.gap_word, "gap specified without reorder "
 			    "probability");
 	}
 	if (st.dist_word >= 0 && (st.latency64 == 0 || st.jitter64 == 0))
@@ -596,10 +605,10 @@ parse_words(struct parser *p, struct lr_netem_conf *c)
 		c->jitter_ns = INT32_MAX;
 	if (c->slot) {
 		if (c->slot_max_packets < 0 || c->slot_max_bytes < 0)
-			return fail(p, p->n - 1, "negative slot limit");
+			return fail(p, st.slot_word, "negative slot limit");
 		if (c->slot_min_ns < 0 || c->slot_max_ns < 0 ||
 		    c->slot_dist_delay_ns < 0)
-			return fail(p, p->n - 1, "negative slot delay");
+			return fail(p, st.slot_word, "negative slot delay");
 		if (c->slot_max_packets == 0)
 			c->slot_max_packets = INT32_MAX;
 		if (c->slot_max_bytes == 0)
