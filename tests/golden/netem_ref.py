@@ -22,7 +22,8 @@ As a program:
 prints one line per event:
     E <i> <o|d> <queued|head|lost|limit> <tts> <corrupt 0|1>
     D <i> <o|d> <t>
-A bad SPEC: a message on stderr, exit 2.  See README.md for the model of
+A bad SPEC: a message on stderr, exit 2.  NETEM_REF_DRAWS=1 in the
+environment: every draw from the kernel's PRNG on stderr, with its caller.  See README.md for the model of
 time (when dequeue runs) and the conventions where the kernel draws from an
 unseeded generator.
 """
@@ -100,8 +101,24 @@ class Prng:
         return s1 ^ s2 ^ s3 ^ s4
 
 
-def prandom_seed_state(seed):
-    return Prng().seed_state(seed)
+class TracingPrng(Prng):
+    """A Prng that says every draw and who made it on stderr (debugging a
+    difference with the C side: NETEM_REF_DRAWS=1)."""
+    __slots__ = ("n",)
+
+    def u32(self):
+        v = Prng.u32(self)
+        self.n = getattr(self, "n", 0) + 1
+        f = sys._getframe(1)
+        who = f.f_code.co_name
+        if who == "get_crandom":
+            who = "%s/%s" % (f.f_back.f_code.co_name, who)
+        sys.stderr.write("draw %d %u %s\n" % (self.n, v, who))
+        return v
+
+
+def prandom_seed_state(seed, trace=False):
+    return (TracingPrng() if trace else Prng()).seed_state(seed)
 
 
 class Crnd:
@@ -741,7 +758,8 @@ class Netem:
 
     def __init__(self, conf, emit=None):
         c = self.c = conf
-        self.prng = prandom_seed_state(c.seed if c.seed is not None else 0)
+        self.prng = prandom_seed_state(c.seed if c.seed is not None else 0,
+                                       bool(os.environ.get("NETEM_REF_DRAWS")))
         # the unseeded get_random_u32() for uniform slots MIN < MAX:
         # not the kernel's; comparisons leave that case out
         self.prng2 = prandom_seed_state((c.seed or 0) ^ 0x6c726e65)
