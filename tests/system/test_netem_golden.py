@@ -5,13 +5,16 @@ kernel's and tc's sources) are fed the same SPEC and arrival trace, and must
 print the same lines: per copy of a frame its fate, time_to_send and
 corruption, and every departure with its time.
 
-    test_netem_golden.py DRIVER [--keep DIR]
+    test_netem_golden.py DRIVER [--keep DIR] [--only TEXT]
 
 DRIVER is the C driver (build/tests/unit/netem_trace...), run as
 "DRIVER 'SPEC' < trace"; a path ending in .py is run with this Python (give
 tests/golden/netem_ref.py to check the harness against the oracle itself).
 A DRIVER that does not exist: exit 77 (meson's skip).  For each SPEC and
 trace the first differing line is reported; exit 0 only if all agree.
+--keep DIR writes each trace and both outputs there; --only TEXT runs the
+SPECs containing TEXT.  To see where a run parts: NETEM_REF_DRAWS=1
+tests/golden/netem_ref.py 'SPEC' < DIR/....trace (every PRNG draw).
 """
 import os
 import random
@@ -139,15 +142,26 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     driver = argv[1]
-    keep = None
-    if len(argv) > 3 and argv[2] == "--keep":
-        keep = argv[3]
-        os.makedirs(keep, exist_ok=True)
+    keep = only = None
+    rest = argv[2:]
+    while len(rest) >= 2 and rest[0] in ("--keep", "--only"):
+        if rest[0] == "--keep":
+            keep = rest[1]
+            os.makedirs(keep, exist_ok=True)
+        else:
+            only = rest[1]
+        rest = rest[2:]
+    if rest:
+        sys.stderr.write(__doc__)
+        return 2
     if not os.path.exists(driver):
         print("SKIP: no driver at %s" % driver)
+        print("0 passed, 0 failed")
         return 77
     passed = failed = 0
     for spec in SPECS:
+        if only and only not in spec:
+            continue
         for name, text in TRACES:
             why, want = compare(driver, spec, name, text, keep)
             if why is None:
