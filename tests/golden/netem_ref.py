@@ -379,7 +379,8 @@ def load_dist(name):
         raise SpecError("no distribution data for %s (%s: %s)"
                 % (name, path, e.strerror))
     data = []
-    for line in raw.splitlines(True):
+    for line in raw.split("\n"):     # getline(): lines end at '\n' only
+        line += "\n"
         if line[:1] in ("\n", "#"):
             continue
         p = line
@@ -389,6 +390,7 @@ def load_dist(name):
                 break
             if len(data) >= NETEM_DIST_MAX:
                 raise SpecError("%s: too much data" % path)
+            x = max(min(x, (1 << 63) - 1), -(1 << 63))     # strtol clamps
             data.append(s16(x))
             p = rest
     if not data:
