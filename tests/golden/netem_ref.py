@@ -19,6 +19,7 @@ arrivals) (an ideal device: the trace format below).
 As a program:
     netem_ref.py 'SPEC' < trace        (stdin lines "T_NS LEN")
     netem_ref.py --show 'SPEC'         (the parsed kernel values)
+    netem_ref.py --maketable < samples (iproute2's maketable)
 prints one line per event:
     E <i> <o|d> <queued|head|lost|limit> <tts> <corrupt 0|1>
     D <i> <o|d> <t>
@@ -29,6 +30,7 @@ unseeded generator.
 """
 import bisect
 import collections
+import math
 import os
 import re
 import sys
@@ -742,6 +744,101 @@ def parse(spec, require_seed=True):
 
 
 # --------------------------------------------------------------------------
+# iproute2's netem/maketable.c: a table from samples (the measure -> table
+# half of issue 14's loop)
+
+MT_TABLESIZE = 16384 // 4
+MT_TABLEFACTOR = 8192
+MT_DOMAIN = 32767 // MT_TABLEFACTOR + 1         # 4
+MT_GRANULARITY = 50000
+MT_DISTSIZE = MT_DOMAIN * MT_GRANULARITY * 2    # 400000
+
+
+def read_doubles(text):
+    """readdoubles(): fscanf("%lf") until end of file.  A last number not
+    followed by anything (no newline) is not counted, as in maketable."""
+    words = text.split()
+    xs = [float(w) for w in words]
+    if xs and text and not text[-1].isspace():
+        xs.pop()
+    return xs
+
+
+def arraystats(x):
+    """arraystats(): mu, sigma (n - 1) and the lag-1 autocorrelation."""
+    n = len(x)
+    sumsquare = total = 0.0
+    for v in x:
+        sumsquare += v * v
+        total += v
+    mu = total / float(n)
+    sigma = math.sqrt((sumsquare - float(n) * mu * mu) / float(n - 1))
+    top = sigma2 = 0.0
+    for i in range(1, n):
+        top += (x[i] - mu) * (x[i - 1] - mu)
+        sigma2 += (x[i - 1] - mu) * (x[i - 1] - mu)
+    rho = top / sigma2 if sigma2 else float("nan")
+    return mu, sigma, rho
+
+
+
+def maketable(x):
+    """maketable's table (4096 s16) from samples, with mu and sigma.  The
+    values are normalised by mu and sigma, histogrammed on [-4, 4) in steps
+    of 1/50000, made cumulative and inverted, the holes interpolated."""
+    mu, sigma, rho = arraystats(x)
+    table = [0] * MT_DISTSIZE
+    for v in x:
+        inp = (v - mu) / sigma
+        idx = int(round((inp + MT_DOMAIN) * MT_GRANULARITY))
+        idx = min(max(idx, 0), MT_DISTSIZE - 1)
+        table[idx] += 1
+    accum = 0
+    for i in range(MT_DISTSIZE):
+        accum += table[i]
+        table[i] = accum
+    total = accum
+    inv = [-32768] * MT_TABLESIZE
+    for i in range(MT_DISTSIZE):
+        findex = (float(i) / float(MT_GRANULARITY)) - MT_DOMAIN
+        fvalue = float(table[i]) / float(total)
+        ii = int(round(fvalue * MT_TABLESIZE))
+        iv = int(round(findex * MT_TABLEFACTOR))
+        if iv <= -32768:
+            iv = -32767
+        if iv > 32767:
+            iv = 32767
+        if ii >= MT_TABLESIZE:
+            ii = MT_TABLESIZE - 1
+        inv[ii] = iv
+    # interpolatetable()
+    last, lasti = -32768, -1
+    for i in range(MT_TABLESIZE):
+        if inv[i] == -32768:
+            j = i
+            while j < MT_TABLESIZE and inv[j] == -32768:
+                j += 1
+            if j < MT_TABLESIZE:
+                inv[i] = s16(last + cdiv((i - lasti) * (inv[j] - last),
+                                               j - lasti))
+            else:
+                inv[i] = s16(last + cdiv((i - lasti) * (32767 - last),
+                                               MT_TABLESIZE - lasti))
+        else:
+            last, lasti = inv[i], i
+    return inv, mu, sigma, rho
+
+
+def format_table(table):
+    """printtable(): what maketable writes."""
+    out = ["# This is the distribution table for the experimental "
+           "distribution.\n"]
+    for i, v in enumerate(table):
+        out.append("%d%s" % (v, "\n" if i % 8 == 7 else " "))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------
 # the qdisc
 
 class Pkt:
@@ -1023,6 +1120,18 @@ def read_trace(f):
 def main(argv):
     show = False
     args = argv[1:]
+    if args[:1] == ["--maketable"]:
+        # maketable: samples on stdin, the table on stdout; mu and sigma
+        # (the "delay MU SIGMA" to use it with) on stderr
+        xs = read_doubles(sys.stdin.read())
+        if len(xs) < 2:
+            sys.stderr.write("Nothing much read!\n")
+            return 2
+        table, mu, sigma, rho = maketable(xs)
+        sys.stdout.write(format_table(table))
+        sys.stderr.write("%d values, mu %10.4f, sigma %10.4f, rho %10.4f\n"
+                         % (len(xs), mu, sigma, rho))
+        return 0
     if args and args[0] == "--show":
         show, args = True, args[1:]
     if len(args) != 1:

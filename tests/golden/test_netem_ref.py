@@ -733,6 +733,58 @@ def stat_correlation_shrinks():
         assert abs(m - 0.5) < 0.01 and abs(v / want - 1) < 0.05, (rho, v)
 
 
+# ---------------------------------------------------------------- maketable
+
+@test
+def maketable_by_hand():
+    # samples 0 and 1: mu 0.5, sigma sqrt(0.5); normalised -+0.7071 land in
+    # bins 164645 and 235355 of 400000; the cumulative inverted: entry 0 gets
+    # the last bin below the first sample, rint((164644 / 50000 - 4) * 8192)
+    # = -5793; 2048 (half) gets rint(0.70708 * 8192) = 5792; 4095 (clamped
+    # from 4096) gets 32768, clamped 32767; the rest interpolated in ints
+    tb, mu, sigma, rho = N.maketable([0.0, 1.0])
+    assert mu == 0.5 and abs(sigma - math.sqrt(0.5)) < 1e-15
+    assert (tb[0], tb[2048], tb[4095]) == (-5793, 5792, 32767), tb[:4]
+    assert tb[1] == -5793 + 1 * 11585 // 2048 == -5788
+    assert tb[1024] == -5793 + (1024 * 11585) // 2048 == -1
+    assert tb[3000] == 5792 + (952 * (32767 - 5792)) // 2047
+    txt = N.format_table(tb)
+    lines = txt.split("\n")
+    assert lines[0].startswith("# This is the distribution table")
+    assert len(lines) == 1 + 512 + 1 and lines[-1] == ""
+    assert lines[1] == " ".join(str(v) for v in tb[:8])
+    # what maketable writes, tc reads back unchanged
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                        "netem_ref_%d.dist" % os.getpid())
+    with open(path, "w") as f:
+        f.write(txt)
+    try:
+        assert N.load_dist(path) == tb
+    finally:
+        os.unlink(path)
+    # fscanf's end: a last number without a newline after it is lost
+    assert N.read_doubles("1 2 3\n") == [1.0, 2.0, 3.0]
+    assert N.read_doubles("1 2 3") == [1.0, 2.0]
+    r = subprocess.run([sys.executable, os.path.join(HERE, "netem_ref.py"),
+                        "--maketable"], input="0\n1\n", capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and r.stdout == txt, r.stderr
+    assert "mu     0.5000" in r.stderr
+
+
+@test
+def maketable_of_normal_samples():
+    # samples of N(100, 10): the table is close to iproute2's normal.dist
+    rng = random.Random(1)
+    xs = [rng.gauss(100, 10) for _ in range(50000)]
+    tb, mu, sigma, rho = N.maketable(xs)
+    assert abs(mu - 100) < 0.2 and abs(sigma - 10) < 0.2 and abs(rho) < 0.02
+    assert all(tb[i] <= tb[i + 1] for i in range(len(tb) - 1))
+    nd = N.load_dist("normal")
+    worst = max(abs(a - b) for a, b in zip(tb[100:-100], nd[100:-100]))
+    assert worst < 0.03 * 8192, worst
+
+
 # ---------------------------------------------------------------- invariants
 
 def check_invariants(spec, trace):
