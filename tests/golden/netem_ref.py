@@ -42,6 +42,10 @@ NSEC_PER_SEC = 1000000000
 NETEM_DIST_SCALE = 8192
 NETEM_DIST_MAX = 16384      # kernel's NETEM_DIST_MAX and tc's MAX_DIST
 
+# the seed of the generator standing for the kernel's unseeded ones
+# (lr_netem.h's LR_NETEM_PRNG2_XOR): seed ^ this
+PRNG2_XOR = 0x9e3779b97f4a7c15
+
 # the time the qdisc was configured, as ktime_get_ns() in get_slot(): any
 # non-zero time before the first frame (see README: slots)
 SLOT_CONFIG_TIME = 1
@@ -125,8 +129,8 @@ def prandom_seed_state(seed, trace=False):
 
 class Crnd:
     """struct crndstate.  The kernel's init_crandom() sets last from
-    get_random_u32(), an unseeded generator: the oracle (and linerate)
-    start it at 0 (README: correlation)."""
+    get_random_u32(), an unseeded generator: Netem() takes it from prng2
+    (README: correlation)."""
     __slots__ = ("last", "rho")
 
     def __init__(self, rho=0, last=0):
@@ -859,14 +863,22 @@ class Netem:
         c = self.c = conf
         self.prng = prandom_seed_state(c.seed if c.seed is not None else 0,
                                        bool(os.environ.get("NETEM_REF_DRAWS")))
-        # the unseeded get_random_u32() for uniform slots MIN < MAX:
-        # not the kernel's; comparisons leave that case out
-        self.prng2 = prandom_seed_state((c.seed or 0) ^ 0x6c726e65)
-        self.delay_cor = Crnd(c.delay_corr)
-        self.loss_cor = Crnd(c.loss_corr)
-        self.dup_cor = Crnd(c.dup_corr)
-        self.reorder_cor = Crnd(c.reorder_corr)
-        self.corrupt_cor = Crnd(c.corrupt_corr)
+        # What the kernel draws from its unseeded get_random_u32*() comes,
+        # as lr_netem.h sets it, from prng2 = prandom_seed_state(seed ^
+        # PRNG2_XOR), in this order: at init the initial "last" of the
+        # delay, loss, duplicate, reorder and corrupt correlations
+        # (init_crandom()), two draws for jitter-ar1's first state; then
+        # per corrupted copy of len > 0 the byte and the bit; per uniform
+        # slot one draw.  Only the correlations' "last" reach the output.
+        self.prng2 = prandom_seed_state(((c.seed or 0) ^ PRNG2_XOR) & U64)
+        lasts = [self.prng2.u32() for _ in range(5)]
+        self.prng2.u32()
+        self.prng2.u32()
+        self.delay_cor = Crnd(c.delay_corr, lasts[0])
+        self.loss_cor = Crnd(c.loss_corr, lasts[1])
+        self.dup_cor = Crnd(c.dup_corr, lasts[2])
+        self.reorder_cor = Crnd(c.reorder_corr, lasts[3])
+        self.corrupt_cor = Crnd(c.corrupt_corr, lasts[4])
         self.counter = 0
         self.clg_state = 1      # TX_IN_GAP_PERIOD / GOOD_STATE
         self.slot_next = SLOT_CONFIG_TIME if c.slot_active() else 0
@@ -989,7 +1001,14 @@ class Netem:
         corrupt = 0
         if c.corrupt and c.corrupt >= get_crandom(self.corrupt_cor, self.prng):
             corrupt = 1
+            if length > 0:      # the byte and the bit: unseeded
+                self.prng2.u32()
+                self.prng2.u32()
         if self.qlen() >= c.limit:
+            # qdisc_drop_all() and the clone freed with it: both copies
+            # over the limit, the clone (never enqueued, no draws) first
+            if dup:
+                self.emit("E %d d limit 0 0" % i)
             self.emit("E %d %s limit 0 %d" % (i, kind, corrupt))
             return
         if dup:

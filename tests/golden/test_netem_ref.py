@@ -177,6 +177,27 @@ def crandom_by_hand():
 
 
 @test
+def crandom_initial_last():
+    # the kernel's init_crandom() takes "last" from get_random_u32(); here
+    # from prng2 = prandom_seed_state(seed ^ PRNG2_XOR), five draws in the
+    # order delay, loss, duplicate, reorder, corrupt, whatever is given
+    c = N.parse("delay 1ms 1ms 10% loss 1% 20% duplicate 1% 30% "
+                "reorder 1% 40% corrupt 1% 50% seed 77")
+    q = N.Netem(c)
+    lasts = draws(77 ^ N.PRNG2_XOR, 5)
+    assert [q.delay_cor.last, q.loss_cor.last, q.dup_cor.last,
+            q.reorder_cor.last, q.corrupt_cor.last] == lasts
+    assert q.dup_cor.rho == N.set_percent(.3)
+    # the first correlated delay starts from it
+    v = draws(77, 1)[0]
+    c = N.parse("delay 1ms 1ms 10% seed 77")
+    rho = c.delay_corr + 1
+    crnd = (v * ((1 << 32) - rho) + lasts[0] * rho) >> 32
+    out = run("delay 1ms 1ms 10% seed 77", [(T0, 60)])
+    assert out[0] == "E 0 o queued %d 0" % (T0 + crnd % 2000000), out
+
+
+@test
 def tabledist_by_hand():
     r = draws(11, 4)
     p = N.prandom_seed_state(11)
@@ -489,11 +510,15 @@ def hand_reorder_gap():
 
 @test
 def hand_reorder_correlated():
-    # gap 1 (implied): one correlated draw a frame, starting from last = 0
+    # gap 1 (implied): one correlated draw a frame, starting from the
+    # "last" init_crandom() gave: prng2's 4th draw (delay, loss, dup,
+    # reorder, corrupt)
     spec = "delay 10ms reorder 25% 50% seed 12"
     c = N.parse(spec)
     r = iter(draws(12, 100))
-    last, want = 0, []
+    last = draws(12 ^ N.PRNG2_XOR, 4)[3]
+    assert N.Netem(c).reorder_cor.last == last
+    want = []
     rho = c.reorder_corr + 1
     for k in range(50):
         v = next(r)
@@ -557,13 +582,13 @@ def hand_limit():
 @test
 def hand_duplicate_over_limit():
     # the original over the limit: both copies dropped, the clone never
-    # enqueued (no draws for it)
+    # enqueued (no draws for it), said first
     spec = "limit 1 delay 1ms duplicate 100% seed 3"
     out = run(spec, [(T0, 60), (T0 + 1, 60)])
     assert [l for l in out if l[0] == "E"] == [
         "E 0 d queued %d 0" % (T0 + 10 ** 6),
         "E 0 o queued %d 0" % (T0 + 10 ** 6),   # not checked again
-        "E 1 o limit 0 0"], out
+        "E 1 d limit 0 0", "E 1 o limit 0 0"], out
 
 
 @test

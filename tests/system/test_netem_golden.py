@@ -25,8 +25,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORACLE = os.path.join(os.path.dirname(HERE), "golden", "netem_ref.py")
 
-# every feature, each replayable (seeded; slots only with a table or MIN ==
-# MAX, since the kernel draws uniform slots from an unseeded generator)
+# every feature, each replayable (seeded; slots with a table or MIN == MAX,
+# since the kernel draws uniform slots from an unseeded generator), and the
+# conventions for what the kernel draws unseeded (README.md)
 SPECS = [
     "delay 10ms seed 1",
     "delay 100ms 10ms seed 7",
@@ -48,6 +49,10 @@ SPECS = [
     "delay 1ms rate 100mbit 4 48 5 seed 2",
     "delay 2ms slot distribution normal 1ms 100us packets 8 seed 3",
     "delay 1ms slot 500us packets 4 bytes 3000 seed 5",
+    # not the kernel's (it draws uniform slots, and corruption's byte and
+    # bit, unseeded): linerate's and the oracle's shared prng2 convention
+    "delay 1ms slot 200us 800us packets 4 seed 6",
+    "delay 1ms corrupt 5% duplicate 5% slot 100us 300us seed 7",
     "limit 50 delay 1ms seed 1",
     "delay 10ms 5ms no-reorder seed 4",
     # combinations: every correlation reaching the kernel (a duplicate
