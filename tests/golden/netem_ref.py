@@ -1165,9 +1165,9 @@ def main(argv):
         print(conf.show())
         return 0
     if not conf.replayable():
-        sys.stderr.write("netem_ref: warning: uniform slots (MIN < MAX) draw "
-                 "from the kernel's unseeded generator: not "
-                 "comparable\n")
+        sys.stderr.write("netem_ref: warning: the kernel draws uniform slots "
+                         "(MIN < MAX) unseeded: these follow linerate's "
+                         "prng2 convention, not the kernel\n")
     out = sys.stdout
     buf = []
 
