@@ -24,9 +24,9 @@ prints one line per event:
     E <i> <o|d> <queued|head|lost|limit> <tts> <corrupt 0|1>
     D <i> <o|d> <t>
 A bad SPEC: a message on stderr, exit 2.  NETEM_REF_DRAWS=1 in the
-environment: every draw from the kernel's PRNG on stderr, with its caller.  See README.md for the model of
-time (when dequeue runs) and the conventions where the kernel draws from an
-unseeded generator.
+environment: every draw from the kernel's PRNG on stderr, with its caller.
+See README.md for the model of time (when dequeue runs) and the conventions
+where the kernel draws from an unseeded generator.
 """
 import bisect
 import collections
@@ -193,7 +193,7 @@ class SpecError(Exception):
 
 
 _FLOAT = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
-            r"(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I)
+                    r"(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I)
 
 
 def strtod(s):
@@ -223,7 +223,7 @@ def strtol(s, base=0):
         neg = s[i] == "-"
         i += 1
     if base in (0, 16) and s[i:i + 2].lower() == "0x" and i + 2 < n and \
-       s[i + 2] in "0123456789abcdefABCDEF":
+            s[i + 2] in "0123456789abcdefABCDEF":
         base, i = 16, i + 2
     elif base == 0:
         base = 8 if i < n and s[i] == "0" else 10
@@ -313,8 +313,8 @@ def get_size(s):
     if p:
         u = p.lower()
         mult = {"kb": 1024, "k": 1024, "gb": 1024 ** 3, "g": 1024 ** 3,
-            "gbit": 1024 ** 3 // 8, "mb": 1024 ** 2, "m": 1024 ** 2,
-            "mbit": 1024 ** 2 // 8, "kbit": 1024 // 8, "b": 1}.get(u)
+                "gbit": 1024 ** 3 // 8, "mb": 1024 ** 2, "m": 1024 ** 2,
+                "mbit": 1024 ** 2 // 8, "kbit": 1024 // 8, "b": 1}.get(u)
         if mult is None:
             raise ValueError
         v *= mult
@@ -324,14 +324,15 @@ def get_size(s):
 
 
 _RATE_SUFFIXES = [("bit", 1.), ("Kibit", 1024.), ("kbit", 1000.),
-          ("mibit", 1024. * 1024.), ("mbit", 1000000.),
-          ("gibit", 1024. * 1024. * 1024.), ("gbit", 1000000000.),
-          ("tibit", 1024. * 1024. * 1024. * 1024.),
-          ("tbit", 1000000000000.), ("Bps", 8.), ("KiBps", 8. * 1024.),
-          ("KBps", 8000.), ("MiBps", 8. * 1024 * 1024), ("MBps", 8000000.),
-          ("GiBps", 8. * 1024. * 1024. * 1024.), ("GBps", 8000000000.),
-          ("TiBps", 8. * 1024. * 1024. * 1024. * 1024.),
-          ("TBps", 8000000000000.)]
+                  ("mibit", 1024. * 1024.), ("mbit", 1000000.),
+                  ("gibit", 1024. * 1024. * 1024.), ("gbit", 1000000000.),
+                  ("tibit", 1024. * 1024. * 1024. * 1024.),
+                  ("tbit", 1000000000000.), ("Bps", 8.),
+                  ("KiBps", 8. * 1024.), ("KBps", 8000.),
+                  ("MiBps", 8. * 1024 * 1024), ("MBps", 8000000.),
+                  ("GiBps", 8. * 1024. * 1024. * 1024.), ("GBps", 8000000000.),
+                  ("TiBps", 8. * 1024. * 1024. * 1024. * 1024.),
+                  ("TBps", 8000000000000.)]
 
 
 def get_rate64(s):
@@ -359,14 +360,14 @@ def matches(arg, word):
 
 
 TC_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu/tc", "/usr/lib/tc", "/usr/lib64/tc",
-           "/usr/local/lib/tc", "/usr/share/tc"]
+               "/usr/local/lib/tc", "/usr/share/tc"]
 
 
 def dist_path(name):
     if "/" in name:
         return name
     dirs = ([os.environ["TC_LIB_DIR"]] if os.environ.get("TC_LIB_DIR")
-        else []) + TC_LIB_DIRS
+            else []) + TC_LIB_DIRS
     for d in dirs:
         p = os.path.join(d, name + ".dist")
         if os.path.exists(p):
@@ -383,7 +384,7 @@ def load_dist(name):
             raw = f.read().decode("latin-1")
     except OSError as e:
         raise SpecError("no distribution data for %s (%s: %s)"
-                % (name, path, e.strerror))
+                        % (name, path, e.strerror))
     data = []
     for line in raw.split("\n"):     # getline(): lines end at '\n' only
         line += "\n"
@@ -446,25 +447,25 @@ class Conf:
     def random(self):
         """Does anything draw from the PRNG?"""
         return bool(self.jitter or self.loss or self.duplicate or
-                self.corrupt or self.gap or
-                self.loss_model != "random" or
-                (self.slot_active() and (self.slot_dist is not None or
-                             self.slot_min != self.slot_max)))
+                    self.corrupt or self.gap or
+                    self.loss_model != "random" or
+                    (self.slot_active() and (self.slot_dist is not None or
+                                             self.slot_min != self.slot_max)))
 
     def replayable(self):
         """Everything the kernel draws comes from the seeded q->prng."""
         return not (self.slot_active() and self.slot_dist is None and
-                self.slot_min != self.slot_max)
+                    self.slot_min != self.slot_max)
 
     def show(self):
         keys = ["latency", "jitter", "limit", "gap", "loss", "duplicate",
-            "reorder", "corrupt", "rate", "packet_overhead",
-            "cell_size", "cell_overhead", "delay_corr", "loss_corr",
-            "dup_corr", "reorder_corr", "corrupt_corr",
-            "delay_dist_name", "loss_model", "a1", "a2", "a3", "a4",
-            "a5", "slot", "slot_min", "slot_max", "slot_dist_delay",
-            "slot_dist_jitter", "slot_max_packets", "slot_max_bytes",
-            "slot_dist_name", "seed", "no_reorder"]
+                "reorder", "corrupt", "rate", "packet_overhead",
+                "cell_size", "cell_overhead", "delay_corr", "loss_corr",
+                "dup_corr", "reorder_corr", "corrupt_corr",
+                "delay_dist_name", "loss_model", "a1", "a2", "a3", "a4",
+                "a5", "slot", "slot_min", "slot_max", "slot_dist_delay",
+                "slot_dist_jitter", "slot_max_packets", "slot_max_bytes",
+                "slot_dist_name", "seed", "no_reorder"]
         out = ["%s %s" % (k, getattr(self, k)) for k in keys]
         if self.delay_dist is not None:
             out.append("delay_dist_size %d" % len(self.delay_dist))
@@ -502,7 +503,7 @@ def parse(spec, require_seed=True):
 
     def next_is_signed_number():
         return k + 1 < n and (argv[k + 1][:1].isdigit() or
-                      argv[k + 1][:1] == "-")
+                              argv[k + 1][:1] == "-")
 
     def conv(fn, what):
         try:
@@ -578,11 +579,11 @@ def parse(spec, require_seed=True):
                     if next_is_number():
                         next_arg()
                         ge["h"] = (U32 - conv(get_percent,
-                            "loss gemodel 1-h")) & U32
+                                              "loss gemodel 1-h")) & U32
                         if next_is_number():
                             next_arg()
                             ge["k1"] = conv(get_percent,
-                                "loss gemodel 1-k")
+                                            "loss gemodel 1-k")
             else:
                 fail("unknown loss parameter '%s'" % argv[k])
         elif matches(w, "seed"):
@@ -644,7 +645,7 @@ def parse(spec, require_seed=True):
                 c.cell_overhead = conv(get_s32, "cell overhead")
         elif matches(w, "slot"):
             slot = {"min": 0, "max": 0, "dist_delay": 0, "dist_jitter": 0,
-                "packets": 0, "bytes": 0, "dist": None}
+                    "packets": 0, "bytes": 0, "dist": None}
             if next_is_number():
                 next_arg()
                 slot["min"] = conv(get_time64, "slot min delay")
@@ -713,7 +714,7 @@ def parse(spec, require_seed=True):
         c.reorder = U32
     if present_corr:
         c.delay_corr, c.loss_corr, c.dup_corr = \
-            cor["delay"], cor["loss"], cor["dup"]
+                cor["delay"], cor["loss"], cor["dup"]
     if reorder_prob is not None:
         c.reorder, c.reorder_corr = reorder_prob, reorder_corr
     if corrupt_prob is not None:
@@ -724,7 +725,7 @@ def parse(spec, require_seed=True):
     if loss_type == "4state":
         c.loss_model = "4state"
         c.a1, c.a2, c.a3, c.a4, c.a5 = (gi["p13"], gi["p31"], gi["p32"],
-                        gi["p14"], gi["p23"])
+                                        gi["p14"], gi["p23"])
     elif loss_type == "gemodel":
         c.loss_model = "gemodel"
         c.a1, c.a2, c.a3, c.a4 = ge["p"], ge["r"], ge["h"], ge["k1"]
@@ -824,10 +825,10 @@ def maketable(x):
                 j += 1
             if j < MT_TABLESIZE:
                 inv[i] = s16(last + cdiv((i - lasti) * (inv[j] - last),
-                                               j - lasti))
+                                         j - lasti))
             else:
                 inv[i] = s16(last + cdiv((i - lasti) * (32767 - last),
-                                               MT_TABLESIZE - lasti))
+                                         MT_TABLESIZE - lasti))
         else:
             last, lasti = inv[i], i
     return inv, mu, sigma, rho
@@ -900,7 +901,7 @@ class Netem:
         c = self
         rnd = self.prng.u32()
         a1, a2, a3, a4, a5 = (self.c.a1, self.c.a2, self.c.a3, self.c.a4,
-                      self.c.a5)
+                              self.c.a5)
         st = c.clg_state
         if st == 1:         # TX_IN_GAP_PERIOD
             if rnd < a4:
@@ -946,7 +947,7 @@ class Netem:
         m = self.c.loss_model
         if m == "random":
             return bool(self.c.loss) and \
-                self.c.loss >= get_crandom(self.loss_cor, self.prng)
+                    self.c.loss >= get_crandom(self.loss_cor, self.prng)
         if m == "4state":
             return self.loss_4state()
         return self.loss_gilb_ell()
@@ -990,7 +991,7 @@ class Netem:
         c = self.c
         count = 1
         if c.duplicate and kind == "o" and \
-           c.duplicate >= get_crandom(self.dup_cor, self.prng):
+                c.duplicate >= get_crandom(self.dup_cor, self.prng):
             count += 1
         if self.loss_event():
             count -= 1
@@ -1017,9 +1018,9 @@ class Netem:
             self.enqueue(i, length, now, "d")
         p = Pkt(i, kind, length)
         if c.gap == 0 or self.counter < c.gap - 1 or \
-           c.reorder < get_crandom(self.reorder_cor, self.prng):
+                c.reorder < get_crandom(self.reorder_cor, self.prng):
             delay = tabledist(c.latency, c.jitter, self.delay_cor,
-                      self.prng, c.delay_dist)
+                              self.prng, c.delay_dist)
             t0 = now
             if c.rate:
                 last = None
@@ -1041,7 +1042,7 @@ class Netem:
             p.tts = (t0 + delay) & U64
             if c.no_reorder:
                 if self.last_nr_tts is not None and \
-                   p.tts < self.last_nr_tts:
+                        p.tts < self.last_nr_tts:
                     p.tts = self.last_nr_tts
                 self.last_nr_tts = p.tts
             self.counter = (self.counter + 1) & U32
@@ -1061,7 +1062,7 @@ class Netem:
             next_delay = c.slot_min + (((c.slot_max - c.slot_min) * r) >> 32)
         else:
             next_delay = tabledist(c.slot_dist_delay, c.slot_dist_jitter,
-                           None, self.prng, c.slot_dist)
+                                   None, self.prng, c.slot_dist)
         self.slot_next = (now + next_delay) & U64
         self.packets_left = c.slot_max_packets
         self.bytes_left = c.slot_max_bytes
@@ -1131,7 +1132,7 @@ def read_trace(f):
         t, length = int(parts[0]), int(parts[1])
         if t < 0 or length < 0 or (prev is not None and t < prev):
             raise ValueError("line %d: times must be >= 0 and "
-                     "non-decreasing" % lineno)
+                             "non-decreasing" % lineno)
         prev = t
         yield t, length
 
