@@ -19,15 +19,18 @@ arrivals) (an ideal device: the trace format below).
 As a program:
     netem_ref.py 'SPEC' < trace        (stdin lines "T_NS LEN")
     netem_ref.py --show 'SPEC'         (the parsed kernel values)
+    netem_ref.py --maketable < samples (iproute2's maketable)
 prints one line per event:
     E <i> <o|d> <queued|head|lost|limit> <tts> <corrupt 0|1>
     D <i> <o|d> <t>
-A bad SPEC: a message on stderr, exit 2.  See README.md for the model of
-time (when dequeue runs) and the conventions where the kernel draws from an
-unseeded generator.
+A bad SPEC: a message on stderr, exit 2.  NETEM_REF_DRAWS=1 in the
+environment: every draw from the kernel's PRNG on stderr, with its caller.
+See README.md for the model of time (when dequeue runs) and the conventions
+where the kernel draws from an unseeded generator.
 """
 import bisect
 import collections
+import math
 import os
 import re
 import sys
@@ -38,6 +41,10 @@ INT_MAX = 0x7FFFFFFF
 NSEC_PER_SEC = 1000000000
 NETEM_DIST_SCALE = 8192
 NETEM_DIST_MAX = 16384      # kernel's NETEM_DIST_MAX and tc's MAX_DIST
+
+# the seed of the generator standing for the kernel's unseeded ones
+# (lr_netem.h's LR_NETEM_PRNG2_XOR): seed ^ this
+PRNG2_XOR = 0x9e3779b97f4a7c15
 
 # the time the qdisc was configured, as ktime_get_ns() in get_slot(): any
 # non-zero time before the first frame (see README: slots)
@@ -100,14 +107,30 @@ class Prng:
         return s1 ^ s2 ^ s3 ^ s4
 
 
-def prandom_seed_state(seed):
-    return Prng().seed_state(seed)
+class TracingPrng(Prng):
+    """A Prng that says every draw and who made it on stderr (debugging a
+    difference with the C side: NETEM_REF_DRAWS=1)."""
+    __slots__ = ("n",)
+
+    def u32(self):
+        v = Prng.u32(self)
+        self.n = getattr(self, "n", 0) + 1
+        f = sys._getframe(1)
+        who = f.f_code.co_name
+        if who == "get_crandom":
+            who = "%s/%s" % (f.f_back.f_code.co_name, who)
+        sys.stderr.write("draw %d %u %s\n" % (self.n, v, who))
+        return v
+
+
+def prandom_seed_state(seed, trace=False):
+    return (TracingPrng() if trace else Prng()).seed_state(seed)
 
 
 class Crnd:
     """struct crndstate.  The kernel's init_crandom() sets last from
-    get_random_u32(), an unseeded generator: the oracle (and linerate)
-    start it at 0 (README: correlation)."""
+    get_random_u32(), an unseeded generator: Netem() takes it from prng2
+    (README: correlation)."""
     __slots__ = ("last", "rho")
 
     def __init__(self, rho=0, last=0):
@@ -170,7 +193,7 @@ class SpecError(Exception):
 
 
 _FLOAT = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
-            r"(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I)
+                    r"(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I)
 
 
 def strtod(s):
@@ -200,7 +223,7 @@ def strtol(s, base=0):
         neg = s[i] == "-"
         i += 1
     if base in (0, 16) and s[i:i + 2].lower() == "0x" and i + 2 < n and \
-       s[i + 2] in "0123456789abcdefABCDEF":
+            s[i + 2] in "0123456789abcdefABCDEF":
         base, i = 16, i + 2
     elif base == 0:
         base = 8 if i < n and s[i] == "0" else 10
@@ -290,8 +313,8 @@ def get_size(s):
     if p:
         u = p.lower()
         mult = {"kb": 1024, "k": 1024, "gb": 1024 ** 3, "g": 1024 ** 3,
-            "gbit": 1024 ** 3 // 8, "mb": 1024 ** 2, "m": 1024 ** 2,
-            "mbit": 1024 ** 2 // 8, "kbit": 1024 // 8, "b": 1}.get(u)
+                "gbit": 1024 ** 3 // 8, "mb": 1024 ** 2, "m": 1024 ** 2,
+                "mbit": 1024 ** 2 // 8, "kbit": 1024 // 8, "b": 1}.get(u)
         if mult is None:
             raise ValueError
         v *= mult
@@ -301,14 +324,15 @@ def get_size(s):
 
 
 _RATE_SUFFIXES = [("bit", 1.), ("Kibit", 1024.), ("kbit", 1000.),
-          ("mibit", 1024. * 1024.), ("mbit", 1000000.),
-          ("gibit", 1024. * 1024. * 1024.), ("gbit", 1000000000.),
-          ("tibit", 1024. * 1024. * 1024. * 1024.),
-          ("tbit", 1000000000000.), ("Bps", 8.), ("KiBps", 8. * 1024.),
-          ("KBps", 8000.), ("MiBps", 8. * 1024 * 1024), ("MBps", 8000000.),
-          ("GiBps", 8. * 1024. * 1024. * 1024.), ("GBps", 8000000000.),
-          ("TiBps", 8. * 1024. * 1024. * 1024. * 1024.),
-          ("TBps", 8000000000000.)]
+                  ("mibit", 1024. * 1024.), ("mbit", 1000000.),
+                  ("gibit", 1024. * 1024. * 1024.), ("gbit", 1000000000.),
+                  ("tibit", 1024. * 1024. * 1024. * 1024.),
+                  ("tbit", 1000000000000.), ("Bps", 8.),
+                  ("KiBps", 8. * 1024.), ("KBps", 8000.),
+                  ("MiBps", 8. * 1024 * 1024), ("MBps", 8000000.),
+                  ("GiBps", 8. * 1024. * 1024. * 1024.), ("GBps", 8000000000.),
+                  ("TiBps", 8. * 1024. * 1024. * 1024. * 1024.),
+                  ("TBps", 8000000000000.)]
 
 
 def get_rate64(s):
@@ -336,14 +360,14 @@ def matches(arg, word):
 
 
 TC_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu/tc", "/usr/lib/tc", "/usr/lib64/tc",
-           "/usr/local/lib/tc", "/usr/share/tc"]
+               "/usr/local/lib/tc", "/usr/share/tc"]
 
 
 def dist_path(name):
     if "/" in name:
         return name
     dirs = ([os.environ["TC_LIB_DIR"]] if os.environ.get("TC_LIB_DIR")
-        else []) + TC_LIB_DIRS
+            else []) + TC_LIB_DIRS
     for d in dirs:
         p = os.path.join(d, name + ".dist")
         if os.path.exists(p):
@@ -360,9 +384,10 @@ def load_dist(name):
             raw = f.read().decode("latin-1")
     except OSError as e:
         raise SpecError("no distribution data for %s (%s: %s)"
-                % (name, path, e.strerror))
+                        % (name, path, e.strerror))
     data = []
-    for line in raw.splitlines(True):
+    for line in raw.split("\n"):     # getline(): lines end at '\n' only
+        line += "\n"
         if line[:1] in ("\n", "#"):
             continue
         p = line
@@ -372,6 +397,7 @@ def load_dist(name):
                 break
             if len(data) >= NETEM_DIST_MAX:
                 raise SpecError("%s: too much data" % path)
+            x = max(min(x, (1 << 63) - 1), -(1 << 63))     # strtol clamps
             data.append(s16(x))
             p = rest
     if not data:
@@ -421,25 +447,25 @@ class Conf:
     def random(self):
         """Does anything draw from the PRNG?"""
         return bool(self.jitter or self.loss or self.duplicate or
-                self.corrupt or self.gap or
-                self.loss_model != "random" or
-                (self.slot_active() and (self.slot_dist is not None or
-                             self.slot_min != self.slot_max)))
+                    self.corrupt or self.gap or
+                    self.loss_model != "random" or
+                    (self.slot_active() and (self.slot_dist is not None or
+                                             self.slot_min != self.slot_max)))
 
     def replayable(self):
         """Everything the kernel draws comes from the seeded q->prng."""
         return not (self.slot_active() and self.slot_dist is None and
-                self.slot_min != self.slot_max)
+                    self.slot_min != self.slot_max)
 
     def show(self):
         keys = ["latency", "jitter", "limit", "gap", "loss", "duplicate",
-            "reorder", "corrupt", "rate", "packet_overhead",
-            "cell_size", "cell_overhead", "delay_corr", "loss_corr",
-            "dup_corr", "reorder_corr", "corrupt_corr",
-            "delay_dist_name", "loss_model", "a1", "a2", "a3", "a4",
-            "a5", "slot", "slot_min", "slot_max", "slot_dist_delay",
-            "slot_dist_jitter", "slot_max_packets", "slot_max_bytes",
-            "slot_dist_name", "seed", "no_reorder"]
+                "reorder", "corrupt", "rate", "packet_overhead",
+                "cell_size", "cell_overhead", "delay_corr", "loss_corr",
+                "dup_corr", "reorder_corr", "corrupt_corr",
+                "delay_dist_name", "loss_model", "a1", "a2", "a3", "a4",
+                "a5", "slot", "slot_min", "slot_max", "slot_dist_delay",
+                "slot_dist_jitter", "slot_max_packets", "slot_max_bytes",
+                "slot_dist_name", "seed", "no_reorder"]
         out = ["%s %s" % (k, getattr(self, k)) for k in keys]
         if self.delay_dist is not None:
             out.append("delay_dist_size %d" % len(self.delay_dist))
@@ -477,7 +503,7 @@ def parse(spec, require_seed=True):
 
     def next_is_signed_number():
         return k + 1 < n and (argv[k + 1][:1].isdigit() or
-                      argv[k + 1][:1] == "-")
+                              argv[k + 1][:1] == "-")
 
     def conv(fn, what):
         try:
@@ -553,11 +579,11 @@ def parse(spec, require_seed=True):
                     if next_is_number():
                         next_arg()
                         ge["h"] = (U32 - conv(get_percent,
-                            "loss gemodel 1-h")) & U32
+                                              "loss gemodel 1-h")) & U32
                         if next_is_number():
                             next_arg()
                             ge["k1"] = conv(get_percent,
-                                "loss gemodel 1-k")
+                                            "loss gemodel 1-k")
             else:
                 fail("unknown loss parameter '%s'" % argv[k])
         elif matches(w, "seed"):
@@ -619,7 +645,7 @@ def parse(spec, require_seed=True):
                 c.cell_overhead = conv(get_s32, "cell overhead")
         elif matches(w, "slot"):
             slot = {"min": 0, "max": 0, "dist_delay": 0, "dist_jitter": 0,
-                "packets": 0, "bytes": 0, "dist": None}
+                    "packets": 0, "bytes": 0, "dist": None}
             if next_is_number():
                 next_arg()
                 slot["min"] = conv(get_time64, "slot min delay")
@@ -688,7 +714,7 @@ def parse(spec, require_seed=True):
         c.reorder = U32
     if present_corr:
         c.delay_corr, c.loss_corr, c.dup_corr = \
-            cor["delay"], cor["loss"], cor["dup"]
+                cor["delay"], cor["loss"], cor["dup"]
     if reorder_prob is not None:
         c.reorder, c.reorder_corr = reorder_prob, reorder_corr
     if corrupt_prob is not None:
@@ -699,7 +725,7 @@ def parse(spec, require_seed=True):
     if loss_type == "4state":
         c.loss_model = "4state"
         c.a1, c.a2, c.a3, c.a4, c.a5 = (gi["p13"], gi["p31"], gi["p32"],
-                        gi["p14"], gi["p23"])
+                                        gi["p14"], gi["p23"])
     elif loss_type == "gemodel":
         c.loss_model = "gemodel"
         c.a1, c.a2, c.a3, c.a4 = ge["p"], ge["r"], ge["h"], ge["k1"]
@@ -723,6 +749,101 @@ def parse(spec, require_seed=True):
 
 
 # --------------------------------------------------------------------------
+# iproute2's netem/maketable.c: a table from samples (the measure -> table
+# half of issue 14's loop)
+
+MT_TABLESIZE = 16384 // 4
+MT_TABLEFACTOR = 8192
+MT_DOMAIN = 32767 // MT_TABLEFACTOR + 1         # 4
+MT_GRANULARITY = 50000
+MT_DISTSIZE = MT_DOMAIN * MT_GRANULARITY * 2    # 400000
+
+
+def read_doubles(text):
+    """readdoubles(): fscanf("%lf") until end of file.  A last number not
+    followed by anything (no newline) is not counted, as in maketable."""
+    words = text.split()
+    xs = [float(w) for w in words]
+    if xs and text and not text[-1].isspace():
+        xs.pop()
+    return xs
+
+
+def arraystats(x):
+    """arraystats(): mu, sigma (n - 1) and the lag-1 autocorrelation."""
+    n = len(x)
+    sumsquare = total = 0.0
+    for v in x:
+        sumsquare += v * v
+        total += v
+    mu = total / float(n)
+    sigma = math.sqrt((sumsquare - float(n) * mu * mu) / float(n - 1))
+    top = sigma2 = 0.0
+    for i in range(1, n):
+        top += (x[i] - mu) * (x[i - 1] - mu)
+        sigma2 += (x[i - 1] - mu) * (x[i - 1] - mu)
+    rho = top / sigma2 if sigma2 else float("nan")
+    return mu, sigma, rho
+
+
+
+def maketable(x):
+    """maketable's table (4096 s16) from samples, with mu and sigma.  The
+    values are normalised by mu and sigma, histogrammed on [-4, 4) in steps
+    of 1/50000, made cumulative and inverted, the holes interpolated."""
+    mu, sigma, rho = arraystats(x)
+    table = [0] * MT_DISTSIZE
+    for v in x:
+        inp = (v - mu) / sigma
+        idx = int(round((inp + MT_DOMAIN) * MT_GRANULARITY))
+        idx = min(max(idx, 0), MT_DISTSIZE - 1)
+        table[idx] += 1
+    accum = 0
+    for i in range(MT_DISTSIZE):
+        accum += table[i]
+        table[i] = accum
+    total = accum
+    inv = [-32768] * MT_TABLESIZE
+    for i in range(MT_DISTSIZE):
+        findex = (float(i) / float(MT_GRANULARITY)) - MT_DOMAIN
+        fvalue = float(table[i]) / float(total)
+        ii = int(round(fvalue * MT_TABLESIZE))
+        iv = int(round(findex * MT_TABLEFACTOR))
+        if iv <= -32768:
+            iv = -32767
+        if iv > 32767:
+            iv = 32767
+        if ii >= MT_TABLESIZE:
+            ii = MT_TABLESIZE - 1
+        inv[ii] = iv
+    # interpolatetable()
+    last, lasti = -32768, -1
+    for i in range(MT_TABLESIZE):
+        if inv[i] == -32768:
+            j = i
+            while j < MT_TABLESIZE and inv[j] == -32768:
+                j += 1
+            if j < MT_TABLESIZE:
+                inv[i] = s16(last + cdiv((i - lasti) * (inv[j] - last),
+                                         j - lasti))
+            else:
+                inv[i] = s16(last + cdiv((i - lasti) * (32767 - last),
+                                         MT_TABLESIZE - lasti))
+        else:
+            last, lasti = inv[i], i
+    return inv, mu, sigma, rho
+
+
+def format_table(table):
+    """printtable(): what maketable writes."""
+    out = ["# This is the distribution table for the experimental "
+           "distribution.\n"]
+    for i, v in enumerate(table):
+        out.append("%d%s" % (v, "\n" if i % 8 == 7 else " "))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------
 # the qdisc
 
 class Pkt:
@@ -741,15 +862,24 @@ class Netem:
 
     def __init__(self, conf, emit=None):
         c = self.c = conf
-        self.prng = prandom_seed_state(c.seed if c.seed is not None else 0)
-        # the unseeded get_random_u32() for uniform slots MIN < MAX:
-        # not the kernel's; comparisons leave that case out
-        self.prng2 = prandom_seed_state((c.seed or 0) ^ 0x6c726e65)
-        self.delay_cor = Crnd(c.delay_corr)
-        self.loss_cor = Crnd(c.loss_corr)
-        self.dup_cor = Crnd(c.dup_corr)
-        self.reorder_cor = Crnd(c.reorder_corr)
-        self.corrupt_cor = Crnd(c.corrupt_corr)
+        self.prng = prandom_seed_state(c.seed if c.seed is not None else 0,
+                                       bool(os.environ.get("NETEM_REF_DRAWS")))
+        # What the kernel draws from its unseeded get_random_u32*() comes,
+        # as lr_netem.h sets it, from prng2 = prandom_seed_state(seed ^
+        # PRNG2_XOR), in this order: at init the initial "last" of the
+        # delay, loss, duplicate, reorder and corrupt correlations
+        # (init_crandom()), two draws for jitter-ar1's first state; then
+        # per corrupted copy of len > 0 the byte and the bit; per uniform
+        # slot one draw.  Only the correlations' "last" reach the output.
+        self.prng2 = prandom_seed_state(((c.seed or 0) ^ PRNG2_XOR) & U64)
+        lasts = [self.prng2.u32() for _ in range(5)]
+        self.prng2.u32()
+        self.prng2.u32()
+        self.delay_cor = Crnd(c.delay_corr, lasts[0])
+        self.loss_cor = Crnd(c.loss_corr, lasts[1])
+        self.dup_cor = Crnd(c.dup_corr, lasts[2])
+        self.reorder_cor = Crnd(c.reorder_corr, lasts[3])
+        self.corrupt_cor = Crnd(c.corrupt_corr, lasts[4])
         self.counter = 0
         self.clg_state = 1      # TX_IN_GAP_PERIOD / GOOD_STATE
         self.slot_next = SLOT_CONFIG_TIME if c.slot_active() else 0
@@ -771,7 +901,7 @@ class Netem:
         c = self
         rnd = self.prng.u32()
         a1, a2, a3, a4, a5 = (self.c.a1, self.c.a2, self.c.a3, self.c.a4,
-                      self.c.a5)
+                              self.c.a5)
         st = c.clg_state
         if st == 1:         # TX_IN_GAP_PERIOD
             if rnd < a4:
@@ -817,7 +947,7 @@ class Netem:
         m = self.c.loss_model
         if m == "random":
             return bool(self.c.loss) and \
-                self.c.loss >= get_crandom(self.loss_cor, self.prng)
+                    self.c.loss >= get_crandom(self.loss_cor, self.prng)
         if m == "4state":
             return self.loss_4state()
         return self.loss_gilb_ell()
@@ -861,7 +991,7 @@ class Netem:
         c = self.c
         count = 1
         if c.duplicate and kind == "o" and \
-           c.duplicate >= get_crandom(self.dup_cor, self.prng):
+                c.duplicate >= get_crandom(self.dup_cor, self.prng):
             count += 1
         if self.loss_event():
             count -= 1
@@ -872,7 +1002,14 @@ class Netem:
         corrupt = 0
         if c.corrupt and c.corrupt >= get_crandom(self.corrupt_cor, self.prng):
             corrupt = 1
+            if length > 0:      # the byte and the bit: unseeded
+                self.prng2.u32()
+                self.prng2.u32()
         if self.qlen() >= c.limit:
+            # qdisc_drop_all() and the clone freed with it: both copies
+            # over the limit, the clone (never enqueued, no draws) first
+            if dup:
+                self.emit("E %d d limit 0 0" % i)
             self.emit("E %d %s limit 0 %d" % (i, kind, corrupt))
             return
         if dup:
@@ -881,9 +1018,9 @@ class Netem:
             self.enqueue(i, length, now, "d")
         p = Pkt(i, kind, length)
         if c.gap == 0 or self.counter < c.gap - 1 or \
-           c.reorder < get_crandom(self.reorder_cor, self.prng):
+                c.reorder < get_crandom(self.reorder_cor, self.prng):
             delay = tabledist(c.latency, c.jitter, self.delay_cor,
-                      self.prng, c.delay_dist)
+                              self.prng, c.delay_dist)
             t0 = now
             if c.rate:
                 last = None
@@ -905,7 +1042,7 @@ class Netem:
             p.tts = (t0 + delay) & U64
             if c.no_reorder:
                 if self.last_nr_tts is not None and \
-                   p.tts < self.last_nr_tts:
+                        p.tts < self.last_nr_tts:
                     p.tts = self.last_nr_tts
                 self.last_nr_tts = p.tts
             self.counter = (self.counter + 1) & U32
@@ -925,7 +1062,7 @@ class Netem:
             next_delay = c.slot_min + (((c.slot_max - c.slot_min) * r) >> 32)
         else:
             next_delay = tabledist(c.slot_dist_delay, c.slot_dist_jitter,
-                           None, self.prng, c.slot_dist)
+                                   None, self.prng, c.slot_dist)
         self.slot_next = (now + next_delay) & U64
         self.packets_left = c.slot_max_packets
         self.bytes_left = c.slot_max_bytes
@@ -995,7 +1132,7 @@ def read_trace(f):
         t, length = int(parts[0]), int(parts[1])
         if t < 0 or length < 0 or (prev is not None and t < prev):
             raise ValueError("line %d: times must be >= 0 and "
-                     "non-decreasing" % lineno)
+                             "non-decreasing" % lineno)
         prev = t
         yield t, length
 
@@ -1003,6 +1140,18 @@ def read_trace(f):
 def main(argv):
     show = False
     args = argv[1:]
+    if args[:1] == ["--maketable"]:
+        # maketable: samples on stdin, the table on stdout; mu and sigma
+        # (the "delay MU SIGMA" to use it with) on stderr
+        xs = read_doubles(sys.stdin.read())
+        if len(xs) < 2:
+            sys.stderr.write("Nothing much read!\n")
+            return 2
+        table, mu, sigma, rho = maketable(xs)
+        sys.stdout.write(format_table(table))
+        sys.stderr.write("%d values, mu %10.4f, sigma %10.4f, rho %10.4f\n"
+                         % (len(xs), mu, sigma, rho))
+        return 0
     if args and args[0] == "--show":
         show, args = True, args[1:]
     if len(args) != 1:
@@ -1017,9 +1166,9 @@ def main(argv):
         print(conf.show())
         return 0
     if not conf.replayable():
-        sys.stderr.write("netem_ref: warning: uniform slots (MIN < MAX) draw "
-                 "from the kernel's unseeded generator: not "
-                 "comparable\n")
+        sys.stderr.write("netem_ref: warning: the kernel draws uniform slots "
+                         "(MIN < MAX) unseeded: these follow linerate's "
+                         "prng2 convention, not the kernel\n")
     out = sys.stdout
     buf = []
 

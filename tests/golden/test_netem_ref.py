@@ -139,9 +139,9 @@ def prng_seed_state_by_hand():
     # i = ((seed >> 32) ^ (seed << 10) ^ seed) & 0xffffffff; s_k = i, or
     # i + m_k when i < m_k (m = 2, 8, 16, 128); no warm-up
     for seed, words in [(0, (2, 8, 16, 128)), (1, (1025,) * 4),
-                (1 << 32, (3, 9, 17, 129)),
-                (5, (5 ^ 5120 ^ 0,) * 4),
-                ((1 << 64) - 1, None)]:
+                        (1 << 32, (3, 9, 17, 129)),
+                        (5, (5 ^ 5120 ^ 0,) * 4),
+                        ((1 << 64) - 1, None)]:
         p = N.prandom_seed_state(seed)
         if words is None:
             # (2^32-1) ^ ((2^64-1) << 10 truncated: low 32 bits
@@ -158,7 +158,7 @@ def prng_seed_state_by_hand():
     # (0x1405 >> 27), s3 = 1024 << 7 ^ (0x802401 >> 21), s4 = 1024 << 13 ^
     # (0x2409 >> 12)
     assert (s1, s2, s3, s4) == ((1 << 28) ^ 8, 4096, (1 << 17) ^ 4,
-                    (1 << 23) ^ 2), (s1, s2, s3, s4)
+                                (1 << 23) ^ 2), (s1, s2, s3, s4)
     assert N.prandom_seed_state(1).u32() == s1 ^ s2 ^ s3 ^ s4
     assert draws(7, 1) == [1939238955]
 
@@ -177,13 +177,34 @@ def crandom_by_hand():
 
 
 @test
+def crandom_initial_last():
+    # the kernel's init_crandom() takes "last" from get_random_u32(); here
+    # from prng2 = prandom_seed_state(seed ^ PRNG2_XOR), five draws in the
+    # order delay, loss, duplicate, reorder, corrupt, whatever is given
+    c = N.parse("delay 1ms 1ms 10% loss 1% 20% duplicate 1% 30% "
+                "reorder 1% 40% corrupt 1% 50% seed 77")
+    q = N.Netem(c)
+    lasts = draws(77 ^ N.PRNG2_XOR, 5)
+    assert [q.delay_cor.last, q.loss_cor.last, q.dup_cor.last,
+            q.reorder_cor.last, q.corrupt_cor.last] == lasts
+    assert q.dup_cor.rho == N.set_percent(.3)
+    # the first correlated delay starts from it
+    v = draws(77, 1)[0]
+    c = N.parse("delay 1ms 1ms 10% seed 77")
+    rho = c.delay_corr + 1
+    crnd = (v * ((1 << 32) - rho) + lasts[0] * rho) >> 32
+    out = run("delay 1ms 1ms 10% seed 77", [(T0, 60)])
+    assert out[0] == "E 0 o queued %d 0" % (T0 + crnd % 2000000), out
+
+
+@test
 def tabledist_by_hand():
     r = draws(11, 4)
     p = N.prandom_seed_state(11)
     # uniform: (rnd % (2 sigma)) + mu - sigma
     assert N.tabledist(1000, 0, None, p, None) == 1000  # no draw
     assert N.tabledist(5000000, 1000000, None, p, None) == \
-        r[0] % 2000000 + 4000000
+            r[0] % 2000000 + 4000000
     # a table: t = table[rnd % size]; sigma = 3 * 8192 + 100
     tbl = [-8192, 0, 8191, -1]
     t = tbl[r[1] % 4]
@@ -195,7 +216,7 @@ def tabledist_by_hand():
     assert N.cdiv(-4196, 8192) == 0 and N.cdiv(-12288, 8192) == -1
     # sigma * t / 8192 with the kernel's rounding, all four entries
     for t, want in [(-8192, -24676 + 7), (0, 7), (8191, 24673 + 7),
-            (-1, -3 + 7)]:
+                    (-1, -3 + 7)]:
         x = 100 * t
         x = x + 4096 if x >= 0 else x - 4096
         assert N.cdiv(x, 8192) + 3 * t + 7 == want, t
@@ -205,7 +226,7 @@ def tabledist_by_hand():
 def packet_time_by_hand():
     c = N.parse("delay 1ms rate 100mbit 4 48 5 seed 2")
     assert (c.rate, c.packet_overhead, c.cell_size, c.cell_overhead) == \
-        (12500000, 4, 48, 5)
+            (12500000, 4, 48, 5)
     q = N.Netem(c)
     # 100 + 4 = 104 bytes: 3 cells of 48 (2 and a remainder), 53 each
     assert q.packet_time_ns(100) == 3 * 53 * 10 ** 9 // 12500000 == 12720
@@ -304,7 +325,7 @@ def tc_implied_and_refused():
     assert "at the end" in fails("delay")
     assert "seed" in fails("loss 1%")
     assert "No such" in fails("delay 1ms 1ms distribution nosuchdist seed 1") \
-        or "no distribution" in fails(
+            or "no distribution" in fails(
             "delay 1ms 1ms distribution nosuchdist seed 1")
     assert "negative latency" in fails("delay -1ms seed 1")
     assert "slot max" in fails("slot 2ms 1ms seed 1")
@@ -320,7 +341,7 @@ def tc_implied_and_refused():
     assert N.parse("delay 10s 5s seed 1").jitter == 0x7FFFFFFF
     c = N.parse("delay 2ms slot distribution normal 1ms 100us packets 8 seed 3")
     assert (c.slot_dist_delay, c.slot_dist_jitter, c.slot_max_packets,
-        c.slot_max_bytes) == (10 ** 6, 10 ** 5, 8, 0x7FFFFFFF)
+            c.slot_max_bytes) == (10 ** 6, 10 ** 5, 8, 0x7FFFFFFF)
     c = N.parse("slot 1ms seed 1")
     assert c.slot_min == c.slot_max == 10 ** 6 and c.replayable()
     assert not N.parse("slot 1ms 2ms bytes 3000 seed 1").replayable()
@@ -332,12 +353,12 @@ def tc_implied_and_refused():
 @test
 def cli_bad_spec_exit_2():
     r = subprocess.run([sys.executable, os.path.join(HERE, "netem_ref.py"),
-                "delay 10xs seed 1"], input="", capture_output=True,
-               text=True)
+                        "delay 10xs seed 1"], input="", capture_output=True,
+                       text=True)
     assert r.returncode == 2 and "10xs" in r.stderr and not r.stdout
     r = subprocess.run([sys.executable, os.path.join(HERE, "netem_ref.py"),
-                "delay 1ms seed 1"], input="5 60\n7 100\n",
-               capture_output=True, text=True)
+                        "delay 1ms seed 1"], input="5 60\n7 100\n",
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:4] == [
         "E 0 o queued 1000005 0", "E 1 o queued 1000007 0",
@@ -360,7 +381,7 @@ def hand_delay_jitter_uniform():
     assert e == ["E %d o queued %d 0" % (k, tts[k]) for k in range(3)], out
     d = sorted(range(3), key=lambda k: (tts[k], k))
     assert [l for l in out if l[0] == "D"] == \
-        ["D %d o %d" % (k, tts[k]) for k in d]
+            ["D %d o %d" % (k, tts[k]) for k in d]
     assert tts[0] == T0 + 19238955 + 90000000
 
 
@@ -372,7 +393,7 @@ def hand_loss_random():
     lim = N.set_percent(.3)
     for k in range(20):
         want = ("E %d o lost 0 0" % k) if lim >= r[k] else \
-            ("E %d o queued %d 0" % (k, T0 + k))
+                ("E %d o queued %d 0" % (k, T0 + k))
         assert want in out, (k, want)
     assert sum(lim >= x for x in r) == sum("lost" in l for l in out)
 
@@ -393,7 +414,7 @@ def hand_duplicate_corrupt():
             want.append("E %d d queued %d %d" % (k, T0 + 1000 * k, dcor))
         want.append("E %d o queued %d %d" % (k, T0 + 1000 * k, cor))
     out = run("duplicate 10% corrupt 3% seed 11",
-          [(T0 + 1000 * k, 60) for k in range(40)])
+              [(T0 + 1000 * k, 60) for k in range(40)])
     assert [l for l in out if l[0] == "E"] == want, out
     assert any(" d " in l for l in want)
     # the clone leaves first (delay 0: both due now; the clone is first in
@@ -420,7 +441,7 @@ def hand_duplicate_loss():
         if cnt == 2:
             lost = c.loss >= next(r)    # the clone's own loss draw
             want.append(("E %d d lost 0 0" % k) if lost else
-                    ("E %d d queued %d 0" % (k, T0 + k)))
+                        ("E %d d queued %d 0" % (k, T0 + k)))
         want.append("E %d o queued %d 0" % (k, T0 + k))
     out = run(spec, [(T0 + k, 60) for k in range(30)])
     assert [l for l in out if l[0] == "E"] == want
@@ -489,18 +510,22 @@ def hand_reorder_gap():
 
 @test
 def hand_reorder_correlated():
-    # gap 1 (implied): one correlated draw a frame, starting from last = 0
+    # gap 1 (implied): one correlated draw a frame, starting from the
+    # "last" init_crandom() gave: prng2's 4th draw (delay, loss, dup,
+    # reorder, corrupt)
     spec = "delay 10ms reorder 25% 50% seed 12"
     c = N.parse(spec)
     r = iter(draws(12, 100))
-    last, want = 0, []
+    last = draws(12 ^ N.PRNG2_XOR, 4)[3]
+    assert N.Netem(c).reorder_cor.last == last
+    want = []
     rho = c.reorder_corr + 1
     for k in range(50):
         v = next(r)
         last = (v * ((1 << 32) - rho) + last * rho) >> 32
         t = T0 + 1000 * k
         want.append(("E %d o queued %d 0" % (k, t + 10 ** 7))
-                if c.reorder < last else ("E %d o head %d 0" % (k, t)))
+                    if c.reorder < last else ("E %d o head %d 0" % (k, t)))
     out = run(spec, [(T0 + 1000 * k, 60) for k in range(50)])
     assert [l for l in out if l[0] == "E"] == want
 
@@ -521,7 +546,7 @@ def hand_gemodel():
                 state = "G"
             lost = next(r) > c.a3
         want.append(("E %d o lost 0 0" % k) if lost else
-                ("E %d o queued %d 0" % (k, T0 + k)))
+                    ("E %d o queued %d 0" % (k, T0 + k)))
     out = run(spec, [(T0 + k, 60) for k in range(100)])
     assert [l for l in out if l[0] == "E"] == want
 
@@ -531,7 +556,7 @@ def hand_rate_last_packet():
     # rate 1gbit 20: 60 + 20 bytes = 640 ns; a frame behind another
     # starts from the last one's time: delay - (last - now), floored at 0
     out = run("delay 1us rate 1gbit 20 seed 1",
-          [(T0, 60), (T0, 60), (T0 + 100, 1514), (T0 + 10 ** 6, 60)])
+              [(T0, 60), (T0, 60), (T0 + 100, 1514), (T0 + 10 ** 6, 60)])
     a = T0 + 1000 + 640
     b = a + 640         # 1000 - (a - T0) < 0 -> 0
     c = b + 12272           # 1514 + 20 bytes
@@ -545,25 +570,25 @@ def hand_rate_last_packet():
 def hand_limit():
     # qlen counts the frames held; at qlen >= limit the frame is dropped
     out = run("limit 3 delay 1ms seed 1", [(T0 + k, 60) for k in range(5)] +
-          [(T0 + 10 ** 6 + 2, 60)])
+              [(T0 + 10 ** 6 + 2, 60)])
     e = [l for l in out if l[0] == "E"]
     assert [l.split()[3] for l in e] == ["queued"] * 3 + ["limit"] * 2 + \
-        ["queued"]
+            ["queued"]
     # the departures at T0 + 1ms + 0..2 come before the arrival at + 2
     assert out.index("D 2 o %d" % (T0 + 10 ** 6 + 2)) < \
-        out.index("E 5 o queued %d 0" % (T0 + 2 * 10 ** 6 + 2))
+            out.index("E 5 o queued %d 0" % (T0 + 2 * 10 ** 6 + 2))
 
 
 @test
 def hand_duplicate_over_limit():
     # the original over the limit: both copies dropped, the clone never
-    # enqueued (no draws for it)
+    # enqueued (no draws for it), said first
     spec = "limit 1 delay 1ms duplicate 100% seed 3"
     out = run(spec, [(T0, 60), (T0 + 1, 60)])
     assert [l for l in out if l[0] == "E"] == [
         "E 0 d queued %d 0" % (T0 + 10 ** 6),
         "E 0 o queued %d 0" % (T0 + 10 ** 6),   # not checked again
-        "E 1 o limit 0 0"], out
+        "E 1 d limit 0 0", "E 1 o limit 0 0"], out
 
 
 @test
@@ -580,7 +605,7 @@ def hand_slot_distribution():
     s2 = T0 + 2 * 10 ** 6 + N.tabledist(10 ** 6, 10 ** 5, None, p, c.slot_dist)
     assert s1 < T0 + 2 * 10 ** 6
     assert out == ["E 0 o queued %d 0" % (T0 + 2 * 10 ** 6),
-               "D 0 o %d" % s2], (out, s1, s2)
+                   "D 0 o %d" % s2], (out, s1, s2)
 
 
 @test
@@ -592,16 +617,16 @@ def hand_slot_fixed_packets():
     # the first arrival's dequeue: slot_next (config time) < tts = T0 ->
     # slot at T0 + 1ms; two leave there, the next slot at T0 + 2ms...
     assert d == ["D 0 o %d" % (T0 + 10 ** 6), "D 1 o %d" % (T0 + 10 ** 6),
-             "D 2 o %d" % (T0 + 2 * 10 ** 6),
-             "D 3 o %d" % (T0 + 2 * 10 ** 6),
-             "D 4 o %d" % (T0 + 3 * 10 ** 6)], out
+                 "D 2 o %d" % (T0 + 2 * 10 ** 6),
+                 "D 3 o %d" % (T0 + 2 * 10 ** 6),
+                 "D 4 o %d" % (T0 + 3 * 10 ** 6)], out
 
 
 @test
 def hand_no_reorder():
     r = draws(4, 6)
     out = run("delay 10ms 5ms no-reorder seed 4",
-          [(T0 + 1000 * k, 60) for k in range(6)])
+              [(T0 + 1000 * k, 60) for k in range(6)])
     last, want = 0, []
     for k in range(6):
         t = T0 + 1000 * k + r[k] % 10 ** 7 + 5 * 10 ** 6
@@ -693,7 +718,7 @@ def stat_tabledist_quantiles():
         p = N.prandom_seed_state(99)
         n = 100000
         xs = sorted(N.tabledist(0, 1000 * 8192, None, p, tbl) // 1000
-                for _ in range(n))
+                    for _ in range(n))
         ts = sorted(tbl)
         # the empirical CDF at each table quantile
         worst, j = 0.0, 0
@@ -733,6 +758,58 @@ def stat_correlation_shrinks():
         assert abs(m - 0.5) < 0.01 and abs(v / want - 1) < 0.05, (rho, v)
 
 
+# ---------------------------------------------------------------- maketable
+
+@test
+def maketable_by_hand():
+    # samples 0 and 1: mu 0.5, sigma sqrt(0.5); normalised -+0.7071 land in
+    # bins 164645 and 235355 of 400000; the cumulative inverted: entry 0 gets
+    # the last bin below the first sample, rint((164644 / 50000 - 4) * 8192)
+    # = -5793; 2048 (half) gets rint(0.70708 * 8192) = 5792; 4095 (clamped
+    # from 4096) gets 32768, clamped 32767; the rest interpolated in ints
+    tb, mu, sigma, rho = N.maketable([0.0, 1.0])
+    assert mu == 0.5 and abs(sigma - math.sqrt(0.5)) < 1e-15
+    assert (tb[0], tb[2048], tb[4095]) == (-5793, 5792, 32767), tb[:4]
+    assert tb[1] == -5793 + 1 * 11585 // 2048 == -5788
+    assert tb[1024] == -5793 + (1024 * 11585) // 2048 == -1
+    assert tb[3000] == 5792 + (952 * (32767 - 5792)) // 2047
+    txt = N.format_table(tb)
+    lines = txt.split("\n")
+    assert lines[0].startswith("# This is the distribution table")
+    assert len(lines) == 1 + 512 + 1 and lines[-1] == ""
+    assert lines[1] == " ".join(str(v) for v in tb[:8])
+    # what maketable writes, tc reads back unchanged
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                        "netem_ref_%d.dist" % os.getpid())
+    with open(path, "w") as f:
+        f.write(txt)
+    try:
+        assert N.load_dist(path) == tb
+    finally:
+        os.unlink(path)
+    # fscanf's end: a last number without a newline after it is lost
+    assert N.read_doubles("1 2 3\n") == [1.0, 2.0, 3.0]
+    assert N.read_doubles("1 2 3") == [1.0, 2.0]
+    r = subprocess.run([sys.executable, os.path.join(HERE, "netem_ref.py"),
+                        "--maketable"], input="0\n1\n", capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and r.stdout == txt, r.stderr
+    assert "mu     0.5000" in r.stderr
+
+
+@test
+def maketable_of_normal_samples():
+    # samples of N(100, 10): the table is close to iproute2's normal.dist
+    rng = random.Random(1)
+    xs = [rng.gauss(100, 10) for _ in range(50000)]
+    tb, mu, sigma, rho = N.maketable(xs)
+    assert abs(mu - 100) < 0.2 and abs(sigma - 10) < 0.2 and abs(rho) < 0.02
+    assert all(tb[i] <= tb[i + 1] for i in range(len(tb) - 1))
+    nd = N.load_dist("normal")
+    worst = max(abs(a - b) for a, b in zip(tb[100:-100], nd[100:-100]))
+    assert worst < 0.03 * 8192, worst
+
+
 # ---------------------------------------------------------------- invariants
 
 def check_invariants(spec, trace):
@@ -769,11 +846,11 @@ def check_invariants(spec, trace):
 def invariants():
     tr = stream(5000, seed=3)
     for spec in ("delay 100ms 10ms seed 7", "limit 50 delay 1ms seed 1",
-             "delay 10ms reorder 25% 50% seed 12",
-             "duplicate 10% 40% corrupt 3% seed 11",
-             "delay 1ms rate 100mbit 4 48 5 seed 2",
-             "delay 2ms slot distribution normal 1ms 100us packets 8 seed 3",
-             "delay 1ms 500us 25% distribution pareto seed 9"):
+                 "delay 10ms reorder 25% 50% seed 12",
+                 "duplicate 10% 40% corrupt 3% seed 11",
+                 "delay 1ms rate 100mbit 4 48 5 seed 2",
+                 "delay 2ms slot distribution normal 1ms 100us packets 8 seed 3",
+                 "delay 1ms 500us 25% distribution pareto seed 9"):
         check_invariants(spec, tr)
     out, order = check_invariants("delay 10ms 5ms no-reorder seed 4", tr)
     dep = [(int(l.split()[1]), l.split()[2]) for l in out if l[0] == "D"]
