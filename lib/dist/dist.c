@@ -151,25 +151,34 @@ opt_backend(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+int
+lr_ingress_set(const char *key, const char *val, uint8_t *ingress,
+	       uint16_t *trim)
+{
+	char buf[32];
+
+	if (strcmp(key, "ingress") == 0)
+		return lr_ingress_parse(val, ingress, trim);
+	if (strcmp(val, "0") == 0) {		/* trim 0: off */
+		*ingress = LR_INGRESS_FULL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "trim=%s", val);
+	return lr_ingress_parse(buf, ingress, trim);
+}
+
 static int
 opt_ingress(void *conf, const char *key, const char *val)
 {
 	struct lr_dist_conf *c = conf;
-	char buf[32];
 
-	if (strcmp(key, "ingress") == 0)
-		return lr_ingress_parse(val, &c->ingress, &c->trim);
-	if (strcmp(val, "0") == 0) {		/* trim 0: off */
-		c->ingress = LR_INGRESS_FULL;
-		return 0;
-	}
-	snprintf(buf, sizeof(buf), "trim=%s", val);
-	return lr_ingress_parse(buf, &c->ingress, &c->trim);
+	return lr_ingress_set(key, val, &c->ingress, &c->trim);
 }
 
 #define DC(field) LR_OPT_FIELD(struct lr_dist_conf, field)
 
-/* The distributor's options; the probe's table includes them. */
+/* The distributor's options; the probe's plan takes them too (the probe
+ * role's companion, lr_role.with). */
 const struct lr_opt lr_dist_opts[] = {
 	{ "channels", LR_OPT_UINT, DC(channels), 0, LR_DIST_CHANNELS_MAX, NULL,
 	  "N", "run a distributor (role `dist`) on the port's one rx queue that "
