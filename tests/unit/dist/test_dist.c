@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_parse.h"
 #include "lr_probe.h"
@@ -222,6 +223,61 @@ dist_parses_chained_frames(void **state)
 	assert_int_equal(parsed_ok(p[0]) + parsed_ok(p[1]), 100);
 }
 
+/* The probe's options and its companion's (the distributor's) as the CLI
+ * and linerate.plan{} set them: a key both know goes to both; a single
+ * task (no companion conf) refuses the distributor's own. */
+static void
+probe_companion_options(void **state)
+{
+	struct lr_probe_conf pc;
+	struct lr_dist_conf dc;
+
+	(void)state;
+	assert_ptr_equal(lr_probe_role.with, &lr_dist_role);
+	lr_probe_role.conf_init(&pc);
+	lr_dist_role.conf_init(&dc);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "count",
+					  "7"), 0);
+	assert_int_equal(pc.count, 7);
+	assert_int_equal(dc.count, 7);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "trim",
+					  "64"), 0);
+	assert_int_equal(pc.ingress, LR_INGRESS_TRIM);
+	assert_int_equal(pc.trim, 64);
+	assert_int_equal(dc.ingress, LR_INGRESS_TRIM);
+	assert_int_equal(dc.trim, 64);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "ingress",
+					  "uh"), 0);
+	assert_int_equal(pc.ingress, LR_INGRESS_UH);
+	assert_int_equal(pc.trim, 0);
+	assert_int_equal(dc.ingress, LR_INGRESS_UH);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "channels",
+					  "4"), 0);
+	assert_int_equal(dc.channels, 4);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "entries",
+					  "4096"), 0);
+	assert_int_equal(pc.entries, 4096);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "channels",
+					  "65"), -EINVAL);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "trim",
+					  "40"), -EINVAL);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "colour",
+					  "1"), -ENOENT);
+	/* One probe task: its own options, not its distributor's. */
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "count",
+					  "9"), 0);
+	assert_int_equal(pc.count, 9);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "hash",
+					  "l3"), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "hash is an option of the dist"));
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "colour",
+					  "1"), -ENOENT);
+	/* A role without a companion: its own conf_set. */
+	assert_int_equal(lr_role_conf_set(&lr_dist_role, &dc, NULL, "hash",
+					  "l3"), 0);
+	assert_true(dc.l3);
+}
+
 int
 main(void)
 {
@@ -229,6 +285,7 @@ main(void)
 		cmocka_unit_test(dist_takes_the_nic_hash),
 		cmocka_unit_test(dist_named_by_probe),
 		cmocka_unit_test(dist_parses_chained_frames),
+		cmocka_unit_test(probe_companion_options),
 	};
 
 	/* EAL once: the wires, the engine and the tasks of every test. */
