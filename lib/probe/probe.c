@@ -522,27 +522,34 @@ port_dropped(void)
 
 /* The lcores have stopped: empty the rings, then end every flow still in a
  * cache straight into the exporter, and send it all with the statistics. */
+/* Add what every distributor found malformed (it never reached a probe)
+ * to @p parsed, by reason. */
+static void
+dists_parsed(uint64_t parsed[LR_PARSE_REASONS])
+{
+	unsigned int it = 0;
+	const struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_dist_role, &it)) != NULL)
+		lr_dist_add_parsed(t, parsed);
+}
+
 static void
 probe_stopped(void)
 {
-	unsigned int i, j, n = lr_engine_task_count();
-	uint64_t ignored = 0, not_sent = 0;
+	uint64_t mal[LR_PARSE_REASONS] = { 0 }, ignored = 0, not_sent = 0;
+	unsigned int it = 0, j;
+	struct lr_task *t;
 	bool any = false;
 
 	if (!lr_exporter_up())
 		return;
-	for (i = 0; i < n; i++) {
-		struct lr_task *t = lr_engine_task(i);
+	dists_parsed(mal);
+	for (j = 1; j < LR_PARSE_REASONS; j++)
+		ignored += mal[j];
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
 		struct probe *p = t->priv;
-		uint64_t mal[LR_PARSE_REASONS] = { 0 };
 
-		if (t->role == &lr_dist_role && t->priv != NULL) {
-			lr_dist_add_parsed(t, mal);
-			for (j = 1; j < LR_PARSE_REASONS; j++)
-				ignored += mal[j];
-		}
-		if (t->role != &lr_probe_role || p == NULL)
-			continue;
 		for (j = 1; j < LR_PARSE_REASONS; j++)
 			ignored += p->c.parsed[j];
 		/* Records a full ring refused: the collector learns of them
@@ -669,21 +676,17 @@ probe_results(json_t *doc)
 {
 	struct lr_probe_counts tot;
 	struct lr_fc_counts ft;
-	unsigned int i, j, n = lr_engine_task_count(), nb = 0;
+	unsigned int it = 0, j, nb = 0;
+	const struct lr_task *t;
 	json_t *o, *e;
 
 	memset(&tot, 0, sizeof(tot));
 	memset(&ft, 0, sizeof(ft));
-	for (i = 0; i < n; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	dists_parsed(tot.parsed);
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
 		const struct probe *p = t->priv;
 		const struct lr_fc_counts *f;
 
-		/* What a distributor found malformed never reached a probe. */
-		if (t->role == &lr_dist_role && t->priv != NULL)
-			lr_dist_add_parsed(t, tot.parsed);
-		if (t->role != &lr_probe_role || p == NULL)
-			continue;
 		nb++;
 		f = lr_fc_counts(p->fc);
 		for (j = 0; j < LR_PARSE_REASONS; j++)
