@@ -71,21 +71,24 @@ struct stats_rec {
 #define S(field) offsetof(struct stats_rec, field)
 #define FSIZE(field) sizeof(((struct lr_flow_rec *)0)->field)
 #define SSIZE(field) sizeof(((struct stats_rec *)0)->field)
-/* A flow element: its value is the field's host integer... */
+/* A flow element: its value is the field's host integer, */
 #define FLOW(id, field) { id, FSIZE(field), 0, REC_FLOW, 0, T_UINT, F(field) }
-/* ...or @p len bytes, or a time, under conf @p when. */
-#define FLOW_AS(id, len, when, take, field) \
-	{ id, len, 0, REC_FLOW, when, take, F(field) }
-/* RFC 5103: the reverse direction's element, the same id under PEN 29305. */
+/* an address of @p len bytes (network order) for family @p when, */
+#define ADDR(id, len, when, field) \
+	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field) }
+/* a time in ns, sent as milliseconds (W_MS) or NTP (W_NS), */
+#define TIME(id, when, field) \
+	{ id, 8, 0, REC_FLOW, when, (when) == W_MS ? T_MS : T_NTP, F(field) }
+/* or, RFC 5103, the reverse direction's: the same id under PEN 29305. */
 #define REVERSE(id, field) { id, FSIZE(field), LR_IPFIX_PEN_REVERSE, REC_FLOW, \
 			     W_REV, T_UINT, F(field) }
 #define STATS(id, field) { id, SSIZE(field), 0, REC_STATS, 0, T_UINT, S(field) }
 
 static const struct ie ies[] = {
-	FLOW_AS(8, 4, W_V4, T_BYTES, src),	/* sourceIPv4Address */
-	FLOW_AS(27, 16, W_V6, T_BYTES, src),	/* sourceIPv6Address */
-	FLOW_AS(12, 4, W_V4, T_BYTES, dst),	/* destinationIPv4Address */
-	FLOW_AS(28, 16, W_V6, T_BYTES, dst),	/* destinationIPv6Address */
+	ADDR(8, 4, W_V4, src),			/* sourceIPv4Address */
+	ADDR(27, 16, W_V6, src),		/* sourceIPv6Address */
+	ADDR(12, 4, W_V4, dst),			/* destinationIPv4Address */
+	ADDR(28, 16, W_V6, dst),		/* destinationIPv6Address */
 	FLOW(7, sport),				/* sourceTransportPort */
 	FLOW(11, dport),			/* destinationTransportPort */
 	FLOW(4, proto),				/* protocolIdentifier */
@@ -98,10 +101,10 @@ static const struct ie ies[] = {
 	FLOW(10, ingress),			/* ingressInterface */
 	FLOW(2, packets),			/* packetDeltaCount */
 	FLOW(1, bytes),				/* octetDeltaCount */
-	FLOW_AS(152, 8, W_MS, T_MS, first_ns),	/* flowStartMilliseconds */
-	FLOW_AS(156, 8, W_NS, T_NTP, first_ns),	/* flowStartNanoseconds */
-	FLOW_AS(153, 8, W_MS, T_MS, last_ns),	/* flowEndMilliseconds */
-	FLOW_AS(157, 8, W_NS, T_NTP, last_ns),	/* flowEndNanoseconds */
+	TIME(152, W_MS, first_ns),		/* flowStartMilliseconds */
+	TIME(156, W_NS, first_ns),		/* flowStartNanoseconds */
+	TIME(153, W_MS, last_ns),		/* flowEndMilliseconds */
+	TIME(157, W_NS, last_ns),		/* flowEndNanoseconds */
 	REVERSE(1, rev_bytes),			/* reverseOctetDeltaCount */
 	REVERSE(2, rev_packets),		/* reversePacketDeltaCount */
 	REVERSE(6, rev_tcp_flags),		/* reverseTcpControlBits */
@@ -264,7 +267,21 @@ put_templates(struct lr_ipfix *x)
 	x->len += (size_t)(p - start);
 }
 
-/* The values of record @p src (of kind @p rec) as the table says. */
+/* The host integer of @p len bytes at @p f. */
+static inline uint64_t
+get_uint(const uint8_t *f, uint16_t len)
+{
+	if (len == 1)
+		return *f;
+	if (len == 2)
+		return *(const uint16_t *)f;
+	if (len == 4)
+		return *(const uint32_t *)f;
+	return *(const uint64_t *)f;
+}
+
+/* The values of record @p src (of kind @p rec) as the table says, each
+ * big-endian in its element's length (RFC 7011 6.1). */
 static uint8_t *
 put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
 {
@@ -275,6 +292,7 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
 		const struct ie *e = &ies[i];
 		const uint8_t *f = b + e->off;
 		uint64_t v;
+		unsigned int k;
 
 		if (!carries(e, rec, when))
 			continue;
@@ -283,38 +301,14 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
 			p += e->len;
 			continue;
 		}
-		switch (e->take == T_UINT ? e->len : 8) {
-		case 1:
-			v = *f;
-			break;
-		case 2:
-			v = *(const uint16_t *)f;
-			break;
-		case 4:
-			v = *(const uint32_t *)f;
-			break;
-		default:
-			v = *(const uint64_t *)f;
-			break;
-		}
+		v = get_uint(f, e->take == T_UINT ? e->len : 8);
 		if (e->take == T_MS)
 			v /= 1000000;
 		else if (e->take == T_NTP)
 			v = ntp_of_ns(v);
-		switch (e->len) {
-		case 1:
-			*p++ = (uint8_t)v;
-			break;
-		case 2:
-			p = put16(p, (uint16_t)v);
-			break;
-		case 4:
-			p = put32(p, (uint32_t)v);
-			break;
-		default:
-			p = put64(p, v);
-			break;
-		}
+		for (k = e->len; k-- > 0; v >>= 8)
+			p[k] = (uint8_t)v;
+		p += e->len;
 	}
 	return p;
 }

@@ -229,50 +229,49 @@ dist_parses_chained_frames(void **state)
 static void
 probe_companion_options(void **state)
 {
+	static const struct {
+		const char *key, *val;
+		bool with;	/* the companion's conf given */
+		int ret;
+	} sets[] = {
+		{ "count", "7", true, 0 },
+		{ "trim", "64", true, 0 },
+		{ "channels", "4", true, 0 },
+		{ "entries", "4096", true, 0 },
+		{ "channels", "65", true, -EINVAL },
+		{ "trim", "40", true, -EINVAL },
+		{ "colour", "1", true, -ENOENT },
+		{ "hash", "l3", false, -EINVAL },	/* the dist's own */
+		{ "colour", "1", false, -ENOENT },
+		{ "active", "60", false, 0 },
+	};
 	struct lr_probe_conf pc;
 	struct lr_dist_conf dc;
+	unsigned int i;
 
 	(void)state;
 	assert_ptr_equal(lr_probe_role.with, &lr_dist_role);
 	lr_probe_role.conf_init(&pc);
 	lr_dist_role.conf_init(&dc);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "count",
-					  "7"), 0);
-	assert_int_equal(pc.count, 7);
-	assert_int_equal(dc.count, 7);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "trim",
-					  "64"), 0);
-	assert_int_equal(pc.ingress, LR_INGRESS_TRIM);
-	assert_int_equal(pc.trim, 64);
-	assert_int_equal(dc.ingress, LR_INGRESS_TRIM);
-	assert_int_equal(dc.trim, 64);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "ingress",
-					  "uh"), 0);
-	assert_int_equal(pc.ingress, LR_INGRESS_UH);
-	assert_int_equal(pc.trim, 0);
-	assert_int_equal(dc.ingress, LR_INGRESS_UH);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "channels",
-					  "4"), 0);
-	assert_int_equal(dc.channels, 4);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "entries",
-					  "4096"), 0);
-	assert_int_equal(pc.entries, 4096);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "channels",
-					  "65"), -EINVAL);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "trim",
-					  "40"), -EINVAL);
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "colour",
-					  "1"), -ENOENT);
-	/* One probe task: its own options, not its distributor's. */
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "count",
-					  "9"), 0);
-	assert_int_equal(pc.count, 9);
+	for (i = 0; i < RTE_DIM(sets); i++)
+		if (lr_role_conf_set(&lr_probe_role, &pc, sets[i].with ? &dc : NULL,
+				     sets[i].key, sets[i].val) != sets[i].ret)
+			fail_msg("%s=%s: want %d", sets[i].key, sets[i].val,
+				 sets[i].ret);
+	assert_true(pc.count == 7 && dc.count == 7);
+	assert_true(pc.ingress == LR_INGRESS_TRIM && pc.trim == 64);
+	assert_true(dc.ingress == LR_INGRESS_TRIM && dc.trim == 64);
+	assert_true(dc.channels == 4 && pc.entries == 4096 && pc.active_s == 60);
+	assert_false(dc.l3);
 	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "hash",
 					  "l3"), -EINVAL);
 	assert_non_null(strstr(lr_errmsg(), "hash is an option of the dist"));
-	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "colour",
-					  "1"), -ENOENT);
-	/* A role without a companion: its own conf_set. */
+	/* ingress=uh: the probe's trim goes; a role without a companion
+	 * takes its own options alone. */
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "ingress",
+					  "uh"), 0);
+	assert_true(pc.ingress == LR_INGRESS_UH && pc.trim == 0 &&
+		    dc.ingress == LR_INGRESS_UH);
 	assert_int_equal(lr_role_conf_set(&lr_dist_role, &dc, NULL, "hash",
 					  "l3"), 0);
 	assert_true(dc.l3);
