@@ -62,12 +62,37 @@ with_opts(const struct lr_role *r)
 	return r->with != NULL ? r->with->opts : NULL;
 }
 
+/* The roles --role takes, from the role table: "gen, rx, probe; dist with
+ * probe" (a role that runs only as another's companion last). */
+static void
+role_names(char *buf, size_t len)
+{
+	const struct lr_role *r, *o;
+	unsigned int i, j;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
+		if (r->alone == NULL)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", r->name);
+	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
+		for (j = 0; r->alone != NULL && (o = lr_role_at(j)) != NULL &&
+		     n < len; j++)
+			if (o->with == r)
+				n += (size_t)snprintf(buf + n, len - n,
+						      "; %s with %s", r->name,
+						      o->name);
+}
+
 static void
 usage(FILE *f)
 {
 	const struct lr_role *r;
+	char roles[256];
 	unsigned int i;
 
+	role_names(roles, sizeof(roles));
 	fprintf(f,
 "linerate %s - DPDK packet generator, receiver and flow probe\n"
 "\n"
@@ -90,7 +115,7 @@ usage(FILE *f)
 "  --options-md NAME print NAME's option table as doc/usage.md has it\n"
 "                    (port, or a role that has one)\n"
 "port options:\n",
-		LR_VERSION, "gen, rx, probe; dist with probe --channels");
+		LR_VERSION, roles);
 	lr_opt_help(f, lr_port_opts, NULL);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		fprintf(f, "%s options:\n", r->name);
