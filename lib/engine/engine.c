@@ -262,15 +262,15 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	return lr_role_plan_queues(role, port, conf, lcores, n, duration_s);
 }
 
-/* Does @p role know option @p key? Asked of a fresh conf. */
-static int
+/* Does @p role know option @p key? Asked of a fresh conf (no memory: no). */
+static bool
 knows(const struct lr_role *role, const char *key, const char *val)
 {
 	void *c = malloc(role->conf_bytes);
 	int ret;
 
 	if (c == NULL)
-		return -ENOMEM;
+		return false;
 	role->conf_init(c);
 	ret = role->conf_set(c, key, val);
 	free(c);
@@ -287,7 +287,7 @@ lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 	if (w == NULL || (ret != 0 && ret != -ENOENT))
 		return ret;
 	if (with_conf == NULL) {
-		if (ret == -ENOENT && knows(w, key, val) > 0)
+		if (ret == -ENOENT && knows(w, key, val))
 			return lr_err(EINVAL, "%s: %s is an option of the %s task "
 				      "that the %s's plan makes (linerate.plan{}, "
 				      "--role %s), not of a %s task", role->name,
