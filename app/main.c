@@ -55,12 +55,44 @@ struct opts {
 	unsigned int nb_kv;
 };
 
+/* The options of a role's companion (lr_role.with) that it takes too. */
+static const struct lr_opt *
+with_opts(const struct lr_role *r)
+{
+	return r->with != NULL ? r->with->opts : NULL;
+}
+
+/* The roles --role takes, from the role table: "gen, rx, probe; dist with
+ * probe" (a role that runs only as another's companion last). */
+static void
+role_names(char *buf, size_t len)
+{
+	const struct lr_role *r, *o;
+	unsigned int i, j;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
+		if (r->alone == NULL)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", r->name);
+	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
+		for (j = 0; r->alone != NULL && (o = lr_role_at(j)) != NULL &&
+		     n < len; j++)
+			if (o->with == r)
+				n += (size_t)snprintf(buf + n, len - n,
+						      "; %s with %s", r->name,
+						      o->name);
+}
+
 static void
 usage(FILE *f)
 {
 	const struct lr_role *r;
+	char roles[256];
 	unsigned int i;
 
+	role_names(roles, sizeof(roles));
 	fprintf(f,
 "linerate %s - DPDK packet generator, receiver and flow probe\n"
 "\n"
@@ -83,12 +115,12 @@ usage(FILE *f)
 "  --options-md NAME print NAME's option table as doc/usage.md has it\n"
 "                    (port, or a role that has one)\n"
 "port options:\n",
-		LR_VERSION, "gen, rx, probe; dist with probe --channels");
-	lr_opt_help(f, lr_port_opts);
+		LR_VERSION, roles);
+	lr_opt_help(f, lr_port_opts, NULL);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		fprintf(f, "%s options:\n", r->name);
 		if (r->opts != NULL)
-			lr_opt_help(f, r->opts);
+			lr_opt_help(f, r->opts, with_opts(r));
 		else
 			fputs(r->help, f);
 	}
@@ -101,7 +133,7 @@ options_md(const char *name)
 	const struct lr_role *r = lr_role_find(name);
 
 	if (strcmp(name, "port") == 0) {
-		lr_opt_markdown(stdout, lr_port_opts);
+		lr_opt_markdown(stdout, lr_port_opts, NULL);
 		return 0;
 	}
 	if (r == NULL || r->opts == NULL) {
@@ -109,7 +141,7 @@ options_md(const char *name)
 			"with an option table\n", name);
 		return EXIT_USAGE;
 	}
-	lr_opt_markdown(stdout, r->opts);
+	lr_opt_markdown(stdout, r->opts, with_opts(r));
 	return 0;
 }
 
@@ -244,10 +276,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Sort port and role options into their confs. @return 0 or -EXIT_USAGE. */
+/* Sort port and role options into their confs (@p wc: the conf of the
+ * role's companion, role->with). @return 0 or -EXIT_USAGE. */
 static int
 apply_kv(const struct opts *o, const struct lr_role *role,
-	 struct lr_port_conf *pc, void *rc)
+	 struct lr_port_conf *pc, void *rc, void *wc)
 {
 	unsigned int i;
 
@@ -255,7 +288,8 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 		int ret = lr_port_conf_set(pc, o->kv[i].key, o->kv[i].val);
 
 		if (ret == -ENOENT && role != NULL)
-			ret = role->conf_set(rc, o->kv[i].key, o->kv[i].val);
+			ret = lr_role_conf_set(role, rc, wc, o->kv[i].key,
+					       o->kv[i].val);
 		if (ret == -ENOENT) {
 			const char *near = NULL;
 			unsigned int d = 3;	/* a typo or two, not a guess */
@@ -263,6 +297,9 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 			lr_opt_nearest(lr_port_opts, o->kv[i].key, &near, &d);
 			if (role != NULL && role->opts != NULL)
 				lr_opt_nearest(role->opts, o->kv[i].key, &near, &d);
+			if (role != NULL && with_opts(role) != NULL)
+				lr_opt_nearest(with_opts(role), o->kv[i].key,
+					       &near, &d);
 			fprintf(stderr, "linerate: unknown option '--%s'%s%s%s%s%s "
 				"(see --help)\n", o->kv[i].key,
 				role ? " for role " : "", role ? role->name : "",
@@ -307,6 +344,20 @@ check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 	}
 	free(qc);
 	if (ret != 0)
+		fprintf(stderr, "linerate: %s (see --help)\n", lr_errmsg());
+	return ret;
+}
+
+/* The role's checks and its companion's (whole: a plan gives its
+ * companion's tasks no slices). */
+static int
+check_confs(const struct lr_role *role, const struct lr_port_conf *pc,
+	    const void *rc, const void *wc)
+{
+	int ret = check_conf(role, pc, rc);
+
+	if (ret == 0 && role->with != NULL && role->with->conf_check != NULL &&
+	    (ret = role->with->conf_check(wc)) != 0)
 		fprintf(stderr, "linerate: %s (see --help)\n", lr_errmsg());
 	return ret;
 }
@@ -472,7 +523,7 @@ verdict_exit(const struct opts *o)
 /* One role on every queue of one port, until done, --duration or Ctrl-C. */
 static int
 run_role(const struct opts *o, const struct lr_role *role,
-	 const struct lr_port_conf *pc, const void *rc)
+	 const struct lr_port_conf *pc, const void *rc, const void *wc)
 {
 	unsigned int workers[RTE_MAX_LCORE], nw;
 	uint16_t port;
@@ -500,8 +551,8 @@ run_role(const struct opts *o, const struct lr_role *role,
 		return lr_engine_interrupted() ? 130 : 1;
 	}
 	/* The role lays itself over the port: a task per queue with its
-	 * slice, or the probe's distributor and channels. */
-	if (lr_role_plan(role, port, rc, workers, nw, o->duration_s) < 0) {
+	 * slice, or its own plan (with its companion's tasks). */
+	if (lr_role_plan(role, port, rc, wc, workers, nw, o->duration_s) < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		return 1;
 	}
@@ -535,7 +586,7 @@ main(int argc, char **argv)
 	struct lr_port_conf pc;
 	const struct lr_role *role = NULL;
 	char runtime_dir[PATH_MAX] = "";
-	void *rc = NULL;
+	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
 	int eal_argc, ret, rc_exit;
 	FILE *human;
@@ -583,19 +634,27 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		rc = calloc(1, role->conf_bytes);
-		if (rc == NULL)
+		if (role->with != NULL)
+			wc = calloc(1, role->with->conf_bytes);
+		if (rc == NULL || (role->with != NULL && wc == NULL)) {
+			free(rc);
+			free(wc);
 			return 1;
+		}
 		role->conf_init(rc);
+		if (role->with != NULL)
+			role->with->conf_init(wc);
 	} else if (o.port != NULL || o.nb_kv != 0 || o.lcores != NULL ||
 		   o.duration_given) {
 		fprintf(stderr, "linerate: port and role options go with --role; "
 			"a script sets its own\n");
 		return EXIT_USAGE;
 	}
-	if (apply_kv(&o, role, &pc, rc) != 0 ||
-	    (role != NULL && check_conf(role, &pc, rc) != 0) ||
+	if (apply_kv(&o, role, &pc, rc, wc) != 0 ||
+	    (role != NULL && check_confs(role, &pc, rc, wc) != 0) ||
 	    check_output("json", o.json) != 0 || check_output("csv", o.csv) != 0) {
 		free(rc);
+		free(wc);
 		return EXIT_USAGE;
 	}
 
@@ -605,6 +664,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
 		free(rc);
+		free(wc);
 		return EXIT_USAGE;
 	}
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
@@ -623,7 +683,7 @@ main(int argc, char **argv)
 	if (o.script != NULL)
 		rc_exit = lr_lua_run(o.script, o.script_argc, o.script_argv);
 	else
-		rc_exit = run_role(&o, role, &pc, rc);
+		rc_exit = run_role(&o, role, &pc, rc, wc);
 
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
@@ -663,5 +723,6 @@ main(int argc, char **argv)
 	if (runtime_dir[0] != '\0')
 		remove_runtime_dir(runtime_dir);
 	free(rc);
+	free(wc);
 	return rc_exit;
 }

@@ -13,6 +13,7 @@
 #ifndef LR_OPT_H
 #define LR_OPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,8 +24,8 @@ enum lr_opt_type {
 	LR_OPT_MS,		/**< seconds into a uint32_t of milliseconds */
 	LR_OPT_FUNC,		/**< the option's own parser (set) */
 	LR_OPT_INCLUDE,		/**< the rows of table sub, for the conf at
-				 *   offset (name ""): an exporter's or a
-				 *   distributor's options inside the probe's */
+				 *   offset (name ""): the exporter's options
+				 *   inside the probe's */
 };
 
 /** Parse @p val into @p conf; @return 0 or -EINVAL with lr_errmsg(). */
@@ -69,10 +70,17 @@ int lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 void lr_opt_nearest(const struct lr_opt *tab, const char *key,
 		    const char **best, unsigned int *dist);
 
-/** Print "  --key ARG  help" lines for --help. */
-void lr_opt_help(FILE *f, const struct lr_opt *tab);
+/** Is @p key an option of @p tab (or of a table it includes)? */
+bool lr_opt_has(const struct lr_opt *tab, const char *key);
 
-/** Print the table as doc/usage.md's rows: | `--key ARG` | help | `example` | */
-void lr_opt_markdown(FILE *f, const struct lr_opt *tab);
+/** Print "  --key ARG  help" lines for --help: the rows of @p tab, then
+ *  those of @p more (NULL: none) that @p tab does not have (a role's
+ *  companion's, lr_engine.h). */
+void lr_opt_help(FILE *f, const struct lr_opt *tab, const struct lr_opt *more);
+
+/** Print the rows as lr_opt_help() does, as doc/usage.md's table:
+ *  | `--key ARG` | help | `example` | */
+void lr_opt_markdown(FILE *f, const struct lr_opt *tab,
+		     const struct lr_opt *more);
 
 #endif

@@ -131,61 +131,83 @@ shadowed(const struct lr_opt *outer, const char *name)
 	return false;
 }
 
-static void
-help_rows(FILE *f, const struct lr_opt *tab, const struct lr_opt *outer)
+bool
+lr_opt_has(const struct lr_opt *tab, const char *key)
 {
 	const struct lr_opt *o;
+
+	for (o = tab; o->name != NULL; o++)
+		if (o->type == LR_OPT_INCLUDE ? lr_opt_has(o->sub, key) :
+		    strcmp(o->name, key) == 0)
+			return true;
+	return false;
+}
+
+typedef void (*row_fn)(FILE *f, const struct lr_opt *o);
+
+/* Each row of @p tab as a user sees it, in order: a table it includes in
+ * its place, less the rows the including table (@p outer) has itself;
+ * none that table @p skip has. */
+static void
+each_row(FILE *f, const struct lr_opt *tab, const struct lr_opt *outer,
+	 const struct lr_opt *skip, row_fn fn)
+{
+	const struct lr_opt *o;
+
+	for (o = tab; o->name != NULL; o++) {
+		if (o->type == LR_OPT_INCLUDE)
+			each_row(f, o->sub, tab, skip, fn);
+		else if (!shadowed(outer, o->name) &&
+			 (skip == NULL || !lr_opt_has(skip, o->name)))
+			fn(f, o);
+	}
+}
+
+static void
+each_row_more(FILE *f, const struct lr_opt *tab, const struct lr_opt *more,
+	      row_fn fn)
+{
+	each_row(f, tab, NULL, NULL, fn);
+	if (more != NULL)
+		each_row(f, more, NULL, tab, fn);
+}
+
+static void
+help_row(FILE *f, const struct lr_opt *o)
+{
 	char k[40];
 
-	for (o = tab; o->name != NULL; o++) {
-		if (o->type == LR_OPT_INCLUDE) {
-			help_rows(f, o->sub, tab);
-			continue;
-		}
-		if (shadowed(outer, o->name))
-			continue;
-		snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
-		fprintf(f, "  %-*s", HELP_INDENT - 2, k);
-		put_wrapped(f, o->help);
-		fputc('\n', f);
-	}
+	snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
+	fprintf(f, "  %-*s", HELP_INDENT - 2, k);
+	put_wrapped(f, o->help);
+	fputc('\n', f);
 }
 
 void
-lr_opt_help(FILE *f, const struct lr_opt *tab)
+lr_opt_help(FILE *f, const struct lr_opt *tab, const struct lr_opt *more)
 {
-	help_rows(f, tab, NULL);
+	each_row_more(f, tab, more, help_row);
 }
 
 static void
-markdown_rows(FILE *f, const struct lr_opt *tab, const struct lr_opt *outer)
+markdown_row(FILE *f, const struct lr_opt *o)
 {
-	const struct lr_opt *o;
-
-	for (o = tab; o->name != NULL; o++) {
-		if (o->type == LR_OPT_INCLUDE) {
-			markdown_rows(f, o->sub, tab);
-			continue;
-		}
-		if (shadowed(outer, o->name))
-			continue;
-		fprintf(f, "| `--%s%s", o->name, o->arg ? " " : "");
-		put_cell(f, o->arg ? o->arg : "");
-		fputs("` | ", f);
-		put_cell(f, o->help);
-		fputs(" | ", f);
-		if (o->example != NULL)
-			put_cell(f, o->example);
-		fputs(" |\n", f);
-	}
+	fprintf(f, "| `--%s%s", o->name, o->arg ? " " : "");
+	put_cell(f, o->arg ? o->arg : "");
+	fputs("` | ", f);
+	put_cell(f, o->help);
+	fputs(" | ", f);
+	if (o->example != NULL)
+		put_cell(f, o->example);
+	fputs(" |\n", f);
 }
 
 void
-lr_opt_markdown(FILE *f, const struct lr_opt *tab)
+lr_opt_markdown(FILE *f, const struct lr_opt *tab, const struct lr_opt *more)
 {
 	fputs("| option | meaning (default) | example |\n| --- | --- | --- |\n", f);
-	markdown_rows(f, tab, NULL);
+	each_row_more(f, tab, more, markdown_row);
 }
 
 /* Levenshtein distance of two short keys (longer ones count as far). */

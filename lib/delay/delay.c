@@ -1170,8 +1170,8 @@ delay_check(void)
  * and a task serves each queue pair, both directions, lcores in turn.
  */
 static int
-delay_plan(uint16_t port, const void *conf, const unsigned int *lcores,
-	   unsigned int n, double duration_s)
+delay_plan(uint16_t port, const void *conf, const void *with_conf,
+	   const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_delay_conf *c = conf;
 	const struct lr_port_conf *pc = lr_port_conf_of(port);
@@ -1180,6 +1180,7 @@ delay_plan(uint16_t port, const void *conf, const unsigned int *lcores,
 	uint16_t peer;
 	unsigned int q, nq;
 
+	RTE_SET_USED(with_conf);
 	if (delay_conf_check(c) != 0)
 		return -EINVAL;
 	if (lr_port_find(c->peer, &peer) != 0 || lr_port_info(peer) == NULL) {

@@ -151,25 +151,34 @@ opt_backend(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+int
+lr_ingress_set(const char *key, const char *val, uint8_t *ingress,
+	       uint16_t *trim)
+{
+	char buf[32];
+
+	if (strcmp(key, "ingress") == 0)
+		return lr_ingress_parse(val, ingress, trim);
+	if (strcmp(val, "0") == 0) {		/* trim 0: off */
+		*ingress = LR_INGRESS_FULL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "trim=%s", val);
+	return lr_ingress_parse(buf, ingress, trim);
+}
+
 static int
 opt_ingress(void *conf, const char *key, const char *val)
 {
 	struct lr_dist_conf *c = conf;
-	char buf[32];
 
-	if (strcmp(key, "ingress") == 0)
-		return lr_ingress_parse(val, &c->ingress, &c->trim);
-	if (strcmp(val, "0") == 0) {		/* trim 0: off */
-		c->ingress = LR_INGRESS_FULL;
-		return 0;
-	}
-	snprintf(buf, sizeof(buf), "trim=%s", val);
-	return lr_ingress_parse(buf, &c->ingress, &c->trim);
+	return lr_ingress_set(key, val, &c->ingress, &c->trim);
 }
 
 #define DC(field) LR_OPT_FIELD(struct lr_dist_conf, field)
 
-/* The distributor's options; the probe's table includes them. */
+/* The distributor's options; the probe's plan takes them too (the probe
+ * role's companion, lr_role.with). */
 const struct lr_opt lr_dist_opts[] = {
 	{ "channels", LR_OPT_UINT, DC(channels), 0, LR_DIST_CHANNELS_MAX, NULL,
 	  "N", "run a distributor (role `dist`) on the port's one rx queue that "
@@ -271,8 +280,9 @@ dist_init(struct lr_task *t, const void *arg)
 	const struct lr_dist_conf *c = arg;
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	char name[RTE_RING_NAMESIZE];
+	const struct lr_task *o;
 	struct dist *d;
-	unsigned int i, n = lr_engine_task_count();
+	unsigned int i, it = 0;
 
 	if (c->channels == 0)
 		return lr_err(EINVAL, "dist: give channels=1..%u",
@@ -280,14 +290,10 @@ dist_init(struct lr_task *t, const void *arg)
 	/* One running distributor per port, so that a probe given a channel
 	 * and no dist task finds the one it means (lr_dist_last); a finished
 	 * one (an earlier round of a script) gives way. */
-	for (i = 0; i < n; i++) {
-		const struct lr_task *o = lr_engine_task(i);
-
-		if (o->role == &lr_dist_role && o->port == t->port &&
-		    o->priv != NULL && lr_task_state(o) != LR_TASK_DONE)
+	while ((o = lr_role_next(&lr_dist_role, &it)) != NULL)
+		if (o->port == t->port && lr_task_state(o) != LR_TASK_DONE)
 			return lr_err(EBUSY, "dist: port %s has a distributor "
 				      "already (task %u)", pi->name, o->id);
-	}
 	d = rte_zmalloc_socket("lr_dist", sizeof(*d), RTE_CACHE_LINE_SIZE,
 			       t->socket);
 	if (d == NULL)
@@ -360,15 +366,13 @@ dist_init(struct lr_task *t, const void *arg)
 struct lr_task *
 lr_dist_last(uint16_t port)
 {
-	unsigned int i = lr_engine_task_count();
+	struct lr_task *t, *last = NULL;
+	unsigned int it = 0;
 
-	while (i-- > 0) {
-		struct lr_task *t = lr_engine_task(i);
-
-		if (t->role == &lr_dist_role && t->port == port && t->priv != NULL)
-			return t;
-	}
-	return NULL;
+	while ((t = lr_role_next(&lr_dist_role, &it)) != NULL)
+		if (t->port == port)
+			last = t;
+	return last;
 }
 
 int

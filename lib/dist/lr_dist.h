@@ -78,19 +78,26 @@ struct lr_dist_conf {
 
 void lr_dist_conf_init(struct lr_dist_conf *c);
 
+/** The distributor's options as a table (lr_opt.h). */
+extern const struct lr_opt lr_dist_opts[];
+
 /**
  * Set one option: channels, channel-ring, hash (l3|l4), hash-key
  * (symmetric | ms | hex bytes), backend (fast|model), ingress, trim, count.
  * @return 0, -ENOENT (not a dist option) or -EINVAL.
  */
-/** The distributor's options as a table (lr_opt.h), for its role and the
- *  probe's. */
-extern const struct lr_opt lr_dist_opts[];
-
 int lr_dist_conf_set(struct lr_dist_conf *c, const char *key, const char *val);
 
 /** Parse "full", "trim=B" (64..9018) or "uh". @return 0 or -EINVAL. */
 int lr_ingress_parse(const char *val, uint8_t *ingress, uint16_t *trim);
+
+/**
+ * Option @p key "ingress" (lr_ingress_parse()) or "trim" (B, as
+ * "trim=B"; 0: full) into *@p ingress and *@p trim, as the distributor
+ * and the probe both take them. @return 0 or -EINVAL.
+ */
+int lr_ingress_set(const char *key, const char *val, uint8_t *ingress,
+		   uint16_t *trim);
 
 extern const char *const lr_ingress_names[3];
 

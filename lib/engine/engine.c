@@ -218,8 +218,9 @@ lr_roles_check(void)
 }
 
 int
-lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
-	     const unsigned int *lcores, unsigned int n, double duration_s)
+lr_role_plan_queues(const struct lr_role *role, uint16_t port,
+		    const void *conf, const unsigned int *lcores,
+		    unsigned int n, double duration_s)
 {
 	const struct lr_port_info *pi = lr_port_info(port);
 	unsigned int q, nq;
@@ -229,8 +230,6 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	if (pi == NULL || n == 0)
 		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
 			      role->name, port);
-	if (role->plan != NULL)
-		return role->plan(port, conf, lcores, n, duration_s);
 	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
 	qc = malloc(role->conf_bytes);
 	if (qc == NULL)
@@ -248,6 +247,56 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	}
 	free(qc);
 	return q == nq ? (int)nq : -EINVAL;
+}
+
+int
+lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
+	     const void *with_conf, const unsigned int *lcores, unsigned int n,
+	     double duration_s)
+{
+	if (lr_port_info(port) == NULL || n == 0)
+		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
+			      role->name, port);
+	if (role->plan != NULL)
+		return role->plan(port, conf, with_conf, lcores, n, duration_s);
+	return lr_role_plan_queues(role, port, conf, lcores, n, duration_s);
+}
+
+/* Does @p role know option @p key? Asked of a fresh conf (no memory: no). */
+static bool
+knows(const struct lr_role *role, const char *key, const char *val)
+{
+	void *c = malloc(role->conf_bytes);
+	int ret;
+
+	if (c == NULL)
+		return false;
+	role->conf_init(c);
+	ret = role->conf_set(c, key, val);
+	free(c);
+	return ret != -ENOENT;
+}
+
+int
+lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
+		 const char *key, const char *val)
+{
+	const struct lr_role *w = role->with;
+	int ret = role->conf_set(conf, key, val), wret;
+
+	if (w == NULL || (ret != 0 && ret != -ENOENT))
+		return ret;
+	if (with_conf == NULL) {
+		if (ret == -ENOENT && knows(w, key, val))
+			return lr_err(EINVAL, "%s: %s is an option of the %s task "
+				      "that the %s's plan makes (linerate.plan{}, "
+				      "--role %s), not of a %s task", role->name,
+				      key, w->name, role->name, role->name,
+				      role->name);
+		return ret;
+	}
+	wret = w->conf_set(with_conf, key, val);
+	return wret == -ENOENT ? ret : wret;
 }
 
 struct lr_task *

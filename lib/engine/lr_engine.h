@@ -119,13 +119,21 @@ struct lr_role {
 	/** Control path: how a task went (lr_task_verdict()). May be NULL:
 	 *  always OK. */
 	lr_role_verdict_t verdict;
+	/** A role whose tasks this role's plan may make in front of its
+	 *  own (the probe's: the distributor), or NULL. Its options are this
+	 *  role's too where the CLI and linerate.plan{} lay the role over a
+	 *  port: they fill a conf of the companion's own (lr_role_conf_set())
+	 *  that the plan hook gets as @p with_conf, and --help and
+	 *  --options-md list them after the role's. */
+	const struct lr_role *with;
 	/** How the role is laid over a port's queues and @p n lcores
-	 *  (lr_role_plan()). May be NULL: one task per queue of the side it
-	 *  uses, each its slice q/nq of the conf where the role takes
-	 *  slices, lcores in turn. The probe's builds a distributor and its
-	 *  channels where it is asked for them. @return tasks made or < 0. */
-	int (*plan)(uint16_t port, const void *conf, const unsigned int *lcores,
-		    unsigned int n, double duration_s);
+	 *  (lr_role_plan()). May be NULL: lr_role_plan_queues(). The probe's
+	 *  builds a distributor of @p with_conf (the conf of role->with) and
+	 *  its channels where it is asked for them. @return tasks made or
+	 *  < 0. */
+	int (*plan)(uint16_t port, const void *conf, const void *with_conf,
+		    const unsigned int *lcores, unsigned int n,
+		    double duration_s);
 	/** May be NULL: write the role's own table as CSV to @p path ("-":
 	 *  stdout) over all its tasks (rx: the merged per-flow table), for
 	 *  --csv and linerate.write_csv(). 0 or -errno with lr_errmsg(). */
@@ -145,14 +153,42 @@ struct lr_role {
 
 /**
  * Lay @p role over set-up port @p port as the CLI's --role does and Lua's
- * linerate.plan{} does: the role's plan, or one task per queue with its
- * slice of @p conf, on @p lcores in turn. Tasks made here are started by
- * lr_engine_start() as any other.
+ * linerate.plan{} does: the role's plan, or lr_role_plan_queues(). Tasks
+ * made here are started by lr_engine_start() as any other.
  *
+ * @param with_conf the conf of role->with (lr_role_conf_set() fills both),
+ *   or NULL: the companion's defaults are not asked for (a role's plan
+ *   then makes none of its tasks)
  * @return tasks made, or < 0 with lr_errmsg().
  */
 int lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
-		 const unsigned int *lcores, unsigned int n, double duration_s);
+		 const void *with_conf, const unsigned int *lcores,
+		 unsigned int n, double duration_s);
+
+/**
+ * The plan of a role without its own: one task per queue of the side it
+ * uses, each with its slice q/nq of @p conf where the role takes slices
+ * (a "slice" key), on @p lcores in turn.
+ *
+ * @return tasks made, or < 0 with lr_errmsg().
+ */
+int lr_role_plan_queues(const struct lr_role *role, uint16_t port,
+			const void *conf, const unsigned int *lcores,
+			unsigned int n, double duration_s);
+
+/**
+ * Set option @p key of a role from its text @p val, as the CLI and Lua's
+ * task{} and plan{} do: in @p conf by the role's conf_set and, for a role
+ * with a companion (role->with), in @p with_conf by the companion's. A key
+ * both know goes to both (the probe's count, trim and ingress are its
+ * distributor's as well).
+ *
+ * @param with_conf the companion's conf, or NULL (one task of the role,
+ *   Lua's task{}): a key only the companion knows is then refused
+ * @return 0, -ENOENT (neither knows @p key) or -EINVAL with lr_errmsg().
+ */
+int lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
+		     const char *key, const char *val);
 
 /** A task. Roles read port, queue and priv and write st. */
 struct lr_task {

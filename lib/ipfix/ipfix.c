@@ -2,6 +2,7 @@
 /* The RFC 7011 encoder: templates, records, messages, sequence numbers.
  * The transports are tx_*.c, the process-wide exporter exporter.c. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,47 +15,147 @@
 #define SET_OPTIONS_TEMPLATE 3
 #define NTP_UNIX_OFFSET 2208988800ull	/* seconds from 1900 to 1970 */
 
-/* IANA information element ids. */
-enum {
-	IE_OCTETS = 1, IE_PACKETS = 2, IE_PROTO = 4, IE_TOS = 5, IE_TCP_FLAGS = 6,
-	IE_SPORT = 7, IE_SRC4 = 8, IE_INGRESS = 10, IE_DPORT = 11, IE_DST4 = 12,
-	IE_SRC6 = 27, IE_DST6 = 28, IE_EXP_MSGS = 41, IE_EXP_RECS = 42,
-	IE_MIN_TTL = 52, IE_MAX_TTL = 53, IE_VLAN = 58, IE_DROPPED_PKTS = 135,
-	IE_END_REASON = 136, IE_DOMAIN = 149, IE_START_MS = 152, IE_END_MS = 153,
-	IE_START_NS = 156, IE_END_NS = 157, IE_IGNORED_PKTS = 164,
-	IE_NOT_SENT_FLOWS = 166,
+/*
+ * The information elements of linerate's records, one row each, in the
+ * order of their records: the templates, the encoder, the record sizes
+ * and the reverse (RFC 5103) list are all read from this table. A row
+ * says which records carry the element (a flow record of either family,
+ * or the exporter's statistics), under which conf (address family,
+ * ms or ns time stamps, biflow), its IANA id, its enterprise (the
+ * reverse elements are IANA's ids under PEN 29305), its length, and how
+ * the encoder takes the value from the record: big-endian from a host
+ * integer of the same length, the bytes as they are (addresses, network
+ * order), or a time in ns as dateTimeMilliseconds or NTP (RFC 7011 6.1.9).
+ */
+enum ie_rec {
+	REC_FLOW,		/* struct lr_flow_rec, templates 256 and 257 */
+	REC_STATS,		/* struct stats_rec, options template 258 */
 };
 
-struct field {
+enum ie_when {			/* the conf a row needs, 0: any */
+	W_V4 = 1,
+	W_V6 = 2,
+	W_MS = 4,
+	W_NS = 8,
+	W_REV = 16,		/* biflow: the reverse direction */
+};
+
+enum ie_take {
+	T_UINT,			/* a host integer of len bytes */
+	T_BYTES,		/* len bytes as they are */
+	T_MS,			/* ns (uint64_t) as milliseconds */
+	T_NTP,			/* ns (uint64_t) as dateTimeNanoseconds */
+};
+
+struct ie {
 	uint16_t id;
-	uint16_t len;
+	uint16_t len;		/* bytes in the record */
+	uint32_t pen;		/* enterprise, 0: IANA's own */
+	uint8_t rec;		/* enum ie_rec */
+	uint8_t when;		/* enum ie_when bits */
+	uint8_t take;		/* enum ie_take */
+	uint16_t off;		/* of the value in the record's struct */
 };
 
-/* One list for both families: the address elements are picked by family,
- * the time elements by the conf. */
-static const struct field flow_fields[] = {
-	{ IE_SRC4, 4 }, { IE_DST4, 4 }, { IE_SPORT, 2 }, { IE_DPORT, 2 },
-	{ IE_PROTO, 1 }, { IE_TOS, 1 }, { IE_TCP_FLAGS, 2 }, { IE_MIN_TTL, 1 },
-	{ IE_MAX_TTL, 1 }, { IE_END_REASON, 1 }, { IE_VLAN, 2 },
-	{ IE_INGRESS, 4 }, { IE_PACKETS, 8 }, { IE_OCTETS, 8 },
-	{ IE_START_MS, 8 }, { IE_END_MS, 8 },
+/* The options record's values (RFC 7011 4.2 and 4.3). */
+struct stats_rec {
+	uint32_t domain;	/* the scope: observationDomainId */
+	uint64_t messages;
+	uint64_t records;
+	uint64_t ignored;
+	uint64_t dropped;
+	uint64_t not_sent;
 };
 
-/* RFC 5103: the reverse direction's elements, same ids under PEN 29305. */
-static const struct field rev_fields[] = {
-	{ IE_OCTETS, 8 }, { IE_PACKETS, 8 }, { IE_TCP_FLAGS, 2 },
-	{ IE_MIN_TTL, 1 }, { IE_MAX_TTL, 1 },
-};
+#define F(field) offsetof(struct lr_flow_rec, field)
+#define S(field) offsetof(struct stats_rec, field)
+#define FSIZE(field) sizeof(((struct lr_flow_rec *)0)->field)
+#define SSIZE(field) sizeof(((struct stats_rec *)0)->field)
+/* A flow element: its value is the field's host integer, */
+#define FLOW(id, field) { id, FSIZE(field), 0, REC_FLOW, 0, T_UINT, F(field) }
+/* an address of @p len bytes (network order) for family @p when, */
+#define ADDR(id, len, when, field) \
+	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field) }
+/* a time in ns, sent as milliseconds (W_MS) or NTP (W_NS), */
+#define TIME(id, when, field) \
+	{ id, 8, 0, REC_FLOW, when, (when) == W_MS ? T_MS : T_NTP, F(field) }
+/* or, RFC 5103, the reverse direction's: the same id under PEN 29305. */
+#define REVERSE(id, field) { id, FSIZE(field), LR_IPFIX_PEN_REVERSE, REC_FLOW, \
+			     W_REV, T_UINT, F(field) }
+#define STATS(id, field) { id, SSIZE(field), 0, REC_STATS, 0, T_UINT, S(field) }
 
-/* RFC 7011 4.2 and 4.3's reliability statistics, and notSentFlowTotalCount
- * (IANA 166: flows the Metering or Exporting Process dropped instead of
- * sending), so that a collector sees the records it will never get. */
-static const struct field stats_fields[] = {
-	{ IE_DOMAIN, 4 },	/* scope */
-	{ IE_EXP_MSGS, 8 }, { IE_EXP_RECS, 8 }, { IE_IGNORED_PKTS, 8 },
-	{ IE_DROPPED_PKTS, 8 }, { IE_NOT_SENT_FLOWS, 8 },
+static const struct ie ies[] = {
+	ADDR(8, 4, W_V4, src),			/* sourceIPv4Address */
+	ADDR(27, 16, W_V6, src),		/* sourceIPv6Address */
+	ADDR(12, 4, W_V4, dst),			/* destinationIPv4Address */
+	ADDR(28, 16, W_V6, dst),		/* destinationIPv6Address */
+	FLOW(7, sport),				/* sourceTransportPort */
+	FLOW(11, dport),			/* destinationTransportPort */
+	FLOW(4, proto),				/* protocolIdentifier */
+	FLOW(5, tos),				/* ipClassOfService */
+	FLOW(6, tcp_flags),			/* tcpControlBits */
+	FLOW(52, min_ttl),			/* minimumTTL */
+	FLOW(53, max_ttl),			/* maximumTTL */
+	FLOW(136, end_reason),			/* flowEndReason */
+	FLOW(58, vlan),				/* vlanId */
+	FLOW(10, ingress),			/* ingressInterface */
+	FLOW(2, packets),			/* packetDeltaCount */
+	FLOW(1, bytes),				/* octetDeltaCount */
+	TIME(152, W_MS, first_ns),		/* flowStartMilliseconds */
+	TIME(156, W_NS, first_ns),		/* flowStartNanoseconds */
+	TIME(153, W_MS, last_ns),		/* flowEndMilliseconds */
+	TIME(157, W_NS, last_ns),		/* flowEndNanoseconds */
+	REVERSE(1, rev_bytes),			/* reverseOctetDeltaCount */
+	REVERSE(2, rev_packets),		/* reversePacketDeltaCount */
+	REVERSE(6, rev_tcp_flags),		/* reverseTcpControlBits */
+	REVERSE(52, rev_min_ttl),		/* reverseMinimumTTL */
+	REVERSE(53, rev_max_ttl),		/* reverseMaximumTTL */
+	/* The exporter's statistics, scope first; notSentFlowTotalCount
+	 * (IANA 166: flows the Metering or Exporting Process dropped
+	 * instead of sending), so that a collector sees the records it will
+	 * never get. */
+	STATS(149, domain),			/* observationDomainId */
+	STATS(41, messages),			/* exportedMessageTotalCount */
+	STATS(42, records),			/* exportedFlowRecordTotalCount */
+	STATS(164, ignored),			/* ignoredPacketTotalCount */
+	STATS(135, dropped),			/* droppedPacketTotalCount */
+	STATS(166, not_sent),			/* notSentFlowTotalCount */
 };
-#define STATS_REC_BYTES (4 + 5 * 8)
+#define STATS_SCOPE_FIELDS 1	/* observationDomainId */
+
+/* The conf bits of a record: its family, the time stamps, biflow. */
+static unsigned int
+when_of(const struct lr_ipfix_conf *c, bool ipv6)
+{
+	return (ipv6 ? W_V6 : W_V4) | (c->nanoseconds ? W_NS : W_MS) |
+	       (c->biflow ? W_REV : 0);
+}
+
+/* Does a record of kind @p rec under conf bits @p when carry @p e? */
+static inline bool
+carries(const struct ie *e, unsigned int rec, unsigned int when)
+{
+	return e->rec == rec && (e->when & ~when) == 0;
+}
+
+/* A record's bytes, or with @p spec its template's field specifiers'
+ * (4 B each, 8 B with an enterprise number), and their count. */
+static size_t
+rec_bytes(unsigned int rec, unsigned int when, bool spec, unsigned int *count)
+{
+	size_t i, n = 0;
+	unsigned int k = 0;
+
+	for (i = 0; i < RTE_DIM(ies); i++) {
+		if (!carries(&ies[i], rec, when))
+			continue;
+		n += spec ? (ies[i].pen ? 8 : 4) : ies[i].len;
+		k++;
+	}
+	if (count != NULL)
+		*count = k;
+	return n;
+}
 
 void
 lr_ipfix_conf_init(struct lr_ipfix_conf *c)
@@ -65,32 +166,10 @@ lr_ipfix_conf_init(struct lr_ipfix_conf *c)
 	c->template_period_s = 60;
 }
 
-/* The element a flow field stands for in this exporter. */
-static struct field
-field_of(const struct lr_ipfix *x, struct field f, bool ipv6)
-{
-	if (ipv6 && f.id == IE_SRC4)
-		return (struct field){ IE_SRC6, 16 };
-	if (ipv6 && f.id == IE_DST4)
-		return (struct field){ IE_DST6, 16 };
-	if (x->conf.nanoseconds && f.id == IE_START_MS)
-		return (struct field){ IE_START_NS, 8 };
-	if (x->conf.nanoseconds && f.id == IE_END_MS)
-		return (struct field){ IE_END_NS, 8 };
-	return f;
-}
-
 size_t
 lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < RTE_DIM(flow_fields); i++)
-		n += field_of(x, flow_fields[i], ipv6).len;
-	if (x->conf.biflow)
-		for (i = 0; i < RTE_DIM(rev_fields); i++)
-			n += rev_fields[i].len;
-	return n;
+	return rec_bytes(REC_FLOW, when_of(&x->conf, ipv6), false, NULL);
 }
 
 static inline uint8_t *
@@ -125,59 +204,113 @@ ntp_of_ns(uint64_t ns)
 	return s << 32 | frac;
 }
 
-/* A flow template: header, field specifiers, 8 B each with a PEN. */
+/* A template record (RFC 7011 3.4.1 and 3.4.2.2): its header, an options
+ * template's scope field count, the field specifiers. */
 static size_t
-flow_template_bytes(bool biflow)
+template_bytes(unsigned int rec, unsigned int when)
 {
-	return 4 + 4 * RTE_DIM(flow_fields) + (biflow ? 8 * RTE_DIM(rev_fields) : 0);
+	return 4 + (rec == REC_STATS ? 2 : 0) + rec_bytes(rec, when, true, NULL);
 }
 
-/* Template set (both flow templates) and options template set. */
+static uint8_t *
+put_template(uint8_t *p, uint16_t id, unsigned int rec, unsigned int when)
+{
+	unsigned int n;
+	size_t i;
+
+	rec_bytes(rec, when, true, &n);
+	p = put16(p, id);
+	p = put16(p, (uint16_t)n);
+	if (rec == REC_STATS)
+		p = put16(p, STATS_SCOPE_FIELDS);
+	for (i = 0; i < RTE_DIM(ies); i++) {
+		const struct ie *e = &ies[i];
+
+		if (!carries(e, rec, when))
+			continue;
+		p = put16(p, e->pen ? 0x8000 | e->id : e->id);
+		p = put16(p, e->len);
+		if (e->pen)
+			p = put32(p, e->pen);
+	}
+	return p;
+}
+
+/* The template set (both flow templates) and the options template set,
+ * padded to 4 bytes. */
+static size_t
+templates_size(const struct lr_ipfix_conf *c)
+{
+	return SET_HDR_BYTES + template_bytes(REC_FLOW, when_of(c, false)) +
+	       template_bytes(REC_FLOW, when_of(c, true)) +
+	       RTE_ALIGN(SET_HDR_BYTES + template_bytes(REC_STATS, 0), 4);
+}
+
 static void
 put_templates(struct lr_ipfix *x)
 {
+	const struct lr_ipfix_conf *c = &x->conf;
 	uint8_t *p = x->buf + x->len, *start = p;
-	size_t i, n = RTE_DIM(flow_fields);
-	bool bi = x->conf.biflow;
-	int fam;
 
 	p = put16(p, SET_TEMPLATE);
-	p = put16(p, (uint16_t)(SET_HDR_BYTES + 2 * flow_template_bytes(bi)));
-	for (fam = 0; fam < 2; fam++) {
-		p = put16(p, fam ? LR_IPFIX_TMPL_V6 : LR_IPFIX_TMPL_V4);
-		p = put16(p, (uint16_t)(n + (bi ? RTE_DIM(rev_fields) : 0)));
-		for (i = 0; i < n; i++) {
-			struct field f = field_of(x, flow_fields[i], fam);
-
-			p = put16(p, f.id);
-			p = put16(p, f.len);
-		}
-		for (i = 0; bi && i < RTE_DIM(rev_fields); i++) {
-			p = put16(p, 0x8000 | rev_fields[i].id);
-			p = put16(p, rev_fields[i].len);
-			p = put32(p, LR_IPFIX_PEN_REVERSE);
-		}
-	}
-	n = RTE_DIM(stats_fields);
+	p = put16(p, (uint16_t)(SET_HDR_BYTES +
+				template_bytes(REC_FLOW, when_of(c, false)) +
+				template_bytes(REC_FLOW, when_of(c, true))));
+	p = put_template(p, LR_IPFIX_TMPL_V4, REC_FLOW, when_of(c, false));
+	p = put_template(p, LR_IPFIX_TMPL_V6, REC_FLOW, when_of(c, true));
 	p = put16(p, SET_OPTIONS_TEMPLATE);
-	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES + 6 + 4 * n, 4));
-	p = put16(p, LR_IPFIX_TMPL_STATS);
-	p = put16(p, (uint16_t)n);
-	p = put16(p, 1);		/* scope fields */
-	for (i = 0; i < n; i++) {
-		p = put16(p, stats_fields[i].id);
-		p = put16(p, stats_fields[i].len);
-	}
+	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES +
+					 template_bytes(REC_STATS, 0), 4));
+	p = put_template(p, LR_IPFIX_TMPL_STATS, REC_STATS, 0);
 	while ((p - start) % 4 != 0)
 		*p++ = 0;		/* pad the set to 4 bytes */
 	x->len += (size_t)(p - start);
 }
 
-static size_t
-templates_size(const struct lr_ipfix_conf *c)
+/* The host integer of @p len bytes at @p f. */
+static inline uint64_t
+get_uint(const uint8_t *f, uint16_t len)
 {
-	return SET_HDR_BYTES + 2 * flow_template_bytes(c->biflow) +
-	       RTE_ALIGN(SET_HDR_BYTES + 6 + 4 * RTE_DIM(stats_fields), 4);
+	if (len == 1)
+		return *f;
+	if (len == 2)
+		return *(const uint16_t *)f;
+	if (len == 4)
+		return *(const uint32_t *)f;
+	return *(const uint64_t *)f;
+}
+
+/* The values of record @p src (of kind @p rec) as the table says, each
+ * big-endian in its element's length (RFC 7011 6.1). */
+static uint8_t *
+put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
+{
+	const uint8_t *b = src;
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(ies); i++) {
+		const struct ie *e = &ies[i];
+		const uint8_t *f = b + e->off;
+		uint64_t v;
+		unsigned int k;
+
+		if (!carries(e, rec, when))
+			continue;
+		if (e->take == T_BYTES) {
+			memcpy(p, f, e->len);
+			p += e->len;
+			continue;
+		}
+		v = get_uint(f, e->take == T_UINT ? e->len : 8);
+		if (e->take == T_MS)
+			v /= 1000000;
+		else if (e->take == T_NTP)
+			v = ntp_of_ns(v);
+		for (k = e->len; k-- > 0; v >>= 8)
+			p[k] = (uint8_t)v;
+		p += e->len;
+	}
+	return p;
 }
 
 int
@@ -312,48 +445,12 @@ int
 lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r, uint64_t now_s)
 {
 	bool v6 = r->ipv6 != 0;
-	uint8_t *p;
-	size_t i;
 	int ret;
 
 	ret = make_room(x, v6 ? LR_IPFIX_TMPL_V6 : LR_IPFIX_TMPL_V4,
 			lr_ipfix_record_bytes(x, v6), now_s);
-	p = x->buf + x->len;
-	for (i = 0; i < RTE_DIM(flow_fields); i++) {
-		struct field f = field_of(x, flow_fields[i], v6);
-
-		switch (f.id) {
-		case IE_SRC4: memcpy(p, r->src, 4); p += 4; break;
-		case IE_DST4: memcpy(p, r->dst, 4); p += 4; break;
-		case IE_SRC6: memcpy(p, r->src, 16); p += 16; break;
-		case IE_DST6: memcpy(p, r->dst, 16); p += 16; break;
-		case IE_SPORT: p = put16(p, r->sport); break;
-		case IE_DPORT: p = put16(p, r->dport); break;
-		case IE_PROTO: *p++ = r->proto; break;
-		case IE_TOS: *p++ = r->tos; break;
-		case IE_TCP_FLAGS: p = put16(p, r->tcp_flags); break;
-		case IE_MIN_TTL: *p++ = r->min_ttl; break;
-		case IE_MAX_TTL: *p++ = r->max_ttl; break;
-		case IE_END_REASON: *p++ = r->end_reason; break;
-		case IE_VLAN: p = put16(p, r->vlan); break;
-		case IE_INGRESS: p = put32(p, r->ingress); break;
-		case IE_PACKETS: p = put64(p, r->packets); break;
-		case IE_OCTETS: p = put64(p, r->bytes); break;
-		case IE_START_MS: p = put64(p, r->first_ns / 1000000); break;
-		case IE_END_MS: p = put64(p, r->last_ns / 1000000); break;
-		case IE_START_NS: p = put64(p, ntp_of_ns(r->first_ns)); break;
-		case IE_END_NS: p = put64(p, ntp_of_ns(r->last_ns)); break;
-		default: break;
-		}
-	}
-	if (x->conf.biflow) {
-		p = put64(p, r->rev_bytes);
-		p = put64(p, r->rev_packets);
-		p = put16(p, r->rev_tcp_flags);
-		*p++ = r->rev_min_ttl;
-		*p++ = r->rev_max_ttl;
-	}
-	x->len = (size_t)(p - x->buf);
+	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOW,
+				     when_of(&x->conf, v6), r) - x->buf);
 	x->msg_records++;
 	return ret;
 }
@@ -362,20 +459,21 @@ int
 lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
 	       uint64_t not_sent, uint64_t now_s)
 {
-	uint8_t *p;
+	struct stats_rec st;
 	int ret;
 
-	ret = make_room(x, LR_IPFIX_TMPL_STATS, STATS_REC_BYTES, now_s);
-	p = x->buf + x->len;
-	p = put32(p, x->conf.domain);
+	ret = make_room(x, LR_IPFIX_TMPL_STATS, rec_bytes(REC_STATS, 0, false,
+							  NULL), now_s);
+	st.domain = x->conf.domain;
 	/* What this exporter has sent, waiting in a transport included, and
 	 * this message. */
-	p = put64(p, x->c.messages + x->c.waiting + 1);
-	p = put64(p, x->c.records + x->c.records_waiting + x->msg_records);
-	p = put64(p, ignored);
-	p = put64(p, dropped);
-	p = put64(p, not_sent + x->c.records_lost);
-	x->len = (size_t)(p - x->buf);
+	st.messages = x->c.messages + x->c.waiting + 1;
+	st.records = x->c.records + x->c.records_waiting + x->msg_records;
+	st.ignored = ignored;
+	st.dropped = dropped;
+	st.not_sent = not_sent + x->c.records_lost;
+	x->len = (size_t)(put_record(x->buf + x->len, REC_STATS, 0, &st) -
+			  x->buf);
 	x->msg_records++;	/* an options record is a data record too */
 	if (ret == 0)
 		ret = send_msg(x, now_s);

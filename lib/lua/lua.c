@@ -365,12 +365,19 @@ push_json(lua_State *L, json_t *v)
 	}
 }
 
-static int
-role_set(void *conf, const char *key, const char *val)
-{
-	const struct lr_role *role = *(const struct lr_role **)conf;
+/* A role's confs as a task{} or plan{} table fills them. */
+struct role_confs {
+	const struct lr_role *role;
+	void *conf;
+	void *with;	/* its companion's (role->with), NULL in a task{} */
+};
 
-	return role->conf_set((char *)conf + sizeof(role), key, val);
+static int
+role_set(void *arg, const char *key, const char *val)
+{
+	struct role_confs *rc = arg;
+
+	return lr_role_conf_set(rc->role, rc->conf, rc->with, key, val);
 }
 
 /* The role and port of a task{} or plan{} table at index 1 (@p what
@@ -410,17 +417,21 @@ table_duration(lua_State *L, const char *what)
 	return d;
 }
 
-/* The role's conf from the table at index 1 (keys but @p common), on the
- * stack as a userdata: the role pointer, then the conf. */
-static void *
-table_conf(lua_State *L, const struct lr_role *role, const char *const *common)
+/* The role's conf from the table at index 1 (keys but @p common), and
+ * with @p with its companion's: userdata on the stack. */
+static void
+table_conf(lua_State *L, const struct lr_role *role, bool with,
+	   const char *const *common, struct role_confs *rc)
 {
-	void *conf = lua_newuserdatauv(L, sizeof(role) + role->conf_bytes, 0);
-
-	*(const struct lr_role **)conf = role;
-	role->conf_init((char *)conf + sizeof(role));
-	apply_table(L, 1, role->name, conf, role_set, common);
-	return (char *)conf + sizeof(role);
+	rc->role = role;
+	rc->conf = lua_newuserdatauv(L, role->conf_bytes, 0);
+	role->conf_init(rc->conf);
+	rc->with = NULL;
+	if (with && role->with != NULL) {
+		rc->with = lua_newuserdatauv(L, role->with->conf_bytes, 0);
+		role->with->conf_init(rc->with);
+	}
+	apply_table(L, 1, role->name, rc, role_set, common);
 }
 
 /* linerate.task{role=, port=, queue=0, lcore=first worker, duration=, ...}
@@ -434,11 +445,11 @@ l_task(lua_State *L)
 	const struct lr_role *role;
 	unsigned int workers[RTE_MAX_LCORE];
 	lua_Integer queue, lcore;
+	struct role_confs rc;
 	uint16_t port;
 	double duration;
 	struct ltask *lt;
 	struct lr_task *t;
-	void *conf;
 	int isnum;
 
 	role = table_role_port(L, "task", &port);
@@ -466,10 +477,11 @@ l_task(lua_State *L)
 	}
 	lua_pop(L, 2);
 	duration = table_duration(L, "task");
-	conf = table_conf(L, role, common);
+	/* One task of the role: its companion's options are its plan's. */
+	table_conf(L, role, false, common, &rc);
 
 	t = lr_task_create(role, (unsigned int)lcore, port, (uint16_t)queue,
-			   duration, conf);
+			   duration, rc.conf);
 	if (t == NULL)
 		return fail(L);
 	lt = lua_newuserdatauv(L, sizeof(*lt), 0);
@@ -482,7 +494,8 @@ l_task(lua_State *L)
  * linerate.plan{role=, port=, lcores={...}, duration=, <role options>}
  *   -> {task, ...} | nil, msg
  * The role laid over the port as the CLI's --role does it: a task per
- * queue with its slice, or the probe's distributor and channels.
+ * queue with its slice, or the role's own plan, which takes its
+ * companion's options too (the probe's distributor and channels).
  */
 static int
 l_plan(lua_State *L)
@@ -492,10 +505,10 @@ l_plan(lua_State *L)
 	};
 	unsigned int lcores[RTE_MAX_LCORE], n = 0, before, i;
 	const struct lr_role *role;
+	struct role_confs rc;
 	uint16_t port;
 	double duration;
 	struct ltask *lt;
-	void *conf;
 	int isnum;
 
 	role = table_role_port(L, "plan", &port);
@@ -525,10 +538,10 @@ l_plan(lua_State *L)
 				  "more)");
 	lua_pop(L, 1);
 	duration = table_duration(L, "plan");
-	conf = table_conf(L, role, common);
+	table_conf(L, role, true, common, &rc);
 
 	before = lr_engine_task_count();
-	if (lr_role_plan(role, port, conf, lcores, n, duration) < 0)
+	if (lr_role_plan(role, port, rc.conf, rc.with, lcores, n, duration) < 0)
 		return fail(L);
 	lua_newtable(L);
 	for (i = before; i < lr_engine_task_count(); i++) {

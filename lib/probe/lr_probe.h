@@ -38,25 +38,19 @@ struct lr_probe_conf {
 	/** The exporter's options (lr_exporter_conf_set): every probe
 	 *  task of a process gives the same. */
 	struct lr_exporter_conf export;
-	/** The distributor the CLI puts in front with channels > 0 (its
-	 *  options: lr_dist_conf_set). A probe task itself ignores it. */
-	struct lr_dist_conf dist;
 };
-
-/**
- * The CLI's probe on @p port: with c->dist.channels == 0 one task per rx
- * queue (RSS picks the shard), lcores taken in turn; else a dist task on
- * queue 0 on lcores[0] and one probe task per channel on the lcores after
- * it (channel i on lcores[(i + 1) % n]). More channels than lcores is an
- * error.
- *
- * @return tasks made, or < 0 with lr_errmsg().
- */
-int lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
-		   const unsigned int *lcores, unsigned int n, double duration_s);
 
 void lr_probe_conf_init(struct lr_probe_conf *c);
 
+/**
+ * The probe role. Its companion (with) is the distributor: its plan
+ * (lr_role_plan(), the CLI's --role probe, linerate.plan{}) lays, with
+ * the distributor's conf at channels == 0, one task per rx queue (RSS
+ * picks the shard), lcores taken in turn; else a dist task of that conf
+ * on queue 0 on lcores[0] and one probe task per channel on the lcores
+ * after it (channel i on lcores[(i + 1) % n]). More channels than lcores
+ * is an error.
+ */
 extern const struct lr_role lr_probe_role;
 
 /** Counters of a probe task beyond struct lr_task_stats. */

@@ -61,7 +61,6 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->channel = -1;
 	c->dist_task = -1;
 	lr_exporter_conf_init(&c->export);
-	lr_dist_conf_init(&c->dist);
 }
 
 static void
@@ -71,7 +70,8 @@ probe_conf_init(void *conf)
 }
 
 
-/* count: the probe's and, with --channels, its distributor's. */
+/* count, trim and ingress are the distributor's options too: the plan's
+ * distributor takes them as well (lr_role_conf_set()). */
 static int
 opt_count(void *conf, const char *key, const char *val)
 {
@@ -79,27 +79,26 @@ opt_count(void *conf, const char *key, const char *val)
 
 	if (lr_parse_u64(val, &c->count) != 0)
 		return lr_err(EINVAL, "probe: %s '%s': want packets", key, val);
-	c->dist.count = c->count;
 	return 0;
 }
 
-/* trim and ingress: the probe's mode, and its distributor's. */
 static int
 opt_ingress(void *conf, const char *key, const char *val)
 {
 	struct lr_probe_conf *c = conf;
-	int ret = lr_dist_conf_set(&c->dist, key, val);
+	uint16_t trim = 0;
+	int ret = lr_ingress_set(key, val, &c->ingress, &trim);
 
 	if (ret != 0)
 		return ret;
-	c->ingress = c->dist.ingress;
-	c->trim = c->ingress == LR_INGRESS_TRIM ? c->dist.trim : 0;
+	c->trim = c->ingress == LR_INGRESS_TRIM ? trim : 0;
 	return 0;
 }
 
 #define PRC(field) LR_OPT_FIELD(struct lr_probe_conf, field)
 
-/* The probe's options, then the export's and the distributor's. */
+/* The probe's options, then the export's; its companion's (the
+ * distributor's) follow them in --help and usage.md. */
 static const struct lr_opt probe_opts[] = {
 	{ "entries", LR_OPT_UINT, PRC(entries), 8, 1u << 30, NULL, "N",
 	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 96 B per "
@@ -135,7 +134,6 @@ static const struct lr_opt probe_opts[] = {
 	  "(scripts) with `channel`: the dist task to read, by id", "`dist = d`",
 	  NULL },
 	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, export, lr_exporter_opts),
-	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, dist, lr_dist_opts),
 	{ NULL },
 };
 
@@ -196,11 +194,6 @@ probe_init(struct lr_task *t, const void *arg)
 	struct probe *p;
 	int ret;
 
-	if (c->dist.channels != 0)
-		return lr_err(EINVAL, "probe: channels=%u makes a distributor: "
-			      "the CLI's --role probe does it; in a script make a "
-			      "dist task and a probe task with channel=I for each",
-			      c->dist.channels);
 	if (c->dist_task >= 0 && c->channel < 0)
 		return lr_err(EINVAL, "probe: dist %d names whose channel to "
 			      "read: give channel=I too", c->dist_task);
@@ -529,27 +522,34 @@ port_dropped(void)
 
 /* The lcores have stopped: empty the rings, then end every flow still in a
  * cache straight into the exporter, and send it all with the statistics. */
+/* Add what every distributor found malformed (it never reached a probe)
+ * to @p parsed, by reason. */
+static void
+dists_parsed(uint64_t parsed[LR_PARSE_REASONS])
+{
+	unsigned int it = 0;
+	const struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_dist_role, &it)) != NULL)
+		lr_dist_add_parsed(t, parsed);
+}
+
 static void
 probe_stopped(void)
 {
-	unsigned int i, j, n = lr_engine_task_count();
-	uint64_t ignored = 0, not_sent = 0;
+	uint64_t mal[LR_PARSE_REASONS] = { 0 }, ignored = 0, not_sent = 0;
+	unsigned int it = 0, j;
+	struct lr_task *t;
 	bool any = false;
 
 	if (!lr_exporter_up())
 		return;
-	for (i = 0; i < n; i++) {
-		struct lr_task *t = lr_engine_task(i);
+	dists_parsed(mal);
+	for (j = 1; j < LR_PARSE_REASONS; j++)
+		ignored += mal[j];
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
 		struct probe *p = t->priv;
-		uint64_t mal[LR_PARSE_REASONS] = { 0 };
 
-		if (t->role == &lr_dist_role && t->priv != NULL) {
-			lr_dist_add_parsed(t, mal);
-			for (j = 1; j < LR_PARSE_REASONS; j++)
-				ignored += mal[j];
-		}
-		if (t->role != &lr_probe_role || p == NULL)
-			continue;
 		for (j = 1; j < LR_PARSE_REASONS; j++)
 			ignored += p->c.parsed[j];
 		/* Records a full ring refused: the collector learns of them
@@ -579,37 +579,32 @@ lr_probe_export_check(void)
 	return lr_exporter_check();
 }
 
-int
-lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
-	       const unsigned int *lcores, unsigned int n, double duration_s)
+/* The probe's plan: shards on the port's queues, or a distributor of
+ * @p with_conf and a shard on each of its channels (lr_probe.h). */
+static int
+probe_plan(uint16_t port, const void *conf, const void *with_conf,
+	   const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_port_info *pi = lr_port_info(port);
-	struct lr_probe_conf qc = *c;
+	const struct lr_dist_conf *dc = with_conf;
+	struct lr_probe_conf qc = *(const struct lr_probe_conf *)conf;
 	unsigned int q, made = 0;
 	struct lr_task *d;
 
-	if (pi == NULL || n == 0)
-		return lr_err(EINVAL, "probe: port %u not set up, or no lcore", port);
-	qc.dist.channels = 0;
-	if (c->dist.channels == 0) {
-		for (q = 0; q < pi->nb_rxq; q++, made++)
-			if (lr_task_create(&lr_probe_role, lcores[q % n], port,
-					   (uint16_t)q, duration_s, &qc) == NULL)
-				return -rte_errno;
-		return (int)made;
-	}
-	if (c->dist.channels > n)
+	if (dc == NULL || dc->channels == 0)
+		return lr_role_plan_queues(&lr_probe_role, port, &qc, lcores, n,
+					   duration_s);
+	if (dc->channels > n)
 		return lr_err(EINVAL, "probe: %u channels but %u worker lcore%s: "
 			      "each channel needs its own (EAL -l, or --lcores "
-			      "'0@0,(1-%u)@1' to share CPUs)", c->dist.channels, n,
-			      n == 1 ? "" : "s", c->dist.channels);
+			      "'0@0,(1-%u)@1' to share CPUs)", dc->channels, n,
+			      n == 1 ? "" : "s", dc->channels);
 	if (pi->nb_rxq > 1)
 		return lr_err(EINVAL, "probe: channels=%u on a port with %u rx "
 			      "queues: its RSS spreads flows already (give "
-			      "queues=1 to use the model)", c->dist.channels,
+			      "queues=1 to use the model)", dc->channels,
 			      pi->nb_rxq);
-	d = lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s,
-			   &c->dist);
+	d = lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s, dc);
 	if (d == NULL)
 		return -rte_errno;
 	made++;
@@ -617,7 +612,7 @@ lr_probe_tasks(uint16_t port, const struct lr_probe_conf *c,
 	 * until it is done and their channel is empty. */
 	qc.count = 0;
 	qc.dist_task = (int32_t)d->id;
-	for (q = 0; q < c->dist.channels; q++, made++) {
+	for (q = 0; q < dc->channels; q++, made++) {
 		qc.channel = (int32_t)q;
 		if (lr_task_create(&lr_probe_role, lcores[(q + 1) % n], port,
 				   LR_QUEUE_NONE, 0, &qc) == NULL)
@@ -681,21 +676,17 @@ probe_results(json_t *doc)
 {
 	struct lr_probe_counts tot;
 	struct lr_fc_counts ft;
-	unsigned int i, j, n = lr_engine_task_count(), nb = 0;
+	unsigned int it = 0, j, nb = 0;
+	const struct lr_task *t;
 	json_t *o, *e;
 
 	memset(&tot, 0, sizeof(tot));
 	memset(&ft, 0, sizeof(ft));
-	for (i = 0; i < n; i++) {
-		const struct lr_task *t = lr_engine_task(i);
+	dists_parsed(tot.parsed);
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
 		const struct probe *p = t->priv;
 		const struct lr_fc_counts *f;
 
-		/* What a distributor found malformed never reached a probe. */
-		if (t->role == &lr_dist_role && t->priv != NULL)
-			lr_dist_add_parsed(t, tot.parsed);
-		if (t->role != &lr_probe_role || p == NULL)
-			continue;
 		nb++;
 		f = lr_fc_counts(p->fc);
 		for (j = 0; j < LR_PARSE_REASONS; j++)
@@ -744,13 +735,6 @@ probe_live(char *buf, size_t len)
 			 lr_exporter_records());
 }
 
-static int
-probe_plan(uint16_t port, const void *conf, const unsigned int *lcores,
-	   unsigned int n, double duration_s)
-{
-	return lr_probe_tasks(port, conf, lcores, n, duration_s);
-}
-
 const struct lr_role lr_probe_role = {
 	.name = "probe",
 	.opts = probe_opts,
@@ -766,6 +750,7 @@ const struct lr_role lr_probe_role = {
 	.live = probe_live,
 	.tick = probe_tick,
 	.stopped = probe_stopped,
+	.with = &lr_dist_role,
 	.plan = probe_plan,
 	.check = lr_probe_export_check,
 	.queueless_key = "channel",

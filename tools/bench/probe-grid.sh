@@ -3,6 +3,8 @@
 # packet rate on one worker lcore for frame sizes x flow counts, fed from
 # memory by net_pcap (infinite_rx=1 replays a pcap that gen wrote), next to
 # lr-bare rx on the same replay (the source's own ceiling) in the same run.
+# The probe's side is probe-bench.lua's measurement (mode=pcap), one point
+# a run; this script writes the captures and measures the ceiling.
 #
 #   tools/bench/probe-grid.sh [BUILD=build] [SECONDS=3] [SIZES="64 128 256 512"] [FLOWS="128 16384 131072"]
 #   HUGE=1 tools/bench/probe-grid.sh ...     (hugepages instead of --no-huge)
@@ -13,6 +15,7 @@ SIZES=${3:-64 128 256 512}
 FLOWS=${4:-128 16384 131072}
 LR=$BUILD/app/linerate
 BARE=$BUILD/tools/bench/lr-bare
+BENCH=$(dirname "$0")
 PFX=lr_bench_$$
 DIR=$(mktemp -d)
 MEM="--no-huge -m 3072"
@@ -42,18 +45,13 @@ for size in $SIZES; do
 		src="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
 		bare=$($BARE $EAL --file-prefix ${PFX}_b -- rx "$src" "$SECS" "$size" $mbufs 2>/dev/null |
 			awk '/lr-bare:/ { print $(NF - 1) }')
-		$LR $EAL --file-prefix ${PFX}_p -- --role probe --port "$src" \
-			--duration "$SECS" --entries $((flows * 2 > 65536 ? flows * 2 : 65536)) \
-			--mbufs $mbufs --export none --json "$DIR/p.json" --no-live >/dev/null 2>&1
-		/usr/bin/python3 - "$DIR/p.json" "$size" "$flows" "$bare" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-t = d["tasks"][0]
-mpps = t["rx_packets"] / t["duration_s"] / 1e6
-bare = float(sys.argv[4])
-print("%6s %8s %12.2f %12.2f %8.2f %10d" % (sys.argv[2], sys.argv[3], bare, mpps,
-      mpps / bare, d["probe"]["flows_created"]))
-PY
+		$LR $EAL --file-prefix ${PFX}_p -- --no-live "$BENCH/probe-bench.lua" \
+			mode=pcap rx="$src" mbufs=$mbufs sizes="$size" flows="$flows" \
+			seconds="$SECS" > "$DIR/p.txt" 2>&1
+		# probe-bench's row: size flows Mpps drops cyc/pkt alone flows-made
+		awk -v s="$size" -v f="$flows" -v bare="$bare" '$1 == s && $2 == f {
+			printf "%6s %8s %12.2f %12.2f %8.2f %10d\n", s, f, bare, $3,
+			       $3 / bare, $7 }' "$DIR/p.txt"
 		rm -f "$pcap"
 	done
 done

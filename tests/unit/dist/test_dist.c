@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "lr_common.h"
 #include "lr_dist.h"
 #include "lr_parse.h"
 #include "lr_probe.h"
@@ -222,6 +223,60 @@ dist_parses_chained_frames(void **state)
 	assert_int_equal(parsed_ok(p[0]) + parsed_ok(p[1]), 100);
 }
 
+/* The probe's options and its companion's (the distributor's) as the CLI
+ * and linerate.plan{} set them: a key both know goes to both; a single
+ * task (no companion conf) refuses the distributor's own. */
+static void
+probe_companion_options(void **state)
+{
+	static const struct {
+		const char *key, *val;
+		bool with;	/* the companion's conf given */
+		int ret;
+	} sets[] = {
+		{ "count", "7", true, 0 },
+		{ "trim", "64", true, 0 },
+		{ "channels", "4", true, 0 },
+		{ "entries", "4096", true, 0 },
+		{ "channels", "65", true, -EINVAL },
+		{ "trim", "40", true, -EINVAL },
+		{ "colour", "1", true, -ENOENT },
+		{ "hash", "l3", false, -EINVAL },	/* the dist's own */
+		{ "colour", "1", false, -ENOENT },
+		{ "active", "60", false, 0 },
+	};
+	struct lr_probe_conf pc;
+	struct lr_dist_conf dc;
+	unsigned int i;
+
+	(void)state;
+	assert_ptr_equal(lr_probe_role.with, &lr_dist_role);
+	lr_probe_role.conf_init(&pc);
+	lr_dist_role.conf_init(&dc);
+	for (i = 0; i < RTE_DIM(sets); i++)
+		if (lr_role_conf_set(&lr_probe_role, &pc, sets[i].with ? &dc : NULL,
+				     sets[i].key, sets[i].val) != sets[i].ret)
+			fail_msg("%s=%s: want %d", sets[i].key, sets[i].val,
+				 sets[i].ret);
+	assert_true(pc.count == 7 && dc.count == 7);
+	assert_true(pc.ingress == LR_INGRESS_TRIM && pc.trim == 64);
+	assert_true(dc.ingress == LR_INGRESS_TRIM && dc.trim == 64);
+	assert_true(dc.channels == 4 && pc.entries == 4096 && pc.active_s == 60);
+	assert_false(dc.l3);
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, NULL, "hash",
+					  "l3"), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "hash is an option of the dist"));
+	/* ingress=uh: the probe's trim goes; a role without a companion
+	 * takes its own options alone. */
+	assert_int_equal(lr_role_conf_set(&lr_probe_role, &pc, &dc, "ingress",
+					  "uh"), 0);
+	assert_true(pc.ingress == LR_INGRESS_UH && pc.trim == 0 &&
+		    dc.ingress == LR_INGRESS_UH);
+	assert_int_equal(lr_role_conf_set(&lr_dist_role, &dc, NULL, "hash",
+					  "l3"), 0);
+	assert_true(dc.l3);
+}
+
 int
 main(void)
 {
@@ -229,6 +284,7 @@ main(void)
 		cmocka_unit_test(dist_takes_the_nic_hash),
 		cmocka_unit_test(dist_named_by_probe),
 		cmocka_unit_test(dist_parses_chained_frames),
+		cmocka_unit_test(probe_companion_options),
 	};
 
 	/* EAL once: the wires, the engine and the tasks of every test. */
