@@ -28,15 +28,21 @@ local b, r = assert(linerate.wire("dlc_out"))
 -- reverse=1: gen sends into the peer's side, so that its frames take
 -- netem_back; rx receives behind the delay's port.
 if opt.reverse == 1 then g, r = r, g end
-local rx_conf = { role = "rx", port = r, flows = opt.flows }
+-- With two worker lcores or more, the delay role has one to itself and gen
+-- and rx share the first (tools/bench/delay.sh maps them to two CPUs).
+local w = linerate.workers()
+local delay_lcore = w[2] or w[1]
+local rx_conf = { role = "rx", port = r, flows = opt.flows, lcore = w[1] }
 if opt.samples then rx_conf.samples_out = opt.samples end
 if opt.dist_out then rx_conf.dist_out = opt.dist_out end
 local rx = assert(linerate.task(rx_conf))
 local delay = assert(linerate.task{ role = "delay", port = a, peer = b,
+                                    lcore = delay_lcore,
                                     netem = opt.netem,
                                     netem_back = opt.netem_back,
                                     buffer = opt.buffer })
 local gen = assert(linerate.task{ role = "gen", port = g, count = opt.count,
+                                  lcore = w[1],
                                   rate = opt.rate, size = opt.size,
                                   flows = opt.flows })
 linerate.start()

@@ -766,6 +766,7 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	double pps = bps / 8 / (LR_FRAME_MIN_BYTES + 20);
 	int64_t dmin, dmax;
 	uint64_t span, buckets, frames, bytes, rec_max;
+	double secs;
 	uint32_t frame_max = in->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
 	char name[RTE_MEMPOOL_NAMESIZE];
 
@@ -788,12 +789,17 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 			      " buckets", what, buckets);
 	memset(d->wheel, 0xff, buckets * sizeof(*d->wheel));
 
-	/* The ring: the BDP at 64 B frames, with 1 ms of bursts on top. */
-	frames = (uint64_t)(pps * ((double)dmax / 1e9 + 1e-3));
-	if (nq > 1)
+	/* The ring: the BDP with 1 ms of bursts on top. A record takes at
+	 * most 1.08 times the frame's bytes on the wire (65 B frames: 96 B
+	 * of record for 89 B with preamble and gap), 64 B frames 0.95. */
+	secs = (double)dmax / 1e9 + 1e-3;
+	frames = (uint64_t)(pps * secs);
+	bytes = (uint64_t)(bps / 8 * secs * 1.08);
+	if (nq > 1) {
 		frames = frames * 5 / 4 / nq;
+		bytes = bytes * 5 / 4 / nq;
+	}
 	rec_max = REC_HDR + RTE_ALIGN_CEIL((uint64_t)frame_max, 16);
-	bytes = frames * (REC_HDR + 64);
 	d->limit = d->nc.limit_given ? d->nc.limit : (uint32_t)RTE_MIN(frames + 4096,
 								  (uint64_t)UINT32_MAX);
 	if (d->nc.limit_given)
