@@ -14,6 +14,7 @@
 --   linger=S          seconds rx waits for the last frame (1)
 --   buffer=BYTES      the delay role's storage per direction (0: BDP)
 --   reverse=1         gen sends from the peer's side (netem_back applies)
+--   sink=null         the delay sends to net_null0: no rx (its own cost)
 --   json=FILE         write the result document there
 --   samples=FILE      rx writes its latency samples there, one ns a line
 --   dist_out=FILE     rx writes them as a netem distribution table
@@ -24,7 +25,14 @@ local opt = testbed.args(arg, { netem = "", netem_back = "", count = 100000,
 linerate.live(false)
 
 local g, a = assert(linerate.wire("dlc_in"))
-local b, r = assert(linerate.wire("dlc_out"))
+local b, r
+if opt.sink == "null" then
+	-- The delay's frames leave by a null port: no rx, nothing crosses
+	-- back to gen's CPU (tools/bench/delay.sh: the delay's own cost).
+	b = assert(linerate.port("net_null0"))
+else
+	b, r = assert(linerate.wire("dlc_out"))
+end
 -- reverse=1: gen sends into the peer's side, so that its frames take
 -- netem_back; rx receives behind the delay's port.
 if opt.reverse == 1 then g, r = r, g end
@@ -35,7 +43,7 @@ local delay_lcore = w[2] or w[1]
 local rx_conf = { role = "rx", port = r, flows = opt.flows, lcore = w[1] }
 if opt.samples then rx_conf.samples_out = opt.samples end
 if opt.dist_out then rx_conf.dist_out = opt.dist_out end
-local rx = assert(linerate.task(rx_conf))
+local rx = r and assert(linerate.task(rx_conf))
 local delay = assert(linerate.task{ role = "delay", port = a, peer = b,
                                     lcore = delay_lcore,
                                     netem = opt.netem,
@@ -47,13 +55,20 @@ local gen = assert(linerate.task{ role = "gen", port = g, count = opt.count,
                                   flows = opt.flows })
 linerate.start()
 assert(gen:wait(300))
-rx:wait{ idle = opt.linger, timeout = 300 }
+if rx then
+	rx:wait{ idle = opt.linger, timeout = 300 }
+else
+	-- Until the delay has sent what it holds (or linger= more seconds).
+	local until_ = linerate.now() + opt.linger + 1
+	repeat linerate.sleep(0.05)
+	until linerate.results().delay.forward.held == 0 or linerate.now() > until_
+end
 linerate.stop()
 local res = linerate.results()
 local f = res.delay.forward
+local rxr = res.rx or { received = 0, lost = 0, latency = {} }
 print(("delay-chain: sent %d, delay in %d out %d lost %d dup %d held %d, " ..
        "rx %d lost %d, latency p50 %.3f ms"):format(
 	gen:stats().tx_packets, f["in"], f.out, f.lost, f.duplicated,
-	f.held, res.rx.received, res.rx.lost,
-	(res.rx.latency.p50_ns or 0) / 1e6))
+	f.held, rxr.received, rxr.lost, (rxr.latency.p50_ns or 0) / 1e6))
 if opt.json then assert(linerate.write_json(opt.json)) end

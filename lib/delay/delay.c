@@ -39,6 +39,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
+#include <rte_prefetch.h>
+#ifdef RTE_ARCH_X86
+#include <emmintrin.h>
+#endif
 
 #include "lr_common.h"
 #include "lr_delay.h"
@@ -56,6 +60,10 @@
 
 #define GRAIN_MIN_SHIFT 10	/* buckets of 1024 ns at least */
 #define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
+#ifndef WHEEL_AHEAD_NS
+#define WHEEL_AHEAD_NS 2000000ull	/* frames enter the wheel 2 ms early */
+#endif
+#define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
 #define LATE_NS_DEFAULT 10000u
@@ -104,6 +112,8 @@ struct dir {
 	struct lr_netem_conf nc;
 	bool active;		/* the direction exists (its rx and tx queue) */
 	bool pass;		/* no impairment: mbufs go straight through */
+	bool stream;		/* long delays: the ring written around the
+				 * caches (rec_write()) */
 	uint16_t in_port, in_queue, out_port, out_queue;
 	uint32_t limit;
 	uint32_t late_ns;
@@ -261,7 +271,8 @@ rec_bytes(const struct dir *d, uint64_t off, const struct rec *r)
 	return REC_HDR + RTE_ALIGN_CEIL((uint64_t)r->len, 16);
 }
 
-/* Room for a record of @p len bytes: the record, or NULL. */
+/* Room for a record of @p len bytes: the record (its header not written
+ * yet: rec_write()), or NULL. */
 static inline struct rec *
 rec_new(struct dir *d, uint32_t len)
 {
@@ -281,9 +292,6 @@ rec_new(struct dir *d, uint32_t len)
 		return NULL;
 	}
 	r = rec_at(d, d->head);
-	r->len = (uint16_t)len;
-	r->flags = 0;
-	r->next = NIL;
 	d->used += need;
 	d->head += need;
 	if (d->head == d->size)
@@ -312,14 +320,48 @@ tail_advance(struct dir *d)
 	}
 }
 
+/*
+ * Write a record: its header and its frame's bytes. The ring is read again
+ * only after the delay (184 ms: long out of every cache), so on x86 the
+ * record goes around the caches with non-temporal stores: no line is read
+ * for ownership, and the caches keep what the next frames need. An sfence
+ * after the burst (enqueue()) orders them before anything reads the ring.
+ * A short delay (@p stream false) reads the record back from the cache.
+ */
 static inline void
-copy_frame(void *dst, const struct rte_mbuf *m)
+rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
+	  const struct rte_mbuf *m, bool stream)
 {
-	uint8_t *p = dst;
+	struct rec h = { .tts = tts, .next = NIL, .len = (uint16_t)len,
+			 .flags = flags };
+#ifdef RTE_ARCH_X86
+	if (likely(m->next == NULL) && stream) {
+		const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
+		__m128i *dst = (__m128i *)(void *)r;
+		uint32_t i, whole = len / 16;
+		uint8_t tail[16];
 
-	for (; m != NULL; m = m->next) {
-		rte_memcpy(p, rte_pktmbuf_mtod(m, const void *), m->data_len);
-		p += m->data_len;
+		_mm_stream_si128(dst++, _mm_loadu_si128((const __m128i *)(const void *)&h));
+		for (i = 0; i < whole; i++)
+			_mm_stream_si128(dst++, _mm_loadu_si128(
+				(const __m128i *)(const void *)(src + 16 * i)));
+		if (len % 16 != 0) {
+			/* Not past the frame's end: it may be the buffer's. */
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, src + 16 * whole, len % 16);
+			_mm_stream_si128(dst, _mm_loadu_si128((const __m128i *)(const void *)tail));
+		}
+		return;
+	}
+#endif
+	{
+		uint8_t *p = (uint8_t *)(r + 1);
+
+		*r = h;
+		for (; m != NULL; m = m->next) {
+			rte_memcpy(p, rte_pktmbuf_mtod(m, const void *), m->data_len);
+			p += m->data_len;
+		}
 	}
 }
 
@@ -414,7 +456,10 @@ migrate(struct dir *d)
 
 	while (d->fifo_recs != 0) {
 		struct rec *r = rec_at(d, d->fifo);
+		uint64_t ahead = d->fifo + 1024;
 
+		/* The ring is read once, in order, long after it was written. */
+		rte_prefetch0(d->mem + (ahead < d->size ? ahead : ahead - d->size));
 		if (r->flags & F_PAD) {
 			d->fifo = 0;
 			continue;
@@ -473,6 +518,8 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 			bk->first = r->next;
 			if (bk->first == NIL)
 				bk->last = NIL;
+			else
+				rte_prefetch0(rec_id(d, bk->first));
 			d->in_wheel--;
 			lr_netem_sent(&d->q, r->len, now);
 			out[k++] = r;
@@ -600,9 +647,9 @@ enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 				d->c.no_room++;
 				continue;
 			}
-			r->tts = cp[j].tts;
-			copy_frame(r + 1, m[i]);
-			if (cp[j].corrupt) {
+			rec_write(r, cp[j].tts, len, cp[j].fate == LR_NETEM_HEAD ?
+				  F_HEAD : 0, m[i], d->stream);
+			if (cp[j].corrupt && len != 0) {
 				((uint8_t *)(r + 1))[cp[j].corrupt_byte % len] ^=
 					(uint8_t)(1u << (cp[j].corrupt_bit & 7));
 				d->c.corrupted++;
@@ -610,7 +657,6 @@ enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 			d->c.held++;
 			if (cp[j].fate == LR_NETEM_HEAD) {
 				d->c.reordered++;
-				r->flags = F_HEAD;
 				id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
 				if (d->hfirst == NIL)
 					d->hfirst = id;
@@ -620,6 +666,9 @@ enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 			}
 		}
 	}
+#ifdef RTE_ARCH_X86
+	_mm_sfence();
+#endif
 	rte_pktmbuf_free_bulk(m, n);
 }
 
@@ -649,6 +698,10 @@ dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
 		struct rte_mbuf *mb = d->spare[--d->nb_spare];
 		uint64_t late = now - r[i]->tts;
 
+		if (i + 1 < k) {
+			rte_prefetch0(r[i + 1]);
+			rte_prefetch0((uint8_t *)r[i + 1] + 64);
+		}
 		m[i] = mb;
 		mb->data_len = r[i]->len;
 		mb->pkt_len = r[i]->len;
@@ -775,8 +828,13 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		dmax = 0;
 	if (dmin > dmax)
 		dmin = dmax;
-	/* A frame's due time after the arrival of the one before it. */
-	span = (uint64_t)(dmax - dmin);
+	/* The wheel spans the jitter (how much earlier than the frame
+	 * before it a frame can be due) and WHEEL_AHEAD_NS more: frames
+	 * enter it that long before they are due, so that after a stall of
+	 * the lcore (this VM's CPUs stop for up to 0.5 ms) they are waiting
+	 * in order, not sorted one by one into the late heap. */
+	span = (uint64_t)(dmax - dmin) + WHEEL_AHEAD_NS;
+	d->stream = dmin >= STREAM_MIN_NS;
 	d->gshift = GRAIN_MIN_SHIFT;
 	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
 		d->gshift++;
@@ -822,6 +880,10 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 			      "pairs): reserve hugepages (tools/setup.sh), or give "
 			      "--buffer BYTES or 'limit N' in the SPEC",
 			      what, bytes >> 20, (double)dmax / 1e6, bps / 1e9, nq);
+	/* Every page touched now: a first touch on the fast path is a page
+	 * fault (without hugepages, 61 k of them for 250 MB), and each makes
+	 * the frames behind it late. */
+	memset(d->mem, 0, bytes);
 	d->hfirst = d->hlast = NIL;
 	d->base = NS_BASE >> d->gshift;
 	/* A heap for every record the ring holds, up to 4 M (64 MB); past
@@ -834,6 +896,7 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	if (d->late == NULL)
 		return lr_err(ENOMEM, "delay %s: no memory for %u late records",
 			      what, d->max_late);
+	memset(d->late, 0, sizeof(*d->late) * RTE_MAX(d->max_late, 1u));
 
 	d->lateness = rte_zmalloc_socket("lr_delay_late", sizeof(*d->lateness),
 					 RTE_CACHE_LINE_SIZE, t->socket);

@@ -9,13 +9,16 @@ rate, and frame-by-frame agreement with the oracle. How close to its due
 time a frame leaves depends on a free core: that is a benchmark
 (tools/bench/delay.sh), not a test.
 """
+import json
 import math
 import os
+import re
 import subprocess
 import sys
+import time
 
-from lrtest import (SRC, eal, expect, load_json, main, memif, run, start,
-                    tmpdir, wait_for)
+from lrtest import (LINERATE, SRC, eal, expect, load_json, main, memif, run,
+                    start, tmpdir, wait_for)
 
 CHAIN = os.path.join(SRC, "lua", "delay-chain.lua")
 DIST_DIRS = ["/usr/lib/x86_64-linux-gnu/tc", "/usr/lib/tc", "/usr/local/lib/tc"]
@@ -276,9 +279,85 @@ def test_pcap_matches_the_oracle():
                "frame %d out: got %s, oracle %s" % (k, g, w))
 
 
+def sh(*args, ns=None, check=True):
+    cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, check=check,
+                          timeout=60)
+
+
+def test_tcp_through_184ms():
+    """The kernel's TCP between two network namespaces, through the delay
+    role on net_af_packet (veth pairs in a third namespace): the RTT ping
+    and TCP measure is the emulated 184 ms, and iperf3's throughput is the
+    window over the RTT, as the seed computes it."""
+    tag = str(os.getpid() % 100000)
+    A, B, M = "lrA" + tag, "lrB" + tag, "lrM" + tag
+    a0, a1, b0, b1 = "la%s" % tag, "lA%s" % tag, "lb%s" % tag, "lB%s" % tag
+    d = tmpdir()
+    out = os.path.join(d, "d.json")
+    dl = None
+    try:
+        for ns in (A, B, M):
+            sh("ip", "netns", "add", ns)
+        sh("ip", "link", "add", a0, "netns", A, "type", "veth", "peer", "name",
+           a1, "netns", M)
+        sh("ip", "link", "add", b0, "netns", B, "type", "veth", "peer", "name",
+           b1, "netns", M)
+        for ns, dev, addr in ((A, a0, "10.77.0.1/24"), (B, b0, "10.77.0.2/24")):
+            sh("ip", "addr", "add", addr, "dev", dev, ns=ns)
+        for ns, dev in ((A, a0), (B, b0), (M, a1), (M, b1), (A, "lo"), (B, "lo")):
+            sh("ip", "link", "set", dev, "up", ns=ns)
+            # Frames as the wire has them: no segmentation or checksum
+            # left to a device that af_packet would hand on unfinished.
+            sh("ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off",
+               "tx", "off", "rx", "off", ns=ns, check=False)
+        dl = subprocess.Popen(["ip", "netns", "exec", M, LINERATE] +
+                              eal("dltcp") + [
+            "--", "--role", "delay", "--port", "net_af_packet0,iface=" + a1,
+            "--peer", "net_af_packet1,iface=" + b1, "--netem", "delay 92ms",
+            "--netem-back", "delay 92ms", "--duration", "40", "--json", out,
+            "--no-live"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        # ARP first (its own round trip), then the RTT.
+        ping = sh("ping", "-c", "6", "-i", "0.3", "-W", "5", "10.77.0.2",
+                  ns=A, check=False)
+        rtts = [float(x) for x in
+                re.findall(r"time=([0-9.]+) ms", ping.stdout)]
+        expect(len(rtts) >= 5, ping.stdout + ping.stderr)
+        expect(184 <= min(rtts[1:]) <= 190, rtts)
+        srv = subprocess.Popen(["ip", "netns", "exec", B, "iperf3", "-s", "-1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        window = 256 * 1024
+        c = sh("iperf3", "-c", "10.77.0.2", "-t", "8", "-w", str(window), "-J",
+               ns=A, check=False)
+        srv.wait(timeout=30)
+        res = json.loads(c.stdout)
+        expect("error" not in res, res.get("error"))
+        bps = res["end"]["sum_received"]["bits_per_second"]
+        rtt_us = res["end"]["streams"][0]["sender"]["mean_rtt"]
+        want = window * 8 / 0.184
+        print("    iperf3 through 184 ms: %.2f Mb/s, window/RTT %.2f Mb/s, "
+              "TCP's mean RTT %.1f ms" % (bps / 1e6, want / 1e6, rtt_us / 1e3))
+        expect(184000 <= rtt_us <= 200000, rtt_us)
+        # Slow start takes the first seconds; then the window over the RTT.
+        expect(0.5 * want <= bps <= 1.3 * want, (bps, want))
+        dl.send_signal(2)
+        dl.communicate(timeout=60)
+        f = load_json(out)["delay"]
+        expect(f["forward"]["conserved"] and f["back"]["conserved"], f)
+        expect(f["forward"]["lost"] == 0 and f["forward"]["over_limit"] == 0, f)
+    finally:
+        if dl is not None and dl.poll() is None:
+            dl.kill()
+            dl.communicate()
+        for ns in (A, B, M):
+            sh("ip", "netns", "del", ns, check=False)
+
+
 if __name__ == "__main__":
     main([test_bad_spec_and_options, test_constant_delay,
           test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
           test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
           test_back_direction, test_memif_two_processes,
-          test_pcap_matches_the_oracle])
+          test_pcap_matches_the_oracle, test_tcp_through_184ms])
