@@ -103,7 +103,8 @@ def adapt(cmd, name):
     if pci and "mode=ports" in opts:
         return None, "two cabled NIC ports"
     if pci:
-        opts = ["net_null0" if (o == "0" and opts[j - 1] == "--port") else o
+        opts = ["net_null0" if (o == "0" and opts[j - 1] == "--port") else
+                "net_null1" if (o == "1" and opts[j - 1] == "--peer") else o
                 for j, o in enumerate(opts)]
         if not script and "--count" not in opts and "--duration" not in opts:
             opts += ["--duration", "0.5"]
