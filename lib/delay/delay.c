@@ -91,20 +91,26 @@ struct late {
 	uint32_t seq;
 };
 
+/* A direction's counters, each named once: X(field, JSON key, what). */
+#define DELAY_COUNTERS(X) \
+	X(in,           "in",                 "frames received") \
+	X(out,          "out",                "frames sent") \
+	X(lost,         "lost",               "dropped by the loss model") \
+	X(duplicated,   "duplicated",         "extra copies made") \
+	X(corrupted,    "corrupted",          "copies with a bit flipped") \
+	X(reordered,    "reordered",          "sent ahead of the queue (reorder)") \
+	X(over_limit,   "over_limit",         "dropped: netem's limit") \
+	X(no_room,      "no_room",            "dropped: the ring had no room") \
+	X(late,         "late",               "sent later than due by more than late_ns") \
+	X(held,         "held",               "in the ring now") \
+	X(held_at_stop, "held_at_stop",       "still held when the task stopped") \
+	X(mem_high,     "storage_high_bytes", "most bytes of the ring in use") \
+	X(tx_full,      "tx_full",            "tx bursts the queue did not take whole")
+
 struct dir_counts {
-	uint64_t in;
-	uint64_t out;
-	uint64_t lost;		/* by the loss model */
-	uint64_t duplicated;	/* extra copies made */
-	uint64_t corrupted;
-	uint64_t reordered;	/* sent ahead of the queue (reorder) */
-	uint64_t over_limit;	/* netem's limit */
-	uint64_t no_room;	/* the ring had no room */
-	uint64_t late;		/* sent later than due by more than late_ns */
-	uint64_t held;		/* in the ring now */
-	uint64_t held_at_stop;	/* still held when the task stopped */
-	uint64_t mem_high;	/* most bytes of the ring in use */
-	uint64_t tx_full;	/* tx bursts the queue did not take whole */
+#define DELAY_FIELD(name, key, what) uint64_t name;
+	DELAY_COUNTERS(DELAY_FIELD)
+#undef DELAY_FIELD
 };
 
 struct dir {
@@ -1024,32 +1030,12 @@ delay_finish(struct lr_task *t)
 static void
 counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
 {
-	json_t *l = json_object();
-
-#define J(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
-	J("in", c->in);
-	J("out", c->out);
-	J("lost", c->lost);
-	J("duplicated", c->duplicated);
-	J("corrupted", c->corrupted);
-	J("reordered", c->reordered);
-	J("over_limit", c->over_limit);
-	J("no_room", c->no_room);
-	J("held", c->held);
-	J("held_at_stop", c->held_at_stop);
-	J("late", c->late);
-	J("tx_full", c->tx_full);
-	J("storage_high_bytes", c->mem_high);
-#undef J
-	if (late != NULL && late->count != 0) {
-		json_object_set_new(l, "count", json_integer((json_int_t)late->count));
-		json_object_set_new(l, "p50_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.5)));
-		json_object_set_new(l, "p99_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.99)));
-		json_object_set_new(l, "p999_ns", json_integer((json_int_t)lr_hist_quantile(late, 0.999)));
-		json_object_set_new(l, "max_ns", json_integer((json_int_t)late->max));
-		json_object_set_new(l, "mean_ns", json_real(lr_hist_mean(late)));
-	}
-	json_object_set_new(o, "lateness", l);
+#define DELAY_JSON(name, key, what) \
+	json_object_set_new(o, key, json_integer((json_int_t)c->name));
+	DELAY_COUNTERS(DELAY_JSON)
+#undef DELAY_JSON
+	json_object_set_new(o, "lateness", late != NULL && late->count != 0 ?
+			    lr_hist_json(late) : json_object());
 }
 
 /* Frames taken from the ring or the rx queue that the tx queue has not
@@ -1115,19 +1101,9 @@ delay_report(const struct lr_task *t, json_t *o)
 static void
 counts_add(struct dir_counts *s, const struct dir_counts *c)
 {
-	s->in += c->in;
-	s->out += c->out;
-	s->lost += c->lost;
-	s->duplicated += c->duplicated;
-	s->corrupted += c->corrupted;
-	s->reordered += c->reordered;
-	s->over_limit += c->over_limit;
-	s->no_room += c->no_room;
-	s->late += c->late;
-	s->held += c->held;
-	s->held_at_stop += c->held_at_stop;
-	s->mem_high += c->mem_high;
-	s->tx_full += c->tx_full;
+#define DELAY_ADD(name, key, what) s->name += c->name;
+	DELAY_COUNTERS(DELAY_ADD)
+#undef DELAY_ADD
 }
 
 static void

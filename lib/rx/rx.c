@@ -266,22 +266,6 @@ rx_counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 	LR_SEQ_COUNTERS(SEQ_JSON)
 }
 
-static json_t *
-latency_json(const struct lr_hist *h)
-{
-	json_t *o = json_object();
-
-	set_int(o, "count", (int64_t)h->count);
-	set_int(o, "min_ns", (int64_t)(h->count ? h->min : 0));
-	json_object_set_new(o, "mean_ns", json_real(lr_hist_mean(h)));
-	set_int(o, "p50_ns", (int64_t)lr_hist_quantile(h, 0.5));
-	set_int(o, "p90_ns", (int64_t)lr_hist_quantile(h, 0.9));
-	set_int(o, "p99_ns", (int64_t)lr_hist_quantile(h, 0.99));
-	set_int(o, "p999_ns", (int64_t)lr_hist_quantile(h, 0.999));
-	set_int(o, "max_ns", (int64_t)h->max);
-	return o;
-}
-
 /* Packets received once: own tracked packets less duplicates. */
 static uint64_t
 unique_of(const struct lr_rx_counts *c)
@@ -300,7 +284,7 @@ rx_report(const struct lr_task *t, json_t *o)
 	set_int(o, "flow_table", r->nb_flows);
 	set_int(o, "flow_base", r->flow_base);
 	if (r->hist != NULL)
-		json_object_set_new(o, "latency", latency_json(r->hist));
+		json_object_set_new(o, "latency", lr_hist_json(r->hist));
 }
 
 static void
@@ -437,7 +421,7 @@ rx_results(json_t *doc)
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
 	rx_counts_json(o, &tot, unique_of(&tot));
-	json_object_set_new(o, "latency", latency_json(lat));
+	json_object_set_new(o, "latency", lr_hist_json(lat));
 	json_object_set_new(o, "flows", flows);
 	json_object_set_new(doc, "rx", o);
 	free(m);

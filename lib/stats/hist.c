@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
+#include <jansson.h>
+
 #include "lr_hist.h"
 
 void
@@ -71,4 +73,26 @@ double
 lr_hist_mean(const struct lr_hist *h)
 {
 	return h->count ? (double)h->sum / (double)h->count : 0;
+}
+
+static void
+set_ns(json_t *o, const char *k, uint64_t v)
+{
+	json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+json_t *
+lr_hist_json(const struct lr_hist *h)
+{
+	json_t *o = json_object();
+
+	set_ns(o, "count", h->count);
+	set_ns(o, "min_ns", h->count ? h->min : 0);
+	json_object_set_new(o, "mean_ns", json_real(lr_hist_mean(h)));
+	set_ns(o, "p50_ns", lr_hist_quantile(h, 0.5));
+	set_ns(o, "p90_ns", lr_hist_quantile(h, 0.9));
+	set_ns(o, "p99_ns", lr_hist_quantile(h, 0.99));
+	set_ns(o, "p999_ns", lr_hist_quantile(h, 0.999));
+	set_ns(o, "max_ns", h->max);
+	return o;
 }

@@ -73,4 +73,10 @@ uint64_t lr_hist_quantile(const struct lr_hist *h, double q);
 /** Mean, 0 when empty. */
 double lr_hist_mean(const struct lr_hist *h);
 
+struct json_t;
+
+/** Its summary for the result document: count, min_ns, mean_ns, p50_ns,
+ *  p90_ns, p99_ns, p999_ns, max_ns (a new jansson object). */
+struct json_t *lr_hist_json(const struct lr_hist *h);
+
 #endif
