@@ -58,7 +58,7 @@
 #define F_PAD 2u		/* filler to the ring's end */
 #define F_HEAD 4u		/* reordered: on the head list, not the wheel */
 
-#define GRAIN_MIN_SHIFT 10	/* buckets of 1024 ns at least */
+#define GRAIN_MIN_SHIFT 8	/* buckets of 256 ns at least: a few frames each */
 #define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
 #ifndef WHEEL_AHEAD_NS
 #define WHEEL_AHEAD_NS 2000000ull	/* frames enter the wheel 2 ms early */
@@ -120,6 +120,7 @@ struct dir {
 	bool pass;		/* no impairment: mbufs go straight through */
 	bool stream;		/* long delays: the ring written around the
 				 * caches (rec_write()) */
+	bool fifo_mode;		/* due times never go back: due_fifo() */
 	uint16_t in_port, in_queue, out_port, out_queue;
 	uint32_t limit;
 	uint32_t late_ns;
@@ -489,6 +490,39 @@ migrate(struct dir *d)
 	}
 }
 
+/*
+ * FIFO mode: when no frame can be due before one that arrived earlier (no
+ * jitter; or rate, whose "last" reference makes due times grow; or
+ * no-reorder), the ring's arrival order is the order they leave, and the
+ * oldest record is the next due: no wheel, no sorting, one compare a frame.
+ */
+static inline unsigned int
+due_fifo(struct dir *d, uint64_t now, struct rec **out, unsigned int k,
+	 unsigned int max)
+{
+	while (k < max && d->fifo_recs != 0) {
+		struct rec *r = rec_at(d, d->fifo);
+		uint64_t ahead = d->fifo + 1024;
+
+		if (r->flags & F_PAD) {
+			d->fifo = 0;
+			continue;
+		}
+		rte_prefetch0(d->mem + (ahead < d->size ? ahead : ahead - d->size));
+		if (!(r->flags & F_HEAD)) {
+			if (r->tts > now || !lr_netem_may_send(&d->q, r->tts, now))
+				break;
+			lr_netem_sent(&d->q, r->len, now);
+			out[k++] = r;
+		}
+		d->fifo += rec_bytes(d, d->fifo, r);
+		if (d->fifo == d->size)
+			d->fifo = 0;
+		d->fifo_recs--;
+	}
+	return k;
+}
+
 /* Up to @p max records due at @p now, in the order they leave. */
 static inline unsigned int
 due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
@@ -501,6 +535,8 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 		d->hfirst = r->next;
 		out[k++] = r;
 	}
+	if (d->fifo_mode)
+		return due_fifo(d, now, out, k, max);
 	migrate(d);
 	while (k < max) {
 		struct bucket *bk = &d->wheel[d->base & d->wmask];
@@ -841,6 +877,10 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	 * in order, not sorted one by one into the late heap. */
 	span = (uint64_t)(dmax - dmin) + WHEEL_AHEAD_NS;
 	d->stream = dmin >= STREAM_MIN_NS;
+	d->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
+		       d->nc.rate_Bps != 0;
+	if (d->fifo_mode)
+		span = 0;	/* the wheel is not used */
 	d->gshift = GRAIN_MIN_SHIFT;
 	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
 		d->gshift++;
@@ -866,7 +906,11 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	rec_max = REC_HDR + RTE_ALIGN_CEIL((uint64_t)frame_max, 16);
 	d->limit = d->nc.limit_given ? d->nc.limit : (uint32_t)RTE_MIN(frames + 4096,
 								  (uint64_t)UINT32_MAX);
-	if (d->nc.limit_given)
+	if (d->nc.rate_Bps != 0)
+		/* A rate slower than the frames come queues them up to the
+		 * limit, whatever the delay: room for the limit's frames. */
+		bytes = (uint64_t)d->limit * rec_max;
+	else if (d->nc.limit_given)
 		bytes = RTE_MIN((uint64_t)d->limit * rec_max,
 				RTE_MAX(bytes, (uint64_t)d->limit * (REC_HDR + 64)));
 	d->bdp_bytes = bytes;

@@ -203,6 +203,27 @@ def test_limit_counts_what_it_drops():
     expect(f["out"] + f["over_limit"] == n, f)
 
 
+def test_rate_serialises():
+    # rate 100mbit: 1518 B frames leave one per 121.12 us (1514 B of
+    # qdisc_pkt_len at 100 Mb/s), however fast they came, so the last of
+    # 5000 waits 5000 of those; no frame can leave sooner (a lower bound,
+    # whatever the machine's load).
+    n = 5000
+    doc, _ = chain("dlrate", netem="delay 1ms rate 100mbit", count=n,
+                   rate="50000", size=1518, flows=1)
+    f, rx = counts_agree(doc, n)
+    expect(f["out"] == n and rx["received"] == n and rx["out_of_order"] == 0,
+           (f, rx))
+    per = 1514 * 8 / 100e6
+    lat = rx["latency"]
+    # The last frame left (n - 1) * per after the first, at least; it was
+    # sent send_s after the first (however long gen took, on a busy CPU).
+    gen = [t for t in doc["tasks"] if t["role"] == "gen"][0]
+    expect(lat["max_ns"] - lat["min_ns"] >=
+           0.99 * ((n - 1) * per - gen["send_s"]) * 1e9, (lat, gen["send_s"]))
+    expect(lat["min_ns"] >= 0.992 * (1e-3 + per) * 1e9, lat)
+
+
 def test_back_direction():
     # Frames from the peer take netem_back; the forward SPEC is not theirs.
     n = 5000
@@ -411,5 +432,5 @@ if __name__ == "__main__":
     main([test_bad_spec_and_options, test_constant_delay,
           test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
           test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
-          test_back_direction, test_memif_two_processes,
+          test_rate_serialises, test_back_direction, test_memif_two_processes,
           test_pcap_matches_the_oracle, test_tcp_through_184ms])
