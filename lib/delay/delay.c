@@ -11,13 +11,16 @@
  * leaves before older ones (jitter) holds its bytes until they leave too.
  *
  * Order. Frames leave in the order of their due time (the kernel's tfifo:
- * ties in arrival order), from a timing wheel of 2^k buckets of G ns that
- * spans the jitter (the greatest delay less the least, lr_netem_delay_bounds),
- * each bucket a list kept sorted. A record enters the wheel from the ring's
- * arrival order once its due time falls inside the wheel; since no frame is
- * due earlier than the least delay after the arrival of the frames before
- * it, waiting for the oldest to fit loses no order. The wheel holds a few
- * microseconds of frames, not the 184 ms of the path.
+ * ties in arrival order). Where due times never go back (no jitter; rate;
+ * no-reorder) that is the ring's own order (FIFO mode, due_fifo()). Else a
+ * timing wheel of 2^k buckets of G ns spans the jitter (the greatest delay
+ * less the least, lr_netem_delay_bounds) and 2 ms more, each bucket a list
+ * kept sorted. A record enters the wheel from the ring's arrival order once
+ * its due time falls inside the wheel; since no frame is due earlier than
+ * the least delay after the arrival of the frames before it, waiting for
+ * the oldest to fit loses no order. The wheel holds a few milliseconds of
+ * frames, not the 184 ms of the path; a frame that enters it already late
+ * (the lcore stopped longer than that) waits in a heap by due time.
  *
  * Fast path per poll: each direction sends what it could not before, takes
  * one rx burst (netem's enqueue decisions, bytes into the ring) and sends
@@ -60,9 +63,7 @@
 
 #define GRAIN_MIN_SHIFT 8	/* buckets of 256 ns at least: a few frames each */
 #define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
-#ifndef WHEEL_AHEAD_NS
 #define WHEEL_AHEAD_NS 2000000ull	/* frames enter the wheel 2 ms early */
-#endif
 #define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
@@ -151,7 +152,6 @@ struct dir {
 	uint16_t nb_pend, pend_off;
 	struct dir_counts c;
 	struct lr_hist *lateness;
-	char spec[LR_DELAY_SPEC_MAX];
 	uint64_t bdp_bytes;	/* what the ring was sized for */
 };
 
@@ -160,7 +160,6 @@ struct delay {
 	uint64_t busy_cycles;	/* of polls that moved frames */
 	uint64_t tsc0;
 	double ns_per_tsc;
-	bool capture_done;
 };
 
 static const char *const dir_name[2] = { "forward", "back" };
@@ -586,220 +585,6 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 	return k;
 }
 
-/* ---- the fast path ---- */
-
-static inline uint64_t
-now_ns(const struct delay *dl, uint64_t tsc)
-{
-	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
-}
-
-/* Send what the queue did not take before. @return true when all went. */
-static inline bool
-flush_pend(struct dir *d, struct lr_task_stats *st)
-{
-	uint16_t n;
-
-	if (d->nb_pend == d->pend_off)
-		return true;
-	n = rte_eth_tx_burst(d->out_port, d->out_queue, d->pend + d->pend_off,
-			     d->nb_pend - d->pend_off);
-	d->pend_off += n;
-	d->c.out += n;
-	st->tx_pkts += n;
-	if (d->pend_off < d->nb_pend)
-		return false;
-	d->nb_pend = d->pend_off = 0;
-	return true;
-}
-
-static inline void
-tx(struct dir *d, struct rte_mbuf **m, uint16_t k, struct lr_task_stats *st)
-{
-	uint16_t n = rte_eth_tx_burst(d->out_port, d->out_queue, m, k);
-
-	d->c.out += n;
-	st->tx_pkts += n;
-	if (n < k) {
-		d->c.tx_full++;
-		st->tx_retry++;
-		memcpy(d->pend, m + n, sizeof(*m) * (k - n));
-		d->nb_pend = k - n;
-		d->pend_off = 0;
-	}
-}
-
-/* A direction with no impairment: a wire. */
-static inline void
-pass(struct dir *d, struct lr_task_stats *st)
-{
-	struct rte_mbuf *m[LR_BURST];
-	uint16_t n, i;
-
-	if (!flush_pend(d, st))
-		return;
-	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
-	if (n == 0)
-		return;
-	d->c.in += n;
-	st->rx_pkts += n;
-	for (i = 0; i < n; i++) {
-		st->rx_bytes += m[i]->pkt_len;
-		st->tx_bytes += m[i]->pkt_len;
-	}
-	tx(d, m, n, st);
-}
-
-static inline void
-enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
-{
-	struct rte_mbuf *m[LR_BURST];
-	struct lr_netem_copy cp[2];
-	uint16_t n, i;
-	unsigned int k, j;
-	uint64_t now;
-
-	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
-	if (n == 0)
-		return;
-	/* The burst's arrival: after the PMD's work, which is not delay. */
-	now = now_ns(dl, rte_rdtsc());
-	d->c.in += n;
-	st->rx_pkts += n;
-	for (i = 0; i < n; i++) {
-		uint32_t len = m[i]->pkt_len;
-
-		st->rx_bytes += len;
-		k = lr_netem_enqueue(&d->q, len, now, (uint32_t)d->c.held, cp);
-		d->c.duplicated += k - 1;
-		for (j = 0; j < k; j++) {
-			struct rec *r;
-			uint32_t id;
-
-			if (cp[j].fate == LR_NETEM_LOST) {
-				d->c.lost++;
-				continue;
-			}
-			if (cp[j].fate == LR_NETEM_OVER_LIMIT) {
-				d->c.over_limit++;
-				continue;
-			}
-			r = rec_new(d, len);
-			if (unlikely(r == NULL)) {
-				d->c.no_room++;
-				continue;
-			}
-			rec_write(r, cp[j].tts, len, cp[j].fate == LR_NETEM_HEAD ?
-				  F_HEAD : 0, m[i], d->stream);
-			if (cp[j].corrupt && len != 0) {
-				((uint8_t *)(r + 1))[cp[j].corrupt_byte % len] ^=
-					(uint8_t)(1u << (cp[j].corrupt_bit & 7));
-				d->c.corrupted++;
-			}
-			d->c.held++;
-			if (cp[j].fate == LR_NETEM_HEAD) {
-				d->c.reordered++;
-				id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
-				if (d->hfirst == NIL)
-					d->hfirst = id;
-				else
-					rec_id(d, d->hlast)->next = id;
-				d->hlast = id;
-			}
-		}
-	}
-#ifdef RTE_ARCH_X86
-	_mm_sfence();
-#endif
-	rte_pktmbuf_free_bulk(m, n);
-}
-
-static inline void
-dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
-{
-	struct rec *r[LR_BURST];
-	struct rte_mbuf *m[LR_BURST];
-	unsigned int k, i;
-
-	if (!flush_pend(d, st) || d->c.held == 0)
-		return;
-	if (d->nb_spare < LR_BURST) {
-		if (rte_pktmbuf_alloc_bulk(d->pool, d->spare + d->nb_spare,
-					   LR_BURST - d->nb_spare) != 0) {
-			st->alloc_fail++;
-			if (d->nb_spare == 0)
-				return;
-		} else {
-			d->nb_spare = LR_BURST;
-		}
-	}
-	k = due(d, now, r, d->nb_spare);
-	if (k == 0)
-		return;
-	for (i = 0; i < k; i++) {
-		struct rte_mbuf *mb = d->spare[--d->nb_spare];
-		uint64_t late = now - r[i]->tts;
-
-		if (i + 1 < k) {
-			rte_prefetch0(r[i + 1]);
-			rte_prefetch0((uint8_t *)r[i + 1] + 64);
-		}
-		m[i] = mb;
-		mb->data_len = r[i]->len;
-		mb->pkt_len = r[i]->len;
-		rte_memcpy(rte_pktmbuf_mtod(mb, void *), r[i] + 1, r[i]->len);
-		st->tx_bytes += r[i]->len;
-		if (r[i]->tts <= now) {
-			lr_hist_add(d->lateness, late);
-			if (late > d->late_ns)
-				d->c.late++;
-		}
-		r[i]->flags |= F_FREE;
-	}
-	d->c.held -= k;
-	if (d->c.held == 0)
-		lr_netem_queue_empty(&d->q);
-	tail_advance(d);
-	tx(d, m, (uint16_t)k, st);
-}
-
-static int
-delay_poll(struct lr_task *t, uint64_t now_tsc)
-{
-	struct delay *dl = t->priv;
-	uint64_t moved = t->st.rx_pkts + t->st.tx_pkts;
-	uint64_t t0 = rte_rdtsc();	/* now_tsc is the lcore's pass, not ours */
-	unsigned int i;
-	uint64_t now;
-
-	RTE_SET_USED(now_tsc);
-	for (i = 0; i < 2; i++) {
-		struct dir *d = &dl->d[i];
-
-		if (!d->active)
-			continue;
-		if (d->pass) {
-			pass(d, &t->st);
-			continue;
-		}
-		if (d->nb_pend == d->pend_off)
-			enqueue(d, dl, &t->st);
-	}
-	now = now_ns(dl, rte_rdtsc());
-	for (i = 0; i < 2; i++)
-		if (dl->d[i].active && !dl->d[i].pass)
-			dequeue(&dl->d[i], now, &t->st);
-	/* Cycles of the polls that moved frames: what a frame costs. */
-	if (t->st.rx_pkts + t->st.tx_pkts != moved)
-		dl->busy_cycles += rte_rdtsc() - t0;
-	/* A capture played through ends the task once it has all left. */
-	if (unlikely(t->capture) && dl->d[0].c.held == 0 &&
-	    dl->d[0].nb_pend == dl->d[0].pend_off && dl->d[1].c.held == 0 &&
-	    dl->d[1].nb_pend == dl->d[1].pend_off)
-		return lr_task_capture_end(t);
-	return 0;
-}
-
 /* ---- control path ---- */
 
 static void
@@ -978,7 +763,6 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	snprintf(what, sizeof(what), "%s -> %s", pi->name, po->name);
 	if (lr_netem_parse(spec, &d->nc, err, sizeof(err)) != 0)
 		return lr_err(EINVAL, "delay %s: %s", what, err);
-	snprintf(d->spec, sizeof(d->spec), "%s", spec);
 	d->in_port = in;
 	d->out_port = out;
 	d->in_queue = d->out_queue = t->queue;
@@ -1287,6 +1071,220 @@ delay_plan(uint16_t port, const void *conf, const void *with_conf,
 				   (uint16_t)q, duration_s, &qc) == NULL)
 			return -EINVAL;
 	return (int)nq;
+}
+
+/* ---- the fast path: a burst each way ---- */
+
+static inline uint64_t
+now_ns(const struct delay *dl, uint64_t tsc)
+{
+	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
+}
+
+/* Send what the queue did not take before. @return true when all went. */
+static inline bool
+flush_pend(struct dir *d, struct lr_task_stats *st)
+{
+	uint16_t n;
+
+	if (d->nb_pend == d->pend_off)
+		return true;
+	n = rte_eth_tx_burst(d->out_port, d->out_queue, d->pend + d->pend_off,
+			     d->nb_pend - d->pend_off);
+	d->pend_off += n;
+	d->c.out += n;
+	st->tx_pkts += n;
+	if (d->pend_off < d->nb_pend)
+		return false;
+	d->nb_pend = d->pend_off = 0;
+	return true;
+}
+
+static inline void
+tx(struct dir *d, struct rte_mbuf **m, uint16_t k, struct lr_task_stats *st)
+{
+	uint16_t n = rte_eth_tx_burst(d->out_port, d->out_queue, m, k);
+
+	d->c.out += n;
+	st->tx_pkts += n;
+	if (n < k) {
+		d->c.tx_full++;
+		st->tx_retry++;
+		memcpy(d->pend, m + n, sizeof(*m) * (k - n));
+		d->nb_pend = k - n;
+		d->pend_off = 0;
+	}
+}
+
+/* A direction with no impairment: a wire. */
+static inline void
+pass(struct dir *d, struct lr_task_stats *st)
+{
+	struct rte_mbuf *m[LR_BURST];
+	uint16_t n, i;
+
+	if (!flush_pend(d, st))
+		return;
+	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
+	if (n == 0)
+		return;
+	d->c.in += n;
+	st->rx_pkts += n;
+	for (i = 0; i < n; i++) {
+		st->rx_bytes += m[i]->pkt_len;
+		st->tx_bytes += m[i]->pkt_len;
+	}
+	tx(d, m, n, st);
+}
+
+static inline void
+enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
+{
+	struct rte_mbuf *m[LR_BURST];
+	struct lr_netem_copy cp[2];
+	uint16_t n, i;
+	unsigned int k, j;
+	uint64_t now;
+
+	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
+	if (n == 0)
+		return;
+	/* The burst's arrival: after the PMD's work, which is not delay. */
+	now = now_ns(dl, rte_rdtsc());
+	d->c.in += n;
+	st->rx_pkts += n;
+	for (i = 0; i < n; i++) {
+		uint32_t len = m[i]->pkt_len;
+
+		st->rx_bytes += len;
+		k = lr_netem_enqueue(&d->q, len, now, (uint32_t)d->c.held, cp);
+		d->c.duplicated += k - 1;
+		for (j = 0; j < k; j++) {
+			struct rec *r;
+			uint32_t id;
+
+			if (cp[j].fate == LR_NETEM_LOST) {
+				d->c.lost++;
+				continue;
+			}
+			if (cp[j].fate == LR_NETEM_OVER_LIMIT) {
+				d->c.over_limit++;
+				continue;
+			}
+			r = rec_new(d, len);
+			if (unlikely(r == NULL)) {
+				d->c.no_room++;
+				continue;
+			}
+			rec_write(r, cp[j].tts, len, cp[j].fate == LR_NETEM_HEAD ?
+				  F_HEAD : 0, m[i], d->stream);
+			if (cp[j].corrupt && len != 0) {
+				((uint8_t *)(r + 1))[cp[j].corrupt_byte % len] ^=
+					(uint8_t)(1u << (cp[j].corrupt_bit & 7));
+				d->c.corrupted++;
+			}
+			d->c.held++;
+			if (cp[j].fate == LR_NETEM_HEAD) {
+				d->c.reordered++;
+				id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
+				if (d->hfirst == NIL)
+					d->hfirst = id;
+				else
+					rec_id(d, d->hlast)->next = id;
+				d->hlast = id;
+			}
+		}
+	}
+#ifdef RTE_ARCH_X86
+	_mm_sfence();
+#endif
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+static inline void
+dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
+{
+	struct rec *r[LR_BURST];
+	struct rte_mbuf *m[LR_BURST];
+	unsigned int k, i;
+
+	if (!flush_pend(d, st) || d->c.held == 0)
+		return;
+	if (d->nb_spare < LR_BURST) {
+		if (rte_pktmbuf_alloc_bulk(d->pool, d->spare + d->nb_spare,
+					   LR_BURST - d->nb_spare) != 0) {
+			st->alloc_fail++;
+			if (d->nb_spare == 0)
+				return;
+		} else {
+			d->nb_spare = LR_BURST;
+		}
+	}
+	k = due(d, now, r, d->nb_spare);
+	if (k == 0)
+		return;
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *mb = d->spare[--d->nb_spare];
+		uint64_t late = now - r[i]->tts;
+
+		if (i + 1 < k) {
+			rte_prefetch0(r[i + 1]);
+			rte_prefetch0((uint8_t *)r[i + 1] + 64);
+		}
+		m[i] = mb;
+		mb->data_len = r[i]->len;
+		mb->pkt_len = r[i]->len;
+		rte_memcpy(rte_pktmbuf_mtod(mb, void *), r[i] + 1, r[i]->len);
+		st->tx_bytes += r[i]->len;
+		if (r[i]->tts <= now) {
+			lr_hist_add(d->lateness, late);
+			if (late > d->late_ns)
+				d->c.late++;
+		}
+		r[i]->flags |= F_FREE;
+	}
+	d->c.held -= k;
+	if (d->c.held == 0)
+		lr_netem_queue_empty(&d->q);
+	tail_advance(d);
+	tx(d, m, (uint16_t)k, st);
+}
+
+static int
+delay_poll(struct lr_task *t, uint64_t now_tsc)
+{
+	struct delay *dl = t->priv;
+	uint64_t moved = t->st.rx_pkts + t->st.tx_pkts;
+	uint64_t t0 = rte_rdtsc();	/* now_tsc is the lcore's pass, not ours */
+	unsigned int i;
+	uint64_t now;
+
+	RTE_SET_USED(now_tsc);
+	for (i = 0; i < 2; i++) {
+		struct dir *d = &dl->d[i];
+
+		if (!d->active)
+			continue;
+		if (d->pass) {
+			pass(d, &t->st);
+			continue;
+		}
+		if (d->nb_pend == d->pend_off)
+			enqueue(d, dl, &t->st);
+	}
+	now = now_ns(dl, rte_rdtsc());
+	for (i = 0; i < 2; i++)
+		if (dl->d[i].active && !dl->d[i].pass)
+			dequeue(&dl->d[i], now, &t->st);
+	/* Cycles of the polls that moved frames: what a frame costs. */
+	if (t->st.rx_pkts + t->st.tx_pkts != moved)
+		dl->busy_cycles += rte_rdtsc() - t0;
+	/* A capture played through ends the task once it has all left. */
+	if (unlikely(t->capture) && dl->d[0].c.held == 0 &&
+	    dl->d[0].nb_pend == dl->d[0].pend_off && dl->d[1].c.held == 0 &&
+	    dl->d[1].nb_pend == dl->d[1].pend_off)
+		return lr_task_capture_end(t);
+	return 0;
 }
 
 const struct lr_role lr_delay_role = {
