@@ -39,6 +39,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
@@ -54,6 +55,10 @@
 #include "lr_netem.h"
 #include "lr_opt.h"
 #include "lr_port.h"
+
+RTE_LOG_REGISTER(lr_delay_logtype, user.lr.delay, INFO);
+#define DLOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, lr_delay_logtype, "delay: " fmt "\n", ##__VA_ARGS__)
 
 #define REC_HDR 16u
 #define NIL UINT32_MAX
@@ -691,6 +696,11 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	rec_max = REC_HDR + RTE_ALIGN_CEIL((uint64_t)frame_max, 16);
 	d->limit = d->nc.limit_given ? d->nc.limit : (uint32_t)RTE_MIN(frames + 4096,
 								  (uint64_t)UINT32_MAX);
+	if (d->nc.limit_given && d->limit < frames)
+		DLOG(WARNING, "%s: limit %u holds %.3f ms of 64 B frames at "
+		     "%.0f Gb/s, less than the %.1f ms the SPEC delays: frames "
+		     "over it are dropped (over_limit)", what, d->limit,
+		     d->limit / pps * 1e3, bps / 1e9, (double)dmax / 1e6);
 	if (d->nc.rate_Bps != 0)
 		/* A rate slower than the frames come queues them up to the
 		 * limit, whatever the delay: room for the limit's frames. */
