@@ -111,7 +111,8 @@ struct late {
 	X(held,         "held",               "in the ring now") \
 	X(held_at_stop, "held_at_stop",       "still held when the task stopped") \
 	X(mem_high,     "storage_high_bytes", "most bytes of the ring in use") \
-	X(tx_full,      "tx_full",            "tx bursts the queue did not take whole")
+	X(tx_full,      "tx_full",            "tx bursts the queue did not take whole") \
+	X(misordered,   "misordered",         "sent before one due earlier (a bug if not 0)")
 
 struct dir_counts {
 #define DELAY_FIELD(name, key, what) uint64_t name;
@@ -149,6 +150,7 @@ struct dir {
 	uint32_t nb_late, max_late;
 	uint32_t seq;		/* records that entered the wheel or heap */
 	uint32_t hfirst, hlast;	/* head list (reordered frames) */
+	uint64_t last_tts;	/* due time of the last frame sent from the queue */
 	/* tx */
 	struct rte_mempool *pool;
 	struct rte_mbuf *spare[LR_BURST];
@@ -459,6 +461,28 @@ late_pop(struct dir *d)
 		d->late[i] = e;
 }
 
+/* The oldest record not yet in the wheel, past pads and reordered ones
+ * (which are on the head list), or NULL. */
+static inline const struct rec *
+fifo_peek(struct dir *d)
+{
+	while (d->fifo_recs != 0) {
+		const struct rec *r = rec_at(d, d->fifo);
+
+		if (r->flags & F_PAD) {
+			d->fifo = 0;
+			continue;
+		}
+		if (!(r->flags & F_HEAD))
+			return r;
+		d->fifo += rec_bytes(d, d->fifo, r);
+		if (d->fifo == d->size)
+			d->fifo = 0;
+		d->fifo_recs--;
+	}
+	return NULL;
+}
+
 /* Records from the arrival order into the wheel while they fit in it. */
 static inline void
 migrate(struct dir *d)
@@ -572,11 +596,18 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 			continue;
 		}
 		if (d->in_wheel == 0) {
-			/* Nothing in the wheel: jump to now (what is still in
-			 * the arrival order is due later, or late). */
-			if ((now >> d->gshift) <= d->base)
+			/* Nothing in the wheel: jump to now, or to the oldest
+			 * record's bucket if that is earlier (the lcore fell
+			 * behind: the overdue frames then go through the wheel
+			 * in order, not one by one into the late heap). */
+			uint64_t to = now >> d->gshift;
+			const struct rec *h = fifo_peek(d);
+
+			if (h != NULL && (h->tts >> d->gshift) < to)
+				to = h->tts >> d->gshift;
+			if (to <= d->base)
 				break;
-			d->base = now >> d->gshift;
+			d->base = to;
 			migrate(d);
 			if (d->in_wheel == 0 && d->nb_late == 0)
 				break;
@@ -1250,6 +1281,11 @@ dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
 			lr_hist_add(d->lateness, late);
 			if (late > d->late_ns)
 				d->c.late++;
+		}
+		/* The order is the tfifo's, or a bug: counted, tests want 0. */
+		if (!(r[i]->flags & F_HEAD)) {
+			d->c.misordered += r[i]->tts < d->last_tts;
+			d->last_tts = r[i]->tts;
 		}
 		r[i]->flags |= F_FREE;
 	}

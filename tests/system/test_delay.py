@@ -42,6 +42,8 @@ def counts_agree(doc, sent):
     expect(f["in"] == sent, ("delay in", f["in"], "sent", sent))
     expect(f["conserved"], f)
     expect(f["held"] == 0 and f["no_room"] == 0, f)
+    # Frames left in due-time order (the kernel's tfifo), every one.
+    expect(f["misordered"] == 0, f)
     # Every frame the delay sent reached rx, once each as rx counts them.
     expect(rx["own_packets"] == f["out"], ("rx own", rx["own_packets"],
                                            "delay out", f["out"]))
