@@ -15,15 +15,35 @@
 --   buffer=BYTES      the delay role's storage per direction (0: BDP)
 --   reverse=1         gen sends from the peer's side (netem_back applies)
 --   sink=null         the delay sends to net_null0: no rx (its own cost)
+--   queues=N          N queue pairs: gen, delay and rx laid over them by
+--                     linerate.plan{} (a task per queue each)
 --   json=FILE         write the result document there
 --   samples=FILE      rx writes its latency samples there, one ns a line
 --   dist_out=FILE     rx writes them as a netem distribution table
 local testbed = require("testbed")
 local opt = testbed.args(arg, { netem = "", netem_back = "", count = 100000,
                                 rate = "1Mpps", size = 64, flows = 16,
-                                linger = 1, buffer = 0 })
+                                linger = 1, buffer = 0, queues = 1 })
 linerate.live(false)
 
+if opt.queues > 1 then
+	-- Queue pairs: every role laid over the queues as --role does it.
+	local g, a = assert(linerate.wire("dlq_in", { queues = opt.queues }))
+	local b, r = assert(linerate.wire("dlq_out", { queues = opt.queues }))
+	local rxs = assert(linerate.plan{ role = "rx", port = r, flows = opt.flows })
+	local ds = assert(linerate.plan{ role = "delay", port = a, peer = b,
+	                                 netem = opt.netem, buffer = opt.buffer })
+	local gens = assert(linerate.plan{ role = "gen", port = g, count = opt.count,
+	                                   rate = opt.rate, size = opt.size,
+	                                   flows = opt.flows })
+	assert(#ds == opt.queues, "a delay task per queue pair")
+	linerate.start()
+	for _, t in ipairs(gens) do assert(t:wait(300)) end
+	for _, t in ipairs(rxs) do t:wait{ idle = opt.linger, timeout = 300 } end
+	linerate.stop()
+	if opt.json then assert(linerate.write_json(opt.json)) end
+	return
+end
 local g, a = assert(linerate.wire("dlc_in"))
 local b, r
 if opt.sink == "null" then

@@ -226,6 +226,21 @@ def test_rate_serialises():
     expect(lat["min_ns"] >= 0.992 * (1e-3 + per) * 1e9, lat)
 
 
+def test_queue_pairs():
+    # Two queue pairs: linerate.plan{} makes a delay task for each, each
+    # with its own ring and netem, and the counts add up over them.
+    n = 40000
+    doc, _ = chain("dlqp", netem="delay 3ms loss 1% seed 3", count=n,
+                   rate="200000", queues=2)
+    f, rx = counts_agree(doc, n)
+    tasks = [t for t in doc["tasks"] if t["role"] == "delay"]
+    expect(len(tasks) == 2 and all(t["forward"]["in"] > 0 for t in tasks),
+           tasks)
+    expect(sum(t["forward"]["in"] for t in tasks) == n, tasks)
+    expect(rx["latency"]["min_ns"] >= 3e6 * 0.992, rx["latency"])
+    expect(binomial_ok(f["lost"], n, 0.01), f)
+
+
 def test_back_direction():
     # Frames from the peer take netem_back; the forward SPEC is not theirs.
     n = 5000
@@ -434,5 +449,5 @@ if __name__ == "__main__":
     main([test_bad_spec_and_options, test_constant_delay,
           test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
           test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
-          test_rate_serialises, test_back_direction, test_memif_two_processes,
+          test_rate_serialises, test_queue_pairs, test_back_direction, test_memif_two_processes,
           test_pcap_matches_the_oracle, test_tcp_through_184ms])
