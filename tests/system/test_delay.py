@@ -66,6 +66,15 @@ def test_bad_spec_and_options():
     r = run(eal("dlbad3") + ["--", "--role", "delay", "--port", "net_null0",
                              "--peer", "net_null1", "--netem", "loss 120%"])
     expect(r.returncode == 2 and "120%" in r.stderr, r.stderr)
+    # A delay whose storage does not fit: refused at start, with the size.
+    r = run(eal("dlbig") + ["--", "--role", "delay", "--port", "net_null0",
+                            "--peer", "net_null1", "--netem", "delay 2s",
+                            "--duration", "0.2", "--no-live"])
+    expect(r.returncode == 1 and "2576 MB for its frames" in r.stderr, r.stderr)
+    # The peer is the port: refused.
+    r = run(eal("dlself") + ["--", "--role", "delay", "--port", "net_null0",
+                             "--peer", "net_null0", "--duration", "0.2"])
+    expect(r.returncode == 1 and "give the other port" in r.stderr, r.stderr)
 
 
 def test_constant_delay():
