@@ -653,10 +653,11 @@ reflect_poll(struct lr_task *t, uint64_t now)
 		if (k != 0)
 			tx_send(t, r, out, k);
 	} else {
-		/* An empty wheel's cursor may be old (the task's start): it
-		 * starts again at this burst. */
-		if (r->c.held == 0)
-			r->cursor = now >> r->gshift;
+		/* The cursor catches up first (a stall of the lcore leaves it
+		 * behind by the stall; an empty wheel's may be the task's
+		 * start), so that every frame due within the wheel's span
+		 * finds its slot. */
+		release(t, r, now);
 		for (i = 0; i < k; i++)
 			hold(t, r, out[i], l4[i], v4[i], due_tsc(r, out[i], now));
 		release(t, r, rte_rdtsc());
