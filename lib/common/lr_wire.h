@@ -75,13 +75,15 @@ static_assert(sizeof(struct lr_pkt_hdr) == LR_HDR_BYTES, "lr_pkt_hdr is 18 B");
 				 *   follows the header */
 #define LR_HDR_FLAGS (LR_HDR_REFLECTED | LR_HDR_STAMPED)
 
-/** Is @p magic (as it is in the frame, big-endian) linerate's, whatever
- *  reflect's flags? */
+/** Is @p magic (as it is in the frame, big-endian) linerate's: "LR", "Lr"
+ *  or "Ls" (stamped only with reflected)? */
 static inline int
 lr_hdr_magic_ok(rte_be16_t magic)
 {
 	return (magic & ~rte_cpu_to_be_16(LR_HDR_FLAGS)) ==
-	       rte_cpu_to_be_16(LR_HDR_MAGIC);
+	       rte_cpu_to_be_16(LR_HDR_MAGIC) &&
+	       (!(magic & rte_cpu_to_be_16(LR_HDR_STAMPED)) ||
+		(magic & rte_cpu_to_be_16(LR_HDR_REFLECTED)));
 }
 
 /**

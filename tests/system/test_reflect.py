@@ -219,10 +219,12 @@ def test_add_delay_raises_the_minimum():
     exact(doc, n, reorder=True)
     expect(doc["rtt"]["reordered"] > 0, doc["rtt"])
     r = doc["rtt"]["rtt"]
-    # The median, not the mean: a busy CPU's stalls add to the tail.
-    expect(r["min_ns"] >= 2e6 - 4 * 100e3 and 1.95e6 < r["p50_ns"] < 2.05e6, r)
+    # One-sided, as a busy CPU's stalls only make frames later: never
+    # below netem's normal table (4 sigma), and frames drawn short did
+    # leave early (16 % of them are due before 2 ms - sigma).
+    expect(2e6 - 4 * 100e3 <= r["min_ns"] < 2e6 - 100e3, r)
     res = doc["rtt"]["residence"]
-    expect(1.95e6 < res["p50_ns"] < 2.05e6, res)
+    expect(2e6 - 4 * 100e3 <= res["min_ns"] < 2e6 - 100e3, res)
 
 
 def test_samples_file():
