@@ -68,8 +68,8 @@ static const struct lr_opt rtt_opts[] = {
 	  "(none)", "`--pair a,b`", NULL },
 	{ "samples", LR_OPT_FUNC, 0, 0, 0, 0, set_samples, "FILE",
 	  "write every RTT to FILE after the run, one CSV line `A,B,rtt_ns` "
-	  "per frame received (linerate solve's input); needs --pair (no)",
-	  "`--samples rtt.csv`", NULL },
+	  "per frame received (the input of linerate solve); needs --pair (no)",
+	  "`--pair a,b --samples rtt.csv`", NULL },
 	{ "samples-max", LR_OPT_UINT, TC(samples_max), 1, 1u << 28, NULL, "N",
 	  "RTTs kept for --samples per queue, 8 B each; past them a frame is "
 	  "counted, not written (1M)", "`--samples-max 10M`", NULL },
