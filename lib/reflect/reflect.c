@@ -428,17 +428,15 @@ reflect_live(char *buf, size_t len)
 
 /* ---- the fast path ---- */
 
-/* Send @p n frames; what the queue does not take is retried, then freed
- * and counted. */
+/* Send @p n frames of @p bytes in all; what the queue does not take is
+ * retried, then freed and counted. */
 static inline void
-tx_send(struct lr_task *t, struct reflect *r, struct rte_mbuf **m, uint16_t n)
+tx_send(struct lr_task *t, struct reflect *r, struct rte_mbuf **m, uint16_t n,
+	uint64_t bytes)
 {
-	uint64_t bytes = 0;
 	uint32_t tries = 0;
 	uint16_t sent, i;
 
-	for (i = 0; i < n; i++)
-		bytes += m[i]->pkt_len;
 	sent = rte_eth_tx_burst(r->tx_port, r->tx_queue, m, n);
 	if (unlikely(sent < n)) {
 		t->st.tx_retry++;
@@ -498,7 +496,7 @@ static inline void
 release(struct lr_task *t, struct reflect *r, uint64_t now)
 {
 	struct rte_mbuf *out[LR_BURST];
-	uint64_t last = now >> r->gshift, tx_tsc = 0;
+	uint64_t last = now >> r->gshift, tx_tsc = 0, bytes = 0;
 	uint16_t k = 0;
 
 	if (r->c.held == 0) {
@@ -517,12 +515,14 @@ release(struct lr_task *t, struct reflect *r, uint64_t now)
 			if (e->l4 != 0)
 				lr_reflect_stamp_tx(rte_pktmbuf_mtod(e->m, uint8_t *),
 						    e->l4, e->ipv4, tx_tsc);
+			bytes += e->m->pkt_len;
 			out[k++] = e->m;
 			r->free_ids[r->nb_free++] = id;
 			r->c.held--;
 			if (k == LR_BURST) {
-				tx_send(t, r, out, k);
+				tx_send(t, r, out, k, bytes);
 				k = 0;
+				bytes = 0;
 			}
 		}
 		if (r->c.held == 0) {
@@ -532,7 +532,7 @@ release(struct lr_task *t, struct reflect *r, uint64_t now)
 		r->cursor++;
 	}
 	if (k != 0)
-		tx_send(t, r, out, k);
+		tx_send(t, r, out, k, bytes);
 	if (r->c.held == 0)
 		lr_netem_queue_empty(&r->q);
 }
@@ -558,7 +558,9 @@ reflect_poll(struct lr_task *t, uint64_t now)
 	uint16_t l4[LR_BURST];
 	bool v4[LR_BURST];
 	uint16_t n, i, k = 0, nd = 0;
-	uint64_t bytes = 0;
+	/* Counted in registers over the burst, stored once. */
+	uint32_t own = 0, looped = 0, others = 0, stamped = 0;
+	uint64_t bytes = 0, obytes = 0;
 
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
 	if (n == 0) {
@@ -605,34 +607,42 @@ reflect_poll(struct lr_task *t, uint64_t now)
 		switch (lr_reflect_parse(d, m->data_len, &f)) {
 		case LR_REFLECT_OWN:
 			lr_reflect_swap(d, &f);
-			r->c.reflected++;
+			own++;
 			l4[k] = 0;
 			v4[k] = f.ipv4;
 			if (lr_reflect_mark(d, &f, r->stamp, now)) {
-				r->c.stamped++;
+				stamped++;
 				l4[k] = f.l4;
-			} else if (r->stamp) {
-				r->c.unstamped++;
 			}
+			obytes += m->pkt_len;
 			out[k++] = m;
 			break;
 		case LR_REFLECT_LOOPED:
-			r->c.looped++;
+			looped++;
 			drop[nd++] = m;
 			break;
 		default:
+			others++;
 			if (!r->others) {
-				r->c.others_dropped++;
 				drop[nd++] = m;
 				break;
 			}
 			lr_reflect_swap(d, &f);
-			r->c.others_reflected++;
 			l4[k] = 0;
+			obytes += m->pkt_len;
 			out[k++] = m;
 			break;
 		}
 	}
+	r->c.reflected += own;
+	r->c.stamped += stamped;
+	if (r->stamp)
+		r->c.unstamped += own - stamped;
+	r->c.looped += looped;
+	if (r->others)
+		r->c.others_reflected += others;
+	else
+		r->c.others_dropped += others;
 	r->c.in += n;
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
@@ -651,7 +661,7 @@ reflect_poll(struct lr_task *t, uint64_t now)
 						l4[i], v4[i], tx_tsc);
 		}
 		if (k != 0)
-			tx_send(t, r, out, k);
+			tx_send(t, r, out, k, obytes);
 	} else {
 		/* The cursor catches up first (a stall of the lcore leaves it
 		 * behind by the stall; an empty wheel's may be the task's
