@@ -274,6 +274,54 @@ def test_rtt_over_memif():
            rd["stamped"] == n and rd["conserved"], rd)
 
 
+def test_drops_are_counted():
+    """What the tx queue does not take (no one reads the wire's far end)
+    and what the wheel has no room for (held for a lower --rate) are
+    dropped and counted, the counters conserved."""
+    d = tmpdir()
+    script = os.path.join(d, "drops.lua")
+    with open(script, "w") as f:
+        f.write("""
+linerate.live(false)
+local w = linerate.workers()
+local function run(name, conf, n)
+	-- A pool larger than the wire's ring (4095): the ring fills first.
+	local a, b = assert(linerate.wire(name, { mbufs = 16383 }))
+	conf.role, conf.port, conf.lcore = "reflect", b, w[1]
+	local r = assert(linerate.task(conf))
+	local g = assert(linerate.task{ role = "gen", port = a, count = n,
+	                                rate = "200000", lcore = w[1] })
+	linerate.start()
+	assert(g:wait(30))
+	linerate.sleep(0.3)
+	linerate.stop()
+	local s = linerate.results().reflect
+	print(("%s %d %d %d %d %d %s %d"):format(name, s["in"], s.out,
+	      s.tx_dropped, s.over_hold, s.held_at_stop, tostring(s.conserved),
+	      s.no_mbuf))
+end
+-- Nothing reads a's rx: the ring fills, the rest is dropped.
+run("txfull", { tx_retries = 0 }, 20000)
+-- 2 ms at 1000 pps: the wheel holds 66 frames, 200 kpps brings more.
+run("hold", { add_delay = "delay 2ms", rate = 1000 }, 20000)
+""")
+    r = run(eal("rfdrops") + ["--", script], timeout=120)
+    expect(r.returncode == 0, (r.stdout[-800:], r.stderr[-1500:]))
+    got = {}
+    for line in r.stdout.splitlines():
+        w = line.split()
+        if len(w) == 8 and w[0] in ("txfull", "hold"):
+            got[w[0]] = w
+    # The results sum every reflect task of the process: the second line
+    # holds both runs.
+    name, n_in, out, txd, over, held, cons, nomb = got["txfull"]
+    expect(int(n_in) == 20000 and int(txd) > 0 and int(nomb) == 0 and
+           int(out) + int(txd) == 20000 and cons == "true", got["txfull"])
+    name, n_in2, out2, txd2, over2, held2, cons2, nomb2 = got["hold"]
+    expect(int(n_in2) == 40000 and int(over2) > 0 and cons2 == "true",
+           got["hold"])
+
+
 def test_cli_rtt_and_reflect_on_null():
     """--role rtt and --role reflect from the command line (net_null)."""
     r = run(eal("rfclir") + ["--", "--role", "rtt", "--port", "net_null0",
@@ -309,11 +357,19 @@ def test_bad_options():
         r = run(eal("rfbad%d" % k) + ["--"] + args)
         expect(r.returncode == 2 and word in r.stderr,
                (args, r.returncode, r.stderr[-500:]))
+    # A wheel larger than the port's pool spares: known only with the
+    # port, so a failed run (1), saying which --mbufs would do.
+    r = run(eal("rfbigw") + ["--", "--role", "reflect", "--port", "net_null0",
+                             "--add-delay", "delay 2ms", "--rate", "100M",
+                             "--duration", "1"])
+    expect(r.returncode == 1 and "--mbufs" in r.stderr and
+           "--rate" in r.stderr, (r.returncode, r.stderr[-500:]))
 
 
 if __name__ == "__main__":
     main([test_swap_every_field, test_others_drop_or_reflect,
           test_never_reflects_twice, test_rtt_over_the_wire,
           test_add_delay_raises_the_minimum, test_samples_file,
-          test_rtt_over_memif, test_cli_rtt_and_reflect_on_null,
+          test_rtt_over_memif, test_drops_are_counted,
+          test_cli_rtt_and_reflect_on_null,
           test_bad_options])
