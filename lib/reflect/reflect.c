@@ -411,17 +411,18 @@ static void
 reflect_live(char *buf, size_t len)
 {
 	uint64_t refl = 0, drop = 0;
-	unsigned int it = 0;
+	unsigned int it = 0, nb = 0;
 	const struct lr_task *t;
 
 	buf[0] = '\0';
 	while ((t = lr_role_next(&lr_reflect_role, &it)) != NULL) {
 		const struct reflect *r = t->priv;
 
+		nb++;
 		refl += r->c.out;
-		drop += r->c.tx_dropped + r->c.over_hold;
+		drop += r->c.tx_dropped + r->c.over_hold + r->c.no_mbuf;
 	}
-	if (it != 0)
+	if (nb != 0)
 		snprintf(buf, len, "reflected %" PRIu64 " dropped %" PRIu64,
 			 refl, drop);
 }
