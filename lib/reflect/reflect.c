@@ -42,7 +42,7 @@
 	X(unstamped,        "unstamped",        "--stamp 1, but no room for the stamps") \
 	X(others_reflected, "others_reflected", "non-linerate frames swapped (--others reflect)") \
 	X(others_dropped,   "others_dropped",   "non-linerate frames dropped (--others drop)") \
-	X(looped,           "looped",           "linerate frames reflected already: dropped") \
+	X(looped,           "looped",           "reflected already (linerate's mark, or --others reflect: our MAC as source): dropped") \
 	X(out,              "out",              "frames the port took") \
 	X(tx_dropped,       "tx_dropped",       "not taken after --tx-retries: dropped") \
 	X(over_hold,        "over_hold",        "--add-delay: the wheel was full: dropped") \
@@ -67,6 +67,7 @@ struct reflect {
 	struct reflect_counts c;	/* written by the task's lcore only */
 	uint16_t tx_port, tx_queue;
 	struct rte_mempool *pool;	/* the rx port's: frames we may change */
+	struct rte_ether_addr mac;	/* the tx port's */
 	bool others;
 	bool stamp;
 	uint32_t tx_retries;
@@ -338,6 +339,8 @@ reflect_init(struct lr_task *t, const void *conf)
 	t->priv = r;
 	r->tx_port = peer;
 	r->pool = lr_port_info(t->port)->pool;
+	if (rte_eth_macaddr_get(peer, &r->mac) != 0)
+		memset(&r->mac, 0, sizeof(r->mac));
 	r->tx_queue = t->queue;
 	r->others = c->others;
 	r->stamp = c->stamp;
@@ -623,6 +626,21 @@ reflect_poll(struct lr_task *t, uint64_t now)
 			drop[nd++] = m;
 			break;
 		default:
+			/*
+			 * Other frames carry no mark of ours. One whose source
+			 * is the tx port's own address is one we sent (it was
+			 * addressed to us, and the swap made that its source)
+			 * coming back: dropped as looped. A frame addressed to
+			 * another MAC (promiscuous) is not caught so: --others
+			 * drop, the default, is the safe choice on a loop.
+			 */
+			if (r->others && unlikely(rte_is_same_ether_addr(
+				(const struct rte_ether_addr *)(d + RTE_ETHER_ADDR_LEN),
+				&r->mac)) && !rte_is_zero_ether_addr(&r->mac)) {
+				looped++;
+				drop[nd++] = m;
+				break;
+			}
 			others++;
 			if (!r->others) {
 				drop[nd++] = m;

@@ -163,6 +163,19 @@ def test_never_reflects_twice():
            doc["conserved"], doc)
 
 
+def test_others_from_our_mac_are_looped():
+    """--others reflect: a frame whose source is the tx port's own MAC is
+    one the reflector sent (it was addressed to it): dropped as looped.
+    DPDK's net_pcap gives its ports 02:70:63:61:70:NN ("\\x02pcap" and a
+    number): one of these four is the tx port's."""
+    from scapy.all import Ether, ARP
+    frames = [Ether(src="02:70:63:61:70:%02x" % i, dst="02:00:00:00:00:09") /
+              ARP() for i in range(4)]
+    outs, doc = reflect_pcap("rfmac", frames, "--others", "reflect")
+    expect(doc["looped"] == 1 and doc["others_reflected"] == 3 and
+           len(outs) == 3 and doc["conserved"], doc)
+
+
 def rtt_wire(name, timeout=120, **kw):
     d = tmpdir()
     js = os.path.join(d, "r.json")
@@ -368,7 +381,8 @@ def test_bad_options():
 
 if __name__ == "__main__":
     main([test_swap_every_field, test_others_drop_or_reflect,
-          test_never_reflects_twice, test_rtt_over_the_wire,
+          test_never_reflects_twice, test_others_from_our_mac_are_looped,
+          test_rtt_over_the_wire,
           test_add_delay_raises_the_minimum, test_samples_file,
           test_rtt_over_memif, test_drops_are_counted,
           test_cli_rtt_and_reflect_on_null,
