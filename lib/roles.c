@@ -11,6 +11,8 @@
 #include "lr_engine.h"
 #include "lr_gen.h"
 #include "lr_probe.h"
+#include "lr_reflect.h"
+#include "lr_rtt.h"
 #include "lr_rx.h"
 
 void
@@ -22,6 +24,8 @@ lr_roles_builtin(void)
 		&lr_probe_role,
 		&lr_dist_role,
 		&lr_delay_role,
+		&lr_reflect_role,
+		&lr_rtt_role,
 	};
 	unsigned int i;
 

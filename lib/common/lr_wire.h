@@ -2,9 +2,9 @@
 /**
  * @file
  * What linerate puts on the wire and how a frame is counted: the payload
- * header that gen writes and rx (and, to come, reflect and rtt) read, and
+ * header that gen writes, reflect marks and rx (and rtt through it) reads, and
  * the byte counts of Ethernet, IPv4/IPv6 and UDP headers, each defined
- * once. Header only; no state, so any thread may use it.
+ * once; reflect's flags and stamps. Header only; no state, so any thread may use it.
  */
 #ifndef LR_WIRE_H
 #define LR_WIRE_H
@@ -62,6 +62,50 @@ struct lr_pkt_hdr {
 #define LR_HDR_BYTES 18
 static_assert(sizeof(struct lr_pkt_hdr) == LR_HDR_BYTES, "lr_pkt_hdr is 18 B");
 
+/*
+ * The reflect role marks what it sends back in the magic's second byte,
+ * so that the frames it reflected are still linerate frames to rx
+ * (lr_hdr_magic_ok()) and never reflected twice (a loop of two reflectors,
+ * a port wired to itself): "LR" as gen sent it, "Lr" reflected, "Ls"
+ * reflected with the reflector's stamps after the header
+ * (struct lr_reflect_stamps).
+ */
+#define LR_HDR_REFLECTED 0x0020	/**< magic | this: reflected once */
+#define LR_HDR_STAMPED 0x0001	/**< magic | this: struct lr_reflect_stamps
+				 *   follows the header */
+#define LR_HDR_FLAGS (LR_HDR_REFLECTED | LR_HDR_STAMPED)
+
+/** Is @p magic (as it is in the frame, big-endian) linerate's: "LR", "Lr"
+ *  or "Ls" (stamped only with reflected)? */
+static inline int
+lr_hdr_magic_ok(rte_be16_t magic)
+{
+	return (magic & ~rte_cpu_to_be_16(LR_HDR_FLAGS)) ==
+	       rte_cpu_to_be_16(LR_HDR_MAGIC) &&
+	       (!(magic & rte_cpu_to_be_16(LR_HDR_STAMPED)) ||
+		(magic & rte_cpu_to_be_16(LR_HDR_REFLECTED)));
+}
+
+/**
+ * The reflector's stamps (reflect --stamp 1), 16 B right after the 18 B
+ * header when the magic has LR_HDR_STAMPED, in place of payload bytes: a
+ * frame whose UDP data holds fewer than 34 B (IPv4 frames below 80 B, IPv6
+ * below 100 B) goes back without them. Both are the reflector's own TSC,
+ * so that their difference, its residence time, is right on any host:
+ *
+ *	offset (UDP data)  bytes  field
+ *	18                 8      rx_tsc: when its burst was received
+ *	26                 8      tx_tsc: just before its tx burst
+ */
+struct lr_reflect_stamps {
+	rte_be64_t rx_tsc;
+	rte_be64_t tx_tsc;
+} __rte_packed;
+
+#define LR_STAMPS_BYTES 16
+static_assert(sizeof(struct lr_reflect_stamps) == LR_STAMPS_BYTES,
+	      "lr_reflect_stamps is 16 B");
+
 /** Write the header at @p payload. */
 static inline void
 lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
@@ -81,7 +125,7 @@ lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
 {
 	const struct lr_pkt_hdr *h = payload;
 
-	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
+	if (!lr_hdr_magic_ok(h->magic))
 		return -EINVAL;
 	*flow = rte_be_to_cpu_32(h->flow);
 	*seq = rte_be_to_cpu_32(h->seq);

@@ -36,6 +36,10 @@ struct lr_rx_conf {
 	char samples_out[256];	/**< write them there, one ns a line ("": no) */
 	char dist_out[256];	/**< write them as a netem distribution table
 				 *   (iproute2's maketable) there ("": no) */
+	/* Not options: what the rtt role's plan asks of its rx tasks. */
+	bool keep_samples;	/**< keep the samples for lr_rx_samples() */
+	bool residence;		/**< histograms of the reflector's residence
+				 *   (its stamps) and the RTT less it */
 };
 
 void lr_rx_conf_init(struct lr_rx_conf *c);
@@ -74,6 +78,20 @@ const struct lr_seq *lr_rx_flow(const struct lr_task *t, uint32_t flow);
 
 /** The task's latency histogram (ns), or NULL without latency. */
 const struct lr_hist *lr_rx_latency(const struct lr_task *t);
+
+/**
+ * The reflector's residence time (ns) from its stamps (lr_wire.h) and the
+ * latency less it, for a task made with conf.residence; NULL otherwise.
+ * @param net gets the latency less the residence
+ * @param unstamped gets the frames that came back without stamps
+ */
+const struct lr_hist *lr_rx_residence(const struct lr_task *t,
+				      const struct lr_hist **net,
+				      uint64_t *unstamped);
+
+/** The latency samples kept (ns, in arrival order, at most conf.samples):
+ *  *@p n of them, or NULL when none are kept. Control path, after the run. */
+const uint64_t *lr_rx_samples(const struct lr_task *t, uint32_t *n);
 
 /**
  * Write the per-flow table merged over every rx task as CSV: one line per

@@ -29,6 +29,10 @@ struct rx {
 	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
 	double ns_per_cycle;		/* for spans past 2^32 cycles */
 	struct lr_hist *hist;		/* NULL without latency */
+	/* rtt: the reflector's residence (its stamps) and the RTT less it;
+	 * NULL unless the conf asks for them. */
+	struct lr_hist *res, *net;
+	uint64_t unstamped;		/* rtt: frames without stamps */
 	uint64_t *samp;			/* latency samples, NULL: none kept */
 	uint32_t nb_samp, max_samp;
 	char samples_out[256];		/* where they go after the run */
@@ -128,6 +132,8 @@ rx_free(struct lr_task *t)
 		return;
 	rte_free(r->flows);
 	rte_free(r->hist);
+	rte_free(r->res);
+	rte_free(r->net);
 	rte_free(r->samp);
 	rte_free(r);
 	t->priv = NULL;
@@ -172,7 +178,20 @@ rx_init(struct lr_task *t, const void *arg)
 		}
 		lr_hist_init(r->hist);
 	}
-	if (c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0')) {
+	if (c->latency && c->residence) {
+		r->res = rte_malloc_socket("lr_rx_res", sizeof(*r->res),
+					   RTE_CACHE_LINE_SIZE, t->socket);
+		r->net = rte_malloc_socket("lr_rx_net", sizeof(*r->net),
+					   RTE_CACHE_LINE_SIZE, t->socket);
+		if (r->res == NULL || r->net == NULL) {
+			rx_free(t);
+			return lr_err(ENOMEM, "rx: no memory for a histogram");
+		}
+		lr_hist_init(r->res);
+		lr_hist_init(r->net);
+	}
+	if (c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0' ||
+			   c->keep_samples)) {
 		r->samp = rte_malloc_socket("lr_rx_samples",
 					    sizeof(*r->samp) * c->samples,
 					    RTE_CACHE_LINE_SIZE, t->socket);
@@ -225,6 +244,26 @@ lr_rx_latency(const struct lr_task *t)
 	const struct rx *r = t->priv;
 
 	return r->hist;
+}
+
+const struct lr_hist *
+lr_rx_residence(const struct lr_task *t, const struct lr_hist **net,
+		uint64_t *unstamped)
+{
+	const struct rx *r = t->priv;
+
+	*net = r->net;
+	*unstamped = r->unstamped;
+	return r->res;
+}
+
+const uint64_t *
+lr_rx_samples(const struct lr_task *t, uint32_t *n)
+{
+	const struct rx *r = t->priv;
+
+	*n = r->nb_samp;
+	return r->samp;
 }
 
 static void
@@ -537,14 +576,47 @@ find_hdr(const struct rte_mbuf *m, bool *bad)
 		return NULL;
 	udp = (const struct rte_udp_hdr *)(d + l4);
 	h = (const struct lr_pkt_hdr *)(udp + 1);
-	if (h->magic != rte_cpu_to_be_16(LR_HDR_MAGIC))
+	/* Reflected frames too (rtt's rx): reflect's flags (lr_wire.h). */
+	if (!lr_hdr_magic_ok(h->magic))
 		return NULL;
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (ulen < sizeof(*udp) + LR_HDR_BYTES || l4 + ulen > m->pkt_len) {
 		*bad = true;
 		return NULL;
 	}
+	/* Stamps claimed: they must be in the datagram and the segment. */
+	if (unlikely(h->magic & rte_cpu_to_be_16(LR_HDR_STAMPED)) &&
+	    (ulen < sizeof(*udp) + LR_HDR_BYTES + LR_STAMPS_BYTES ||
+	     l4 + sizeof(*udp) + LR_HDR_BYTES + LR_STAMPS_BYTES > len)) {
+		*bad = true;
+		return NULL;
+	}
 	return h;
+}
+
+/*
+ * rtt: the reflector's residence from its stamps (its own TSC: right on
+ * any host), and the RTT @p rtt_ns less it. The stamps are there when the
+ * magic says so (lr_wire.h); find_hdr() checked the UDP length holds the
+ * header, and *h's frame the stamps when @p room.
+ */
+static inline void
+residence(struct rx *r, const struct lr_pkt_hdr *h, uint64_t rtt_ns)
+{
+	const struct lr_reflect_stamps *s = (const void *)(h + 1);
+	uint64_t rx, tx, cyc, ns;
+
+	if (!(h->magic & rte_cpu_to_be_16(LR_HDR_STAMPED))) {
+		r->unstamped++;
+		return;
+	}
+	rx = rte_be_to_cpu_64(s->rx_tsc);
+	tx = rte_be_to_cpu_64(s->tx_tsc);
+	cyc = tx >= rx ? tx - rx : 0;
+	ns = likely(cyc < (1ull << 32)) ? (cyc * r->ns_mult) >> 32 :
+	     (uint64_t)((double)cyc * r->ns_per_cycle);
+	lr_hist_add(r->res, ns);
+	lr_hist_add(r->net, rtt_ns > ns ? rtt_ns - ns : 0);
 }
 
 static inline void
@@ -593,6 +665,8 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 		lr_hist_add(r->hist, ns);
 		if (unlikely(r->samp != NULL) && r->nb_samp < r->max_samp)
 			r->samp[r->nb_samp++] = ns;
+		if (unlikely(r->res != NULL))
+			residence(r, h, ns);
 	}
 }
 

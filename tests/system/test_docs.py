@@ -185,6 +185,10 @@ TABLES = {
     "### probe options": ["--role", "probe", "--port", "PCAP", "--export", "none"],
     "### delay options": ["--role", "delay", "--port", "net_null0", "--peer",
                           "net_null1", "--duration", "0.3"],
+    "### reflect options": ["--role", "reflect", "--port", "net_null0",
+                            "--duration", "0.3"],
+    "### rtt options": ["--role", "rtt", "--port", "net_null0", "--count",
+                        "1000", "--duration", "1"],
 }
 
 
@@ -254,7 +258,9 @@ def test_option_tables_are_the_codes():
     text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
     for section, name in (("### Port options", "port"), ("### gen options", "gen"),
                           ("### rx options", "rx"), ("### probe options", "probe"),
-                          ("### delay options", "delay")):
+                          ("### delay options", "delay"),
+                          ("### reflect options", "reflect"),
+                          ("### rtt options", "rtt")):
         i = text.index(section) + 1
         while not text[i].startswith("|"):
             i += 1

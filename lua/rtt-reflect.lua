@@ -1,0 +1,65 @@
+-- rtt-reflect.lua: round trips through the reflect role. rtt sends as gen
+-- does and receives what the reflector sends back on the same port; the
+-- result document has them under "rtt" (and "reflect" when it ran here).
+--
+--   linerate --no-pci --no-huge -m 512 -l 0-1 -- lua/rtt-reflect.lua \
+--       count=100000 rate=100000 add_delay="delay 2ms" stamp=1
+--
+-- Arguments (key=value):
+--   port=DEVARGS      rtt on this port, the reflector is another process
+--                     (net_memif0,role=client,...); default: the virtual
+--                     wire, the reflector on its other end, in this process
+--   count=N           frames rtt sends (10000)
+--   rate=R            its rate (100000 pps)
+--   size=S            frame size (128)
+--   flows=N           flows (4)
+--   add_delay=SPEC    the reflector's --add-delay (wire only; none)
+--   stamp=0|1         the reflector stamps (wire only; 1)
+--   others=reflect|drop  the reflector's --others (wire only; drop)
+--   pair=A,B          device names for samples= (rtt,reflect)
+--   samples=FILE      every RTT as a line A,B,rtt_ns
+--   linger=S          seconds to wait for the last frames (2)
+--   json=FILE         the result document
+local testbed = require("testbed")
+local opt = testbed.args(arg, { count = 10000, rate = 100000, size = 128,
+                                flows = 4, stamp = 1, others = "drop",
+                                pair = "rtt,reflect", linger = 2 })
+linerate.live(false)
+
+local w = linerate.workers()
+local port, refl
+if opt.port then
+	port = assert(linerate.port(opt.port, { link_timeout = 30 }))
+else
+	local a, b = assert(linerate.wire("rtt_refl"))
+	port = a
+	local rc = { role = "reflect", port = b, stamp = opt.stamp,
+	             others = opt.others, lcore = w[2] or w[1] }
+	if opt.add_delay then rc.add_delay = opt.add_delay end
+	refl = assert(linerate.task(rc))
+end
+local plan = { role = "rtt", port = port, lcores = { w[1] },
+               count = opt.count, rate = tostring(opt.rate), size = opt.size,
+               flows = opt.flows, pair = opt.pair }
+if opt.samples then plan.samples = opt.samples end
+local tasks = assert(linerate.plan(plan))
+linerate.start()
+-- gen's tasks end at their count, rx's when every frame came back; a lost
+-- frame leaves rx waiting: linger= after gen.
+local deadline = linerate.now() + opt.count / opt.rate + opt.linger + 5
+for _, t in ipairs(tasks) do
+	t:wait(math.max(0.1, deadline - linerate.now()))
+end
+linerate.stop()
+local r = linerate.results()
+local rtt = r.rtt
+print(("rtt-reflect: sent %d received %d lost %d, rtt min %.3f p50 %.3f " ..
+       "p99.9 %.3f us%s"):format(rtt.sent, rtt.received, rtt.lost,
+	rtt.rtt.min_ns / 1e3, rtt.rtt.p50_ns / 1e3, rtt.rtt.p999_ns / 1e3,
+	rtt.residence and (", residence p50 %.3f us"):format(
+		rtt.residence.p50_ns / 1e3) or ""))
+if refl then
+	print(("rtt-reflect: reflector in %d reflected %d out %d"):format(
+		r.reflect["in"], r.reflect.reflected, r.reflect.out))
+end
+if opt.json then assert(linerate.write_json(opt.json)) end
