@@ -1,0 +1,2 @@
+#include <stddef.h>
+int main(void){return 0;}
