@@ -592,7 +592,7 @@ suggest(const struct lr_latency *lat, const struct graph *g, int c,
 		snprintf(res->fix_a, sizeof(res->fix_a), "%s",
 			 lat->devs[first[g->color[i]]].name);
 		snprintf(res->fix_b, sizeof(res->fix_b), "%s", lat->devs[i].name);
-		x = "it closes an odd cycle among";
+		x = "it closes an odd cycle";
 		goto out;
 	}
 	for (i = 0; i < nd; i++)
@@ -601,17 +601,17 @@ suggest(const struct lr_latency *lat, const struct graph *g, int c,
 				 lat->devs[any].name);
 			snprintf(res->fix_b, sizeof(res->fix_b), "%s",
 				 lat->devs[i].name);
-			x = "it links to devices already determined";
+			x = "it links them to devices already determined";
 			goto out;
 		}
 	snprintf(res->fix_a, sizeof(res->fix_a), "%s", lat->devs[any].name);
 	snprintf(res->fix_b, sizeof(res->fix_b), "%s", lat->devs[any].name);
 	x = "a loop through the device to itself (or a third device measured "
-		"with both) closes an odd cycle among";
+		"with both) closes an odd cycle";
 out:
 	{
 		size_t n = (size_t)snprintf(res->why, sizeof(res->why),
-			"measure the pair %s,%s: %s the undetermined devices ",
+			"measure the pair %s,%s (%s) to determine ",
 			res->fix_a, res->fix_b, x);
 		unsigned int k = 0;
 
