@@ -37,7 +37,15 @@ struct pair {
 	double hw_ns;
 	uint32_t blk_n;		/* samples in the open block */
 	uint32_t blk_target;
-	double blk_sum;		/* sum of x - shift in the open block */
+	double blk_sum;		/* sums of d = x - shift in the open block: */
+	double blk_sum2;	/* of d^2 */
+	double blk_sum3;	/* of d^3 */
+};
+
+/* One bootstrap replicate of one pair: weighted sums of d = x - shift. */
+struct rep {
+	double w;	/* sum of weights (samples) */
+	double s1, s2, s3;	/* of d, d^2, d^3 */
 };
 
 struct lr_latency {
@@ -58,8 +66,7 @@ struct lr_latency {
 	uint32_t nb_pairs, cap_pairs;
 	uint32_t *pair_slot;
 	uint32_t pair_slots;
-	double *boot_s;		/* [pair * boot + r]: weighted sums of x - shift */
-	double *boot_w;		/* [pair * boot + r]: weights */
+	struct rep *reps;	/* [pair * boot + r] */
 };
 
 void
@@ -164,8 +171,7 @@ lr_latency_free(struct lr_latency *lat)
 	free(lat->dev_slot);
 	free(lat->pairs);
 	free(lat->pair_slot);
-	free(lat->boot_s);
-	free(lat->boot_w);
+	free(lat->reps);
 	free(lat);
 }
 
@@ -318,20 +324,16 @@ lr_latency_pair(struct lr_latency *lat, const char *a, const char *b)
 		}
 	if (lat->nb_pairs == lat->cap_pairs) {
 		uint32_t cap = lat->cap_pairs ? 2 * lat->cap_pairs : 16;
-		double *s, *w;
+		struct rep *rp;
 
 		p = realloc(lat->pairs, cap * sizeof(*p));
 		if (p == NULL)
 			return lr_err(ENOMEM, "latency: %u pairs", cap);
 		lat->pairs = p;
-		s = realloc(lat->boot_s, (size_t)cap * bt * sizeof(*s));
-		if (s == NULL)
+		rp = realloc(lat->reps, (size_t)cap * bt * sizeof(*rp));
+		if (rp == NULL)
 			return lr_err(ENOMEM, "latency: %u pairs", cap);
-		lat->boot_s = s;
-		w = realloc(lat->boot_w, (size_t)cap * bt * sizeof(*w));
-		if (w == NULL)
-			return lr_err(ENOMEM, "latency: %u pairs", cap);
-		lat->boot_w = w;
+		lat->reps = rp;
 		lat->cap_pairs = cap;
 	}
 	p = &lat->pairs[lat->nb_pairs];
@@ -339,8 +341,7 @@ lr_latency_pair(struct lr_latency *lat, const char *a, const char *b)
 	p->a = (uint32_t)ia;
 	p->b = (uint32_t)ib;
 	p->blk_target = 1;
-	memset(&lat->boot_s[(size_t)lat->nb_pairs * bt], 0, bt * sizeof(double));
-	memset(&lat->boot_w[(size_t)lat->nb_pairs * bt], 0, bt * sizeof(double));
+	memset(&lat->reps[(size_t)lat->nb_pairs * bt], 0, bt * sizeof(struct rep));
 	lat->nb_pairs++;
 	if (table_add(&lat->pair_slot, &lat->pair_slots, lat->nb_pairs, lat,
 		      pair_key) < 0) {
@@ -356,21 +357,25 @@ static void
 block_flush(struct lr_latency *lat, uint32_t i)
 {
 	struct pair *p = &lat->pairs[i];
-	double *s = &lat->boot_s[(size_t)i * lat->boot];
-	double *w = &lat->boot_w[(size_t)i * lat->boot];
-	double n = p->blk_n, sum = p->blk_sum;
+	struct rep *rp = &lat->reps[(size_t)i * lat->boot];
+	double n = p->blk_n, s1 = p->blk_sum, s2 = p->blk_sum2;
+	double s3 = p->blk_sum3;
 	unsigned int r, k;
 	uint64_t t;
 
 	if (p->blk_n == 0)
 		return;
 	for (r = 0; r < lat->boot; r++) {
-		k = poisson1(lat);
-		s[r] += k * sum;
-		w[r] += k * n;
+		k = poisson1(lat);	/* no branch on k == 0: unpredictable */
+		rp[r].w += k * n;
+		rp[r].s1 += k * s1;
+		rp[r].s2 += k * s2;
+		rp[r].s3 += k * s3;
 	}
 	p->blk_n = 0;
 	p->blk_sum = 0;
+	p->blk_sum2 = 0;
+	p->blk_sum3 = 0;
 	t = p->mo.n / BLOCK_UNITS;
 	k = 1;
 	while (k * 2 <= t && k < BLOCK_MAX)
@@ -382,11 +387,15 @@ void
 lr_latency_add_pair(struct lr_latency *lat, int pair, double rtt_ns)
 {
 	struct pair *p = &lat->pairs[pair];
+	double d;
 
 	if (p->mo.n == 0)
 		p->shift = rtt_ns;
 	lr_moments_add(&p->mo, rtt_ns);
-	p->blk_sum += rtt_ns - p->shift;
+	d = rtt_ns - p->shift;
+	p->blk_sum += d;
+	p->blk_sum2 += d * d;
+	p->blk_sum3 += d * d * d;
 	if (++p->blk_n >= p->blk_target)
 		block_flush(lat, (uint32_t)pair);
 }
@@ -858,6 +867,7 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 	bool h_unknown = false, any_hw = lat->hw_given, any_ref = false;
 	struct lsq qm = { 0 }, qv = { 0 };
 	double *y = NULL, *rhs = NULL, *x = NULL, *w = NULL, *reps = NULL;
+	double *yv = NULL, *yk = NULL, *reps_v = NULL, *reps_s = NULL;
 	struct graph g;
 	uint32_t undet = 0;
 	int ret, c = -1;
@@ -922,8 +932,12 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 	rhs = malloc((qm.n + 2) * sizeof(double));
 	x = malloc((qm.n + 2) * sizeof(double));
 	w = malloc((qm.n + 2) * sizeof(double));
+	yv = malloc((np + 1) * sizeof(double));
+	yk = malloc((np + 1) * sizeof(double));
 	reps = malloc(((size_t)nd * nb + 1) * sizeof(double));
-	if (!y || !rhs || !x || !w || !reps)
+	reps_v = malloc(((size_t)nd * nb + 1) * sizeof(double));
+	reps_s = malloc(((size_t)nd * nb + 1) * sizeof(double));
+	if (!y || !rhs || !x || !w || !reps || !yv || !yk || !reps_v || !reps_s)
 		goto nomem;
 
 	/* Means: y = mean - 2 h - 2 t_ref(s). */
@@ -967,31 +981,6 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 	for (i = 0; i < nd; i++)
 		res->devs[i].min_ns = dev_value(lat, &qm, x, i,
 						lat->devs[i].ref_ns);
-	/* Bootstrap replicates of the means. */
-	for (r = 0; r < nb; r++) {
-		for (i = 0; i < np; i++) {
-			const struct pair *p = &lat->pairs[i];
-			double sw = lat->boot_w[(size_t)i * nb + r];
-			double m = sw > 0 ? p->shift +
-				lat->boot_s[(size_t)i * nb + r] / sw : p->mo.mean;
-
-			y[i] = m - (h_unknown ? 0 : 2 * pair_hw(lat, p));
-			if (lat->devs[p->a].ref)
-				y[i] -= 2 * lat->devs[p->a].ref_ns;
-			if (lat->devs[p->b].ref)
-				y[i] -= 2 * lat->devs[p->b].ref_ns;
-		}
-		lsq_solve(lat, &qm, y, rhs, x, w);
-		for (i = 0; i < nd; i++)
-			reps[(size_t)i * nb + r] = dev_value(lat, &qm, x, i,
-							lat->devs[i].ref_ns);
-	}
-	for (i = 0; i < nd; i++) {
-		qsort(&reps[(size_t)i * nb], nb, sizeof(double), cmp_double);
-		res->devs[i].ci_lo_ns = quantile(&reps[(size_t)i * nb], nb, 0.025);
-		res->devs[i].ci_hi_ns = quantile(&reps[(size_t)i * nb], nb, 0.975);
-	}
-
 	/* Variances and third cumulants: no h, references are constant. */
 	ret = lsq_build(lat, false, &qv);
 	if (ret < 0)
@@ -1018,6 +1007,72 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 		d->sd_ns = d->var_ns2 >= 0 ? sqrt(d->var_ns2) : NAN;
 		d->skew = d->var_ns2 > 0 ? k3 / pow(d->var_ns2, 1.5) : NAN;
 	}
+
+	/* Bootstrap: each replicate's pair means, variances and third
+	 * cumulants from its weighted sums, solved like the samples'. */
+	for (r = 0; r < nb; r++) {
+		for (i = 0; i < np; i++) {
+			const struct pair *p = &lat->pairs[i];
+			const struct rep *rp = &lat->reps[(size_t)i * nb + r];
+			double n = rp->w, m, c2, c3;
+
+			if (n < 3) {	/* too few blocks drawn: the samples' */
+				y[i] = p->mo.mean;
+				yv[i] = lr_moments_var(&p->mo);
+				yk[i] = lr_moments_k3(&p->mo);
+			} else {
+				m = rp->s1 / n;
+				c2 = rp->s2 / n - m * m;
+				c3 = rp->s3 / n - 3 * m * rp->s2 / n + 2 * m * m * m;
+				y[i] = p->shift + m;
+				yv[i] = c2 * n / (n - 1);
+				yk[i] = c3 * n * n / ((n - 1) * (n - 2));
+			}
+			y[i] -= h_unknown ? 0 : 2 * pair_hw(lat, p);
+			if (lat->devs[p->a].ref)
+				y[i] -= 2 * lat->devs[p->a].ref_ns;
+			if (lat->devs[p->b].ref)
+				y[i] -= 2 * lat->devs[p->b].ref_ns;
+		}
+		lsq_solve(lat, &qm, y, rhs, x, w);
+		for (i = 0; i < nd; i++)
+			reps[(size_t)i * nb + r] = dev_value(lat, &qm, x, i,
+							lat->devs[i].ref_ns);
+		lsq_solve(lat, &qv, yv, rhs, x, w);
+		for (i = 0; i < nd; i++)
+			reps_v[(size_t)i * nb + r] = dev_value(lat, &qv, x, i, 0);
+		lsq_solve(lat, &qv, yk, rhs, x, w);
+		for (i = 0; i < nd; i++) {
+			double v = reps_v[(size_t)i * nb + r];
+
+			reps_s[(size_t)i * nb + r] = v > 0 ?
+				dev_value(lat, &qv, x, i, 0) / pow(v, 1.5) : NAN;
+		}
+	}
+	for (i = 0; i < nd; i++) {
+		struct lr_latency_dev *d = &res->devs[i];
+		double *m = &reps[(size_t)i * nb], *v = &reps_v[(size_t)i * nb];
+		double *sk = &reps_s[(size_t)i * nb];
+		bool skew_ok = !d->reference;
+
+		qsort(m, nb, sizeof(double), cmp_double);
+		d->ci_lo_ns = quantile(m, nb, 0.025);
+		d->ci_hi_ns = quantile(m, nb, 0.975);
+		/* sd's interval: the variance's through sqrt (monotone) */
+		qsort(v, nb, sizeof(double), cmp_double);
+		d->ci_sd_lo_ns = sqrt(fmax(quantile(v, nb, 0.025), 0));
+		d->ci_sd_hi_ns = sqrt(fmax(quantile(v, nb, 0.975), 0));
+		for (r = 0; r < nb; r++)
+			skew_ok &= !isnan(sk[r]);
+		if (skew_ok) {
+			qsort(sk, nb, sizeof(double), cmp_double);
+			d->ci_skew_lo = quantile(sk, nb, 0.025);
+			d->ci_skew_hi = quantile(sk, nb, 0.975);
+		} else {
+			d->ci_skew_lo = NAN;
+			d->ci_skew_hi = NAN;
+		}
+	}
 	ret = 0;
 	goto out;
 nomem:
@@ -1029,6 +1084,10 @@ out:
 	free(x);
 	free(w);
 	free(reps);
+	free(yv);
+	free(yk);
+	free(reps_v);
+	free(reps_s);
 	lsq_free(&qm);
 	lsq_free(&qv);
 	graph_free(&g);
@@ -1075,7 +1134,7 @@ lr_latency_json(const struct lr_latency_result *res)
 		const struct lr_latency_dev *d = &res->devs[i];
 
 		json_object_set_new(devs, d->name, json_pack("{s:o,s:o,s:o,s:o,"
-			"s:o,s:[oo],s:b}",
+			"s:o,s:[oo],s:[oo],s:[oo],s:b}",
 			"mean_ns", json_real(d->mean_ns),
 			"sd_ns", num_or_null(d->sd_ns),
 			"var_ns2", json_real(d->var_ns2),
@@ -1083,6 +1142,10 @@ lr_latency_json(const struct lr_latency_result *res)
 			"min_ns", json_real(d->min_ns),
 			"ci95_mean_ns", json_real(d->ci_lo_ns),
 			json_real(d->ci_hi_ns),
+			"ci95_sd_ns", json_real(d->ci_sd_lo_ns),
+			json_real(d->ci_sd_hi_ns),
+			"ci95_skew", num_or_null(d->ci_skew_lo),
+			num_or_null(d->ci_skew_hi),
 			"reference", d->reference));
 	}
 	for (i = 0; i < res->nb_pairs; i++) {

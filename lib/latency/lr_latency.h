@@ -57,9 +57,13 @@
  * with the pair's count (at least ~1024 blocks per pair, at most 256 samples
  * each), so memory is O(pairs x B) and the time per sample O(1 + B / block);
  * blocks of consecutive samples also carry short-range correlation into the
- * interval, which resampling single samples would hide. Each replicate is
- * solved like the means; the 2.5 % and 97.5 % quantiles of a device's
- * replicate means are its 95 % interval.
+ * interval, which resampling single samples would hide. Each replicate
+ * keeps the weighted sums of d, d^2 and d^3 (d = x minus the pair's first
+ * sample), from which its mean, variance and third cumulant; each
+ * replicate is solved like the samples, and the 2.5 % and 97.5 % quantiles
+ * of a device's replicate solutions are its 95 % intervals of the mean, sd
+ * and skewness. The minimum has none: the bootstrap of an extreme is
+ * inconsistent (a resample never goes below the sample's minimum).
  *
  * Threading: none; one struct lr_latency belongs to one thread. Control
  * path code: it allocates.
@@ -112,6 +116,12 @@ struct lr_latency_dev {
 	double min_ns;		/**< minimum one-way latency */
 	double ci_lo_ns;	/**< 95 % interval of mean_ns, low end */
 	double ci_hi_ns;	/**< 95 % interval of mean_ns, high end */
+	double ci_sd_lo_ns;	/**< 95 % interval of sd_ns (through the
+				 *   variance's; 0 where that is < 0) */
+	double ci_sd_hi_ns;
+	double ci_skew_lo;	/**< 95 % interval of skew; NAN when a
+				 *   replicate's variance is not > 0 */
+	double ci_skew_hi;
 };
 
 /** One pair's measurement and fit. */
@@ -206,8 +216,9 @@ void lr_latency_result_free(struct lr_latency_result *res);
 /**
  * The result as {"devices": {NAME: {"mean_ns", "sd_ns", "skew", "min_ns",
  * "ci95_mean_ns": [lo, hi], ...}}, "pairs": [{"a", "b", "samples",
- * "mean_ns", "residual_ns", ...}], "rank", "unknowns", ...}; sd_ns and skew
- * are null where undefined (a negative variance is in "var_ns2").
+ * "mean_ns", "residual_ns", ...}], "rank", "unknowns", ...}, plus
+ * "ci95_sd_ns" and "ci95_skew" per device; sd_ns and skew are null where
+ * undefined (a negative variance is in "var_ns2").
  *
  * @return a new reference, or NULL (ENOMEM).
  */

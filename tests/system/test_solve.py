@@ -71,6 +71,12 @@ def test_csv_table_and_json():
         # Within the interval, give or take its width.
         expect(lo - (hi - lo) <= true <= hi + (hi - lo), (name, true, o))
         expect(abs(o["sd_ns"] - scale) < 0.1 * scale, (name, o))
+        lo, hi = o["ci95_sd_ns"]
+        expect(lo <= o["sd_ns"] <= hi and
+               lo - (hi - lo) <= scale <= hi + (hi - lo), (name, o))
+        lo, hi = o["ci95_skew"]
+        expect(lo <= o["skew"] <= hi and
+               lo - (hi - lo) <= 2 <= hi + (hi - lo), (name, o))
         expect(abs(o["skew"] - 2) < 0.5, (name, o))   # exponential: 2
         expect(base - 50 < o["min_ns"] < base + 0.2 * scale, (name, o))
     expect(len(doc["pairs"]) == 5, doc["pairs"])

@@ -132,6 +132,19 @@ check_dev(const struct lr_latency_result *r, const struct devdist *d,
 	assert_true(mean >= o->ci_lo_ns - w / 4 && mean <= o->ci_hi_ns + w / 4);
 	assert_true(fabs(o->sd_ns - sqrt(var)) <= sd_rel * sqrt(var));
 	assert_true(fabs(o->skew - k3 / pow(var, 1.5)) <= skew_abs);
+	/* sd's and skew's intervals hold the truth likewise. */
+	print_message("     sd ci [%.1f, %.1f] skew ci [%.3f, %.3f]\n",
+		      o->ci_sd_lo_ns, o->ci_sd_hi_ns, o->ci_skew_lo,
+		      o->ci_skew_hi);
+	w = o->ci_sd_hi_ns - o->ci_sd_lo_ns;
+	assert_true(w > 0 && o->ci_sd_lo_ns <= o->sd_ns &&
+		    o->sd_ns <= o->ci_sd_hi_ns);
+	assert_true(sqrt(var) >= o->ci_sd_lo_ns - w / 4 &&
+		    sqrt(var) <= o->ci_sd_hi_ns + w / 4);
+	w = o->ci_skew_hi - o->ci_skew_lo;
+	assert_true(w > 0);
+	assert_true(k3 / pow(var, 1.5) >= o->ci_skew_lo - w / 4 &&
+		    k3 / pow(var, 1.5) <= o->ci_skew_hi + w / 4);
 	/* Four draws at the atom: the pairs' minima are exact. A normal
 	 * device has none: its pairs' sample minima disagree, and least
 	 * squares spreads that over every device (min_ns < 0: not checked). */
