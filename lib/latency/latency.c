@@ -762,7 +762,7 @@ struct lsq {
 static int
 lsq_build(const struct lr_latency *lat, bool with_h, struct lsq *q)
 {
-	uint32_t i, k, n = 0;
+	uint32_t i, n = 0;
 	double *a;
 	int ret;
 
@@ -788,7 +788,6 @@ lsq_build(const struct lr_latency *lat, bool with_h, struct lsq *q)
 				if (c[x] >= 0 && c[y] >= 0)
 					a[(size_t)c[x] * n + (uint32_t)c[y]] += 4;
 	}
-	(void)k;
 	ret = chol_factor(a, n, &q->chol);
 	free(a);
 	return ret;
@@ -856,8 +855,8 @@ static double
 dev_value(const struct lr_latency *lat, const struct lsq *q, const double *x,
 	  uint32_t d, double known)
 {
-	return q->col[d] >= 0 ? x[q->col[d]] : known;
 	(void)lat;
+	return q->col[d] >= 0 ? x[q->col[d]] : known;
 }
 
 int
