@@ -27,7 +27,7 @@ usage(FILE *f)
 "pair's residual. No DPDK needed.\n"
 "\n"
 "  FILE                  samples 'a,b,rtt_ns', one a line ('#' comments;\n"
-"                        gzip or plain); linerate's rtt --samples writes it\n"
+"                        gzip or plain; '-': standard input)\n"
 "  --sockperf A,B=FILE   sockperf ping-pong --full-log FILE of pair A,B\n"
 "  --irtt A,B=FILE       irtt client -o FILE (.json or .json.gz) of pair A,B\n"
 "  --hw NS               one-way hardware latency of every pair (default 0)\n"

@@ -228,8 +228,8 @@ json_t *lr_latency_json(const struct lr_latency_result *res);
 void lr_latency_print(FILE *f, const struct lr_latency_result *res);
 
 /**
- * Read CSV samples "a,b,rtt_ns" (gzip or plain), '#' comments, blank lines
- * and a header line "a,b,rtt_ns" allowed.
+ * Read CSV samples "a,b,rtt_ns" (gzip or plain; "-": standard input), '#'
+ * comments, blank lines and a header line "a,b,rtt_ns" allowed.
  *
  * @return samples read, or -EINVAL ("FILE:LINE: ..." in lr_errmsg()),
  *   -ENOENT, -ENOMEM.

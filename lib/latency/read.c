@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -16,10 +17,12 @@
 
 #define LINE_MAX_BYTES 4096
 
+/* @p path, or standard input for "-". */
 static gzFile
 open_gz(const char *path)
 {
-	gzFile f = gzopen(path, "rb");
+	gzFile f = strcmp(path, "-") == 0 ? gzdopen(dup(0), "rb") :
+		gzopen(path, "rb");
 
 	if (f != NULL)
 		gzbuffer(f, 1 << 17);

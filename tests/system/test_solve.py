@@ -99,6 +99,12 @@ def test_csv_table_and_json():
     r = solve(gz, "--hw", "300", "--json", "-", "--quiet")
     expect(r.returncode == 0, r.stderr)
     expect(json.loads(r.stdout)["pairs"] == doc["pairs"], "gzip differs")
+    # Standard input.
+    with open(csv) as f:
+        r = run(["solve", "-", "--hw", "300", "--json", "-", "--quiet"],
+                stdin=f)
+    expect(r.returncode == 0, r.stderr)
+    expect(json.loads(r.stdout)["pairs"] == doc["pairs"], "stdin differs")
 
 
 def test_reference_and_hw():
