@@ -24,6 +24,7 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_latency.h"
 #include "lr_lua.h"
 #include "lr_port.h"
 #include "lr_stats.h"
@@ -98,6 +99,7 @@ usage(FILE *f)
 "\n"
 "usage: linerate [EAL options] -- [options] SCRIPT.lua [script args]\n"
 "       linerate [EAL options] -- --role ROLE --port PORT [options]\n"
+"       linerate solve FILE... [options]   (no EAL; see solve --help)\n"
 "       linerate --help | --version\n"
 "\n"
 "Always give EAL --no-pci on a machine whose NIC is not bound to DPDK.\n"
@@ -591,6 +593,9 @@ main(int argc, char **argv)
 	int eal_argc, ret, rc_exit;
 	FILE *human;
 
+	/* Commands that need no EAL come before anything DPDK. */
+	if (argc >= 2 && strcmp(argv[1], "solve") == 0)
+		return lr_latency_main(argc - 1, argv + 1);
 	lr_roles_builtin();
 
 	/* EAL takes what comes before "--", linerate what comes after. */

@@ -134,8 +134,10 @@ def memif_server(argv):
 def test_command_examples():
     d = tmpdir()
     trace_pcap(d)
-    # Commands name build/app/linerate and lua/ from the top of the tree.
+    # Commands name build/app/linerate, lua/ and doc/examples/ from the
+    # top of the tree.
     os.symlink(os.path.join(SRC, "lua"), os.path.join(d, "lua"))
+    os.symlink(os.path.join(SRC, "doc"), os.path.join(d, "doc"))
     ran = 0
     for doc in DOCS:
         for n, cmd in enumerate(commands(doc)):

@@ -113,6 +113,44 @@ size_arithmetic(void **state)
 	assert_non_null(run("linerate.frame_size(-1)"));
 }
 
+/* linerate.solve{}: the document of linerate solve --json, nil and the
+ * pair to measure when undetermined, errors for bad arguments. */
+static void
+solve_returns_the_document(void **state)
+{
+	char path[] = "/tmp/lr_solve_lua_XXXXXX", code[1024];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	/* a = 1000, b = 2000, c = 3000 ns, h = 100 ns: bc from a file */
+	fputs("b,c,10200\nb,c,10200\n", f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+		 "local r = assert(linerate.solve{files = {'%s'}, hw = 100,\n"
+		 "  samples = {{'a', 'b', 6200}, {'a', 'b', 6200},\n"
+		 "             {'a', 'c', 8200}, {'c', 'a', 8200}}})\n"
+		 "assert(r.rank == 3 and r.unknowns == 3, r.rank)\n"
+		 "assert(math.abs(r.devices.c.mean_ns - 3000) < 1e-6)\n"
+		 "assert(math.abs(r.devices.a.ci95_mean_ns[2] - 1000) < 1e-6)\n"
+		 "assert(#r.pairs == 3 and r.pairs[3].samples == 2, #r.pairs)\n"
+		 "assert(r.pairs[1].a == 'b' and r.pairs[1].residual_ns == 0)\n"
+		 "local x, err = linerate.solve{samples = {{'a', 'b', 10}}}\n"
+		 "assert(x == nil and err:find('measure the pair a,a'), err)\n"
+		 "r = assert(linerate.solve{reference = {a = 1000}, samples = {\n"
+		 "  {'a', 'b', 6200}, {'b', 'c', 10200}, {'a', 'c', 8200}}})\n"
+		 "assert(r.hw_solved and math.abs(r.hw_ns - 100) < 1e-6)\n",
+		 path);
+	assert_null(run(code));
+	assert_non_null(strstr(run("linerate.solve{samples = {{'a', 'b'}}}"),
+			       "want {{a, b, rtt_ns}"));
+	assert_non_null(strstr(run("linerate.solve{files = {'/nonexistent'}}"),
+			       "/nonexistent"));
+	assert_non_null(strstr(run("linerate.solve{hw = -1, samples = {}}"),
+			       "hw"));
+	unlink(path);
+}
+
 /*
  * A bad self in task:stats() (gen.stats() for gen:stats()) raised with the
  * engine lock held: the next stats call spun for ever. The alarm ends a
@@ -212,6 +250,7 @@ main(void)
 		cmocka_unit_test(failures_return_nil_and_cause),
 		cmocka_unit_test(scenario_moves_packets),
 		cmocka_unit_test(size_arithmetic),
+		cmocka_unit_test(solve_returns_the_document),
 		cmocka_unit_test(stats_error_releases_lock),
 		cmocka_unit_test(times_must_be_finite),
 		cmocka_unit_test(size_and_data_size_exclude),

@@ -1,0 +1,1202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The streaming solver of lr_latency.h: device and pair tables, per-pair
+ * moments and bootstrap sums, the pair graph's identifiability and the
+ * least-squares solves.
+ */
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_common.h"
+#include "lr_latency.h"
+
+/* Pairs keep single-sample blocks until they have 1024 samples; then a
+ * block holds count / 1024 samples (a power of two), at most 256. */
+#define BLOCK_UNITS 1024
+#define BLOCK_MAX 256
+/* A pivot below this fraction of the largest diagonal is zero: the normal
+ * matrices hold small integers, so rounding leaves ~n * 1e-16 of it. */
+#define RANK_TOL 1e-9
+
+struct dev {
+	char *name;
+	uint64_t hash;
+	bool ref;
+	double ref_ns;
+};
+
+struct pair {
+	uint32_t a, b;		/* a <= b, device indexes */
+	struct lr_moments mo;
+	double shift;		/* first sample: the bootstrap sums are of x - shift */
+	bool hw_set;
+	double hw_ns;
+	uint32_t blk_n;		/* samples in the open block */
+	uint32_t blk_target;
+	double blk_sum;		/* sums of d = x - shift in the open block: */
+	double blk_sum2;	/* of d^2 */
+	double blk_sum3;	/* of d^3 */
+};
+
+/* One bootstrap replicate of one pair: weighted sums of d = x - shift. */
+struct rep {
+	double w;	/* sum of weights (samples) */
+	double s1, s2, s3;	/* of d, d^2, d^3 */
+};
+
+struct lr_latency {
+	unsigned int boot;
+	uint64_t rng;
+	uint8_t poisson[65536];	/* 16-bit uniform -> Poisson(1) */
+	uint64_t bits;		/* unused random bits */
+	unsigned int nbits;
+	bool hw_given;
+	double hw_ns;
+
+	struct dev *devs;
+	uint32_t nb_devs, cap_devs;
+	uint32_t *dev_slot;	/* open addressing: dev index + 1, 0 empty */
+	uint32_t dev_slots;
+
+	struct pair *pairs;
+	uint32_t nb_pairs, cap_pairs;
+	uint32_t *pair_slot;
+	uint32_t pair_slots;
+	struct rep *reps;	/* [pair * boot + r] */
+};
+
+void
+lr_moments_add(struct lr_moments *m, double x)
+{
+	double n1 = (double)m->n, n, delta, dn, t1;
+
+	if (m->n == 0 || x < m->min)
+		m->min = x;
+	m->n++;
+	n = (double)m->n;
+	delta = x - m->mean;
+	dn = delta / n;
+	t1 = delta * dn * n1;
+	m->mean += dn;
+	m->m3 += t1 * dn * (n - 2) - 3 * dn * m->m2;
+	m->m2 += t1;
+}
+
+double
+lr_moments_var(const struct lr_moments *m)
+{
+	return m->n < 2 ? 0 : m->m2 / (double)(m->n - 1);
+}
+
+double
+lr_moments_k3(const struct lr_moments *m)
+{
+	double n = (double)m->n;
+
+	return m->n < 3 ? 0 : n * m->m3 / ((n - 1) * (n - 2));
+}
+
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Poisson(1) from 16 random bits: the table's steps are the CDF rounded to
+ * 1/65536, so P(k) is off by at most 1.5e-5. */
+static inline unsigned int
+poisson1(struct lr_latency *lat)
+{
+	unsigned int v;
+
+	if (lat->nbits == 0) {
+		lat->bits = splitmix64(&lat->rng);
+		lat->nbits = 4;
+	}
+	v = lat->poisson[lat->bits & 0xffff];
+	lat->bits >>= 16;
+	lat->nbits--;
+	return v;
+}
+
+static void
+poisson_table(uint8_t *t)
+{
+	double p = exp(-1), cdf = p;
+	unsigned int k = 0, i, edge = (unsigned int)lround(cdf * 65536);
+
+	for (i = 0; i < 65536; i++) {
+		while (i >= edge && k < 255) {
+			k++;
+			p /= k;
+			cdf += p;
+			edge = (unsigned int)lround(cdf * 65536);
+		}
+		t[i] = (uint8_t)k;
+	}
+}
+
+struct lr_latency *
+lr_latency_create(const struct lr_latency_conf *conf)
+{
+	struct lr_latency *lat = calloc(1, sizeof(*lat));
+
+	if (lat == NULL)
+		return lr_err_null(ENOMEM, "latency: solver");
+	lat->boot = conf != NULL && conf->boot ? conf->boot :
+		LR_LATENCY_BOOT_DEFAULT;
+	lat->rng = conf != NULL ? conf->seed : 0;
+	poisson_table(lat->poisson);
+	return lat;
+}
+
+void
+lr_latency_free(struct lr_latency *lat)
+{
+	uint32_t i;
+
+	if (lat == NULL)
+		return;
+	for (i = 0; i < lat->nb_devs; i++)
+		free(lat->devs[i].name);
+	free(lat->devs);
+	free(lat->dev_slot);
+	free(lat->pairs);
+	free(lat->pair_slot);
+	free(lat->reps);
+	free(lat);
+}
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t
+hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Open addressing at most half full; slots hold index + 1. Entry n - 1 is
+ * new: insert it, or rebuild the table twice as large. */
+static int
+table_add(uint32_t **slot, uint32_t *nslots, uint32_t n, void *ctx,
+	  uint64_t (*key)(void *ctx, uint32_t i))
+{
+	uint32_t sz = *nslots, i, j, *s = *slot;
+
+	if (2 * n > sz) {
+		sz = sz ? 2 * sz : 64;
+		while (sz < 2 * n)
+			sz *= 2;
+		s = calloc(sz, sizeof(*s));
+		if (s == NULL)
+			return -ENOMEM;
+		free(*slot);
+		*slot = s;
+		*nslots = sz;
+		i = 0;
+	} else {
+		i = n - 1;
+	}
+	for (; i < n; i++) {
+		for (j = (uint32_t)key(ctx, i) & (sz - 1); s[j];
+		     j = (j + 1) & (sz - 1))
+			;
+		s[j] = i + 1;
+	}
+	return 0;
+}
+
+static uint64_t
+dev_key(void *ctx, uint32_t i)
+{
+	return ((struct lr_latency *)ctx)->devs[i].hash;
+}
+
+static uint64_t
+pair_key(void *ctx, uint32_t i)
+{
+	const struct pair *p = &((struct lr_latency *)ctx)->pairs[i];
+
+	return hash_u64((uint64_t)p->a << 32 | p->b);
+}
+
+static int
+check_name(const char *name)
+{
+	size_t len = name != NULL ? strlen(name) : 0;
+
+	if (len == 0 || len >= LR_LATENCY_NAME_MAX)
+		return lr_err(EINVAL, "latency: device name '%s': want 1 to %d "
+			      "bytes", name != NULL ? name : "",
+			      LR_LATENCY_NAME_MAX - 1);
+	return 0;
+}
+
+/* The index of device @p name, created if new. */
+static int
+dev_get(struct lr_latency *lat, const char *name)
+{
+	uint64_t h = hash_str(name);
+	uint32_t j;
+	struct dev *d;
+	int ret;
+
+	ret = check_name(name);
+	if (ret < 0)
+		return ret;
+	if (lat->dev_slots)
+		for (j = (uint32_t)h & (lat->dev_slots - 1); lat->dev_slot[j];
+		     j = (j + 1) & (lat->dev_slots - 1)) {
+			d = &lat->devs[lat->dev_slot[j] - 1];
+			if (d->hash == h && strcmp(d->name, name) == 0)
+				return (int)lat->dev_slot[j] - 1;
+		}
+	if (lat->nb_devs == lat->cap_devs) {
+		uint32_t cap = lat->cap_devs ? 2 * lat->cap_devs : 16;
+
+		d = realloc(lat->devs, cap * sizeof(*d));
+		if (d == NULL)
+			return lr_err(ENOMEM, "latency: %u devices", cap);
+		lat->devs = d;
+		lat->cap_devs = cap;
+	}
+	d = &lat->devs[lat->nb_devs];
+	memset(d, 0, sizeof(*d));
+	d->name = strdup(name);
+	if (d->name == NULL)
+		return lr_err(ENOMEM, "latency: device name");
+	d->hash = h;
+	lat->nb_devs++;
+	if (table_add(&lat->dev_slot, &lat->dev_slots, lat->nb_devs, lat,
+		      dev_key) < 0) {
+		free(d->name);
+		lat->nb_devs--;
+		return lr_err(ENOMEM, "latency: device table");
+	}
+	return (int)lat->nb_devs - 1;
+}
+
+int
+lr_latency_pair(struct lr_latency *lat, const char *a, const char *b)
+{
+	int ia, ib;
+	uint32_t j, t, bt = lat->boot;
+	uint64_t h;
+	struct pair *p;
+
+	ia = dev_get(lat, a);
+	if (ia < 0)
+		return ia;
+	ib = dev_get(lat, b);
+	if (ib < 0)
+		return ib;
+	if (ia > ib) {
+		t = (uint32_t)ia;
+		ia = ib;
+		ib = (int)t;
+	}
+	h = hash_u64((uint64_t)ia << 32 | (uint32_t)ib);
+	if (lat->pair_slots)
+		for (j = (uint32_t)h & (lat->pair_slots - 1); lat->pair_slot[j];
+		     j = (j + 1) & (lat->pair_slots - 1)) {
+			p = &lat->pairs[lat->pair_slot[j] - 1];
+			if (p->a == (uint32_t)ia && p->b == (uint32_t)ib)
+				return (int)lat->pair_slot[j] - 1;
+		}
+	if (lat->nb_pairs == lat->cap_pairs) {
+		uint32_t cap = lat->cap_pairs ? 2 * lat->cap_pairs : 16;
+		struct rep *rp;
+
+		p = realloc(lat->pairs, cap * sizeof(*p));
+		if (p == NULL)
+			return lr_err(ENOMEM, "latency: %u pairs", cap);
+		lat->pairs = p;
+		rp = realloc(lat->reps, (size_t)cap * bt * sizeof(*rp));
+		if (rp == NULL)
+			return lr_err(ENOMEM, "latency: %u pairs", cap);
+		lat->reps = rp;
+		lat->cap_pairs = cap;
+	}
+	p = &lat->pairs[lat->nb_pairs];
+	memset(p, 0, sizeof(*p));
+	p->a = (uint32_t)ia;
+	p->b = (uint32_t)ib;
+	p->blk_target = 1;
+	memset(&lat->reps[(size_t)lat->nb_pairs * bt], 0, bt * sizeof(struct rep));
+	lat->nb_pairs++;
+	if (table_add(&lat->pair_slot, &lat->pair_slots, lat->nb_pairs, lat,
+		      pair_key) < 0) {
+		lat->nb_pairs--;
+		return lr_err(ENOMEM, "latency: pair table");
+	}
+	return (int)lat->nb_pairs - 1;
+}
+
+/* Close the open block of pair @p i: it enters each replicate with weight
+ * Poisson(1). */
+static void
+block_flush(struct lr_latency *lat, uint32_t i)
+{
+	struct pair *p = &lat->pairs[i];
+	struct rep *rp = &lat->reps[(size_t)i * lat->boot];
+	double n = p->blk_n, s1 = p->blk_sum, s2 = p->blk_sum2;
+	double s3 = p->blk_sum3;
+	unsigned int r, k;
+	uint64_t t;
+
+	if (p->blk_n == 0)
+		return;
+	for (r = 0; r < lat->boot; r++) {
+		k = poisson1(lat);	/* no branch on k == 0: unpredictable */
+		rp[r].w += k * n;
+		rp[r].s1 += k * s1;
+		rp[r].s2 += k * s2;
+		rp[r].s3 += k * s3;
+	}
+	p->blk_n = 0;
+	p->blk_sum = 0;
+	p->blk_sum2 = 0;
+	p->blk_sum3 = 0;
+	t = p->mo.n / BLOCK_UNITS;
+	k = 1;
+	while (k * 2 <= t && k < BLOCK_MAX)
+		k *= 2;
+	p->blk_target = k;
+}
+
+void
+lr_latency_add_pair(struct lr_latency *lat, int pair, double rtt_ns)
+{
+	struct pair *p = &lat->pairs[pair];
+	double d;
+
+	if (p->mo.n == 0)
+		p->shift = rtt_ns;
+	lr_moments_add(&p->mo, rtt_ns);
+	d = rtt_ns - p->shift;
+	p->blk_sum += d;
+	p->blk_sum2 += d * d;
+	p->blk_sum3 += d * d * d;
+	if (++p->blk_n >= p->blk_target)
+		block_flush(lat, (uint32_t)pair);
+}
+
+int
+lr_latency_add(struct lr_latency *lat, const char *a, const char *b,
+	       double rtt_ns)
+{
+	int i;
+
+	if (!isfinite(rtt_ns) || rtt_ns < 0)
+		return lr_err(EINVAL, "latency: RTT %g ns", rtt_ns);
+	i = lr_latency_pair(lat, a, b);
+	if (i < 0)
+		return i;
+	lr_latency_add_pair(lat, i, rtt_ns);
+	return 0;
+}
+
+int
+lr_latency_set_hw(struct lr_latency *lat, const char *a, const char *b,
+		  double hw_ns)
+{
+	int i;
+
+	if (!isfinite(hw_ns) || hw_ns < 0)
+		return lr_err(EINVAL, "latency: hardware latency %g ns", hw_ns);
+	if (a == NULL || b == NULL) {
+		lat->hw_given = true;
+		lat->hw_ns = hw_ns;
+		return 0;
+	}
+	i = lr_latency_pair(lat, a, b);
+	if (i < 0)
+		return i;
+	lat->pairs[i].hw_set = true;
+	lat->pairs[i].hw_ns = hw_ns;
+	return 0;
+}
+
+int
+lr_latency_reference(struct lr_latency *lat, const char *dev, double ns)
+{
+	int i;
+
+	if (!isfinite(ns) || ns < 0)
+		return lr_err(EINVAL, "latency: reference %s: %g ns",
+			      dev != NULL ? dev : "", ns);
+	i = dev_get(lat, dev);
+	if (i < 0)
+		return i;
+	if (lat->devs[i].ref)
+		return lr_err(EINVAL, "latency: reference %s given twice", dev);
+	lat->devs[i].ref = true;
+	lat->devs[i].ref_ns = ns;
+	return 0;
+}
+
+/*
+ * Identifiability on the pair graph. Nodes are the devices, plus, when h is
+ * an unknown, a node G standing for h / 2: with u_d = t_d + h / 2 every pair
+ * reads u_a + u_b = RTT / 2 (an edge "+": the ends take opposite colours)
+ * and a reference reads u_r - G = t_r (an edge "-": same colour). A
+ * connected group is fixed when its colouring conflicts (an odd cycle,
+ * counted in "+" edges) or, with h known, when it holds a reference.
+ */
+struct graph {
+	uint32_t n;		/* nodes: devices (+ G) */
+	uint32_t *off;		/* CSR */
+	uint32_t *adj;
+	uint8_t *neg;		/* edge is "-" */
+	int *comp;		/* group of each node */
+	int8_t *color;
+	uint32_t nb_comp;
+	bool *fixed;		/* per group */
+};
+
+static void
+graph_free(struct graph *g)
+{
+	free(g->off);
+	free(g->adj);
+	free(g->neg);
+	free(g->comp);
+	free(g->color);
+	free(g->fixed);
+}
+
+static int
+graph_build(const struct lr_latency *lat, bool h_unknown, struct graph *g)
+{
+	uint32_t n = lat->nb_devs + (h_unknown ? 1 : 0), i, m = 0, *fill;
+	uint32_t *queue, qh, qt, u, e, v, G = lat->nb_devs;
+	int8_t want;
+
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->off = calloc(n + 1, sizeof(*g->off));
+	g->comp = malloc(n * sizeof(*g->comp));
+	g->color = malloc(n * sizeof(*g->color));
+	g->fixed = calloc(n, sizeof(*g->fixed));
+	fill = calloc(n + 1, sizeof(*fill));
+	queue = malloc(n * sizeof(*queue));
+	if (!g->off || !g->comp || !g->color || !g->fixed || !fill || !queue)
+		goto nomem;
+	for (i = 0; i < lat->nb_pairs; i++) {
+		if (lat->pairs[i].mo.n == 0)
+			continue;
+		g->off[lat->pairs[i].a + 1]++;
+		g->off[lat->pairs[i].b + 1]++;	/* a self pair: twice */
+		m += 2;
+	}
+	if (h_unknown)
+		for (i = 0; i < lat->nb_devs; i++)
+			if (lat->devs[i].ref) {
+				g->off[i + 1]++;
+				g->off[G + 1]++;
+				m += 2;
+			}
+	for (i = 0; i < n; i++)
+		g->off[i + 1] += g->off[i];
+	g->adj = malloc((m + 1) * sizeof(*g->adj));
+	g->neg = malloc(m + 1);
+	if (!g->adj || !g->neg)
+		goto nomem;
+#define EDGE(x, y, s) do { \
+		g->adj[g->off[x] + fill[x]] = (y); \
+		g->neg[g->off[x] + fill[x]++] = (s); \
+	} while (0)
+	for (i = 0; i < lat->nb_pairs; i++) {
+		const struct pair *p = &lat->pairs[i];
+
+		if (p->mo.n == 0)
+			continue;
+		EDGE(p->a, p->b, 0);
+		EDGE(p->b, p->a, 0);
+	}
+	if (h_unknown)
+		for (i = 0; i < lat->nb_devs; i++)
+			if (lat->devs[i].ref) {
+				EDGE(i, G, 1);
+				EDGE(G, i, 1);
+			}
+#undef EDGE
+	for (i = 0; i < n; i++)
+		g->comp[i] = -1;
+	for (i = 0; i < n; i++) {
+		if (g->comp[i] >= 0)
+			continue;
+		g->comp[i] = (int)g->nb_comp;
+		g->color[i] = 0;
+		qh = 0;
+		qt = 0;
+		queue[qt++] = i;
+		while (qh < qt) {
+			u = queue[qh++];
+			if (!h_unknown && u < lat->nb_devs && lat->devs[u].ref)
+				g->fixed[g->nb_comp] = true;
+			for (e = g->off[u]; e < g->off[u + 1]; e++) {
+				v = g->adj[e];
+				want = (int8_t)(g->color[u] ^ (g->neg[e] ? 0 : 1));
+				if (g->comp[v] < 0) {
+					g->comp[v] = (int)g->nb_comp;
+					g->color[v] = want;
+					queue[qt++] = v;
+				} else if (g->color[v] != want) {
+					g->fixed[g->nb_comp] = true;
+				}
+			}
+		}
+		g->nb_comp++;
+	}
+	free(fill);
+	free(queue);
+	return 0;
+nomem:
+	free(fill);
+	free(queue);
+	graph_free(g);
+	return lr_err(ENOMEM, "latency: pair graph of %u devices", n);
+}
+
+/* A pair that would fix group @p c: two devices of one colour (the pair
+ * closes an odd cycle), else one device and a device of a fixed group,
+ * else the device with itself (a loop through it). */
+static void
+suggest(const struct lr_latency *lat, const struct graph *g, int c,
+	struct lr_latency_result *res)
+{
+	uint32_t i, first[2] = { UINT32_MAX, UINT32_MAX }, any = UINT32_MAX;
+	uint32_t nd = lat->nb_devs;
+	const char *x;
+
+	for (i = 0; i < nd; i++) {
+		if (g->comp[i] != c)
+			continue;
+		if (any == UINT32_MAX)
+			any = i;
+		if (first[g->color[i]] == UINT32_MAX) {
+			first[g->color[i]] = i;
+			continue;
+		}
+		snprintf(res->fix_a, sizeof(res->fix_a), "%s",
+			 lat->devs[first[g->color[i]]].name);
+		snprintf(res->fix_b, sizeof(res->fix_b), "%s", lat->devs[i].name);
+		x = "it closes an odd cycle";
+		goto out;
+	}
+	for (i = 0; i < nd; i++)
+		if (g->fixed[g->comp[i]]) {
+			snprintf(res->fix_a, sizeof(res->fix_a), "%s",
+				 lat->devs[any].name);
+			snprintf(res->fix_b, sizeof(res->fix_b), "%s",
+				 lat->devs[i].name);
+			x = "it links them to devices already determined";
+			goto out;
+		}
+	snprintf(res->fix_a, sizeof(res->fix_a), "%s", lat->devs[any].name);
+	snprintf(res->fix_b, sizeof(res->fix_b), "%s", lat->devs[any].name);
+	x = "a loop through the device to itself (or a third device measured "
+		"with both) closes an odd cycle";
+out:
+	{
+		size_t n = (size_t)snprintf(res->why, sizeof(res->why),
+			"measure the pair %s,%s (%s) to determine ",
+			res->fix_a, res->fix_b, x);
+		unsigned int k = 0;
+
+		for (i = 0; i < nd && n < sizeof(res->why); i++)
+			if (g->comp[i] == c) {
+				if (k++ == 8) {
+					n += (size_t)snprintf(res->why + n,
+						sizeof(res->why) - n, ", ...");
+					break;
+				}
+				n += (size_t)snprintf(res->why + n,
+					sizeof(res->why) - n, "%s%s",
+					k > 1 ? ", " : "", lat->devs[i].name);
+			}
+	}
+}
+
+/* Dense symmetric positive semi-definite N (n x n, full storage) as
+ * P^T N P = L L^T with symmetric pivoting (largest remaining diagonal
+ * first). Stops at the first pivot <= tol: that is the rank. */
+struct chol {
+	uint32_t n, rank;
+	double *l;		/* n x n, row-major, lower */
+	uint32_t *perm;
+};
+
+static int
+chol_factor(double *a, uint32_t n, struct chol *c)
+{
+	double *d, maxd = 0, tol, s, t;
+	uint32_t i, j, k, p, u;
+
+	c->n = n;
+	c->rank = 0;
+	c->l = calloc((size_t)n * n + 1, sizeof(double));
+	c->perm = malloc((n + 1) * sizeof(uint32_t));
+	d = malloc((n + 1) * sizeof(double));
+	if (c->l == NULL || c->perm == NULL || d == NULL) {
+		free(d);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		c->perm[i] = i;
+		d[i] = a[(size_t)i * n + i];
+		if (d[i] > maxd)
+			maxd = d[i];
+	}
+	tol = RANK_TOL * maxd;
+	for (j = 0; j < n; j++) {
+		p = j;
+		for (i = j + 1; i < n; i++)
+			if (d[i] > d[p])
+				p = i;
+		if (!(d[p] > tol))
+			break;
+		if (p != j) {
+			u = c->perm[j];
+			c->perm[j] = c->perm[p];
+			c->perm[p] = u;
+			t = d[j];
+			d[j] = d[p];
+			d[p] = t;
+			for (k = 0; k < j; k++) {
+				t = c->l[(size_t)j * n + k];
+				c->l[(size_t)j * n + k] = c->l[(size_t)p * n + k];
+				c->l[(size_t)p * n + k] = t;
+			}
+			for (k = 0; k < n; k++) {	/* rows of a */
+				t = a[(size_t)j * n + k];
+				a[(size_t)j * n + k] = a[(size_t)p * n + k];
+				a[(size_t)p * n + k] = t;
+			}
+			for (k = 0; k < n; k++) {	/* columns */
+				t = a[(size_t)k * n + j];
+				a[(size_t)k * n + j] = a[(size_t)k * n + p];
+				a[(size_t)k * n + p] = t;
+			}
+		}
+		s = sqrt(d[j]);
+		c->l[(size_t)j * n + j] = s;
+		for (i = j + 1; i < n; i++) {
+			const double *li = &c->l[(size_t)i * n];
+			const double *lj = &c->l[(size_t)j * n];
+
+			t = a[(size_t)i * n + j];
+			for (k = 0; k < j; k++)
+				t -= li[k] * lj[k];
+			t /= s;
+			c->l[(size_t)i * n + j] = t;
+			d[i] -= t * t;
+		}
+		c->rank++;
+	}
+	free(d);
+	return 0;
+}
+
+/* x = N^-1 r for a full-rank factor; w: n doubles of scratch. */
+static void
+chol_solve(const struct chol *c, const double *r, double *x, double *w)
+{
+	uint32_t n = c->n, i, k;
+	double t;
+
+	for (i = 0; i < n; i++) {
+		t = r[c->perm[i]];
+		for (k = 0; k < i; k++)
+			t -= c->l[(size_t)i * n + k] * w[k];
+		w[i] = t / c->l[(size_t)i * n + i];
+	}
+	for (i = n; i-- > 0;) {
+		t = w[i];
+		for (k = i + 1; k < n; k++)
+			t -= c->l[(size_t)k * n + i] * w[k];
+		w[i] = t / c->l[(size_t)i * n + i];
+	}
+	for (i = 0; i < n; i++)
+		x[c->perm[i]] = w[i];
+}
+
+static void
+chol_free(struct chol *c)
+{
+	free(c->l);
+	free(c->perm);
+}
+
+/* One least-squares system: column of each device (-1: known), h's column
+ * (-1: known), the normal matrix and its factor. */
+struct lsq {
+	uint32_t n;
+	int *col;	/* per device */
+	int hcol;
+	struct chol chol;
+};
+
+/* The normal matrix sum over pairs of row row^T, row = 2 at a's and b's
+ * columns (4 for a self pair) and 2 at h's. */
+static int
+lsq_build(const struct lr_latency *lat, bool with_h, struct lsq *q)
+{
+	uint32_t i, n = 0;
+	double *a;
+	int ret;
+
+	q->col = malloc((lat->nb_devs + 1) * sizeof(int));
+	if (q->col == NULL)
+		return -ENOMEM;
+	for (i = 0; i < lat->nb_devs; i++)
+		q->col[i] = lat->devs[i].ref ? -1 : (int)n++;
+	q->hcol = with_h ? (int)n++ : -1;
+	q->n = n;
+	a = calloc((size_t)n * n + 1, sizeof(double));
+	if (a == NULL)
+		return -ENOMEM;
+	for (i = 0; i < lat->nb_pairs; i++) {
+		const struct pair *p = &lat->pairs[i];
+		int c[3] = { q->col[p->a], q->col[p->b], q->hcol };
+		uint32_t x, y;
+
+		if (p->mo.n == 0)
+			continue;
+		for (x = 0; x < 3; x++)
+			for (y = 0; y < 3; y++)
+				if (c[x] >= 0 && c[y] >= 0)
+					a[(size_t)c[x] * n + (uint32_t)c[y]] += 4;
+	}
+	ret = chol_factor(a, n, &q->chol);
+	free(a);
+	return ret;
+}
+
+static void
+lsq_free(struct lsq *q)
+{
+	free(q->col);
+	chol_free(&q->chol);
+}
+
+/* Solve for one right-hand side: y[pair] is the pair's value minus what is
+ * known (hardware, references); out[device] for the unknown devices, *h. */
+static void
+lsq_solve(const struct lr_latency *lat, const struct lsq *q, const double *y,
+	  double *r, double *x, double *w)
+{
+	uint32_t i;
+
+	memset(r, 0, (q->n + 1) * sizeof(double));
+	for (i = 0; i < lat->nb_pairs; i++) {
+		const struct pair *p = &lat->pairs[i];
+
+		if (p->mo.n == 0)
+			continue;
+		if (q->col[p->a] >= 0)
+			r[q->col[p->a]] += 2 * y[i];
+		if (q->col[p->b] >= 0)
+			r[q->col[p->b]] += 2 * y[i];
+		if (q->hcol >= 0)
+			r[q->hcol] += 2 * y[i];
+	}
+	chol_solve(&q->chol, r, x, w);
+}
+
+static double
+pair_hw(const struct lr_latency *lat, const struct pair *p)
+{
+	return p->hw_set ? p->hw_ns : lat->hw_ns;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+quantile(const double *sorted, unsigned int n, double q)
+{
+	double pos = q * (n - 1), f = floor(pos);
+	unsigned int i = (unsigned int)f;
+
+	if (i + 1 >= n)
+		return sorted[n - 1];
+	return sorted[i] + (pos - f) * (sorted[i + 1] - sorted[i]);
+}
+
+/* The value of device @p d in a solution x of system @p q; @p known for a
+ * reference. */
+static double
+dev_value(const struct lr_latency *lat, const struct lsq *q, const double *x,
+	  uint32_t d, double known)
+{
+	(void)lat;
+	return q->col[d] >= 0 ? x[q->col[d]] : known;
+}
+
+int
+lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
+{
+	uint32_t nd = lat->nb_devs, np = lat->nb_pairs, i, r, nb = lat->boot;
+	bool h_unknown = false, any_hw = lat->hw_given, any_ref = false;
+	struct lsq qm = { 0 }, qv = { 0 };
+	double *y = NULL, *rhs = NULL, *x = NULL, *w = NULL, *reps = NULL;
+	double *yv = NULL, *yk = NULL, *reps_v = NULL, *reps_s = NULL;
+	struct graph g;
+	uint32_t undet = 0;
+	int ret, c = -1;
+
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i < np; i++) {
+		block_flush(lat, i);
+		if (lat->pairs[i].hw_set)
+			any_hw = true;
+		if (lat->pairs[i].mo.n)
+			res->nb_pairs++;
+	}
+	if (res->nb_pairs == 0)
+		return lr_err(ENODATA, "latency: no samples");
+	for (i = 0; i < nd; i++)
+		any_ref |= lat->devs[i].ref;
+	h_unknown = any_ref && !any_hw;
+	res->hw_solved = h_unknown;
+	res->hw_ns = lat->hw_ns;
+	res->nb_devs = nd;
+	res->devs = calloc(nd + 1, sizeof(*res->devs));
+	res->pairs = calloc(res->nb_pairs + 1, sizeof(*res->pairs));
+	if (res->devs == NULL || res->pairs == NULL)
+		return lr_err(ENOMEM, "latency: result");
+	for (i = 0; i < nd; i++) {
+		res->devs[i].name = lat->devs[i].name;
+		res->devs[i].reference = lat->devs[i].ref;
+	}
+
+	ret = graph_build(lat, h_unknown, &g);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < g.n; i++)
+		if (!g.fixed[g.comp[i]] && (i < nd || !h_unknown)) {
+			if (c < 0)
+				c = g.comp[i];
+			if (i < nd)
+				undet++;
+		}
+	ret = lsq_build(lat, h_unknown, &qm);
+	if (ret < 0)
+		goto nomem;
+	res->rank = qm.chol.rank;
+	res->unknowns = qm.n;
+	if (c >= 0) {
+		suggest(lat, &g, c, res);
+		ret = lr_err(EDOM, "latency: %u of %u devices undetermined "
+			     "(rank %u of %u unknowns); %s", undet, nd,
+			     res->rank, res->unknowns, res->why);
+		goto out;
+	}
+	if (res->rank < res->unknowns) {
+		snprintf(res->why, sizeof(res->why), "the equations are "
+			 "numerically singular");
+		ret = lr_err(EDOM, "latency: rank %u of %u unknowns: %s",
+			     res->rank, res->unknowns, res->why);
+		goto out;
+	}
+	res->determined = true;
+
+	y = malloc((np + 1) * sizeof(double));
+	rhs = malloc((qm.n + 2) * sizeof(double));
+	x = malloc((qm.n + 2) * sizeof(double));
+	w = malloc((qm.n + 2) * sizeof(double));
+	yv = malloc((np + 1) * sizeof(double));
+	yk = malloc((np + 1) * sizeof(double));
+	reps = malloc(((size_t)nd * nb + 1) * sizeof(double));
+	reps_v = malloc(((size_t)nd * nb + 1) * sizeof(double));
+	reps_s = malloc(((size_t)nd * nb + 1) * sizeof(double));
+	if (!y || !rhs || !x || !w || !reps || !yv || !yk || !reps_v || !reps_s)
+		goto nomem;
+
+	/* Means: y = mean - 2 h - 2 t_ref(s). */
+#define KNOWN(v) do { \
+		for (i = 0; i < np; i++) { \
+			const struct pair *p = &lat->pairs[i]; \
+			y[i] = (v) - (h_unknown ? 0 : 2 * pair_hw(lat, p)); \
+			if (lat->devs[p->a].ref) \
+				y[i] -= 2 * lat->devs[p->a].ref_ns; \
+			if (lat->devs[p->b].ref) \
+				y[i] -= 2 * lat->devs[p->b].ref_ns; \
+		} \
+	} while (0)
+	KNOWN(lat->pairs[i].mo.mean);
+	lsq_solve(lat, &qm, y, rhs, x, w);
+	if (h_unknown)
+		res->hw_ns = x[qm.hcol];
+	for (i = 0; i < nd; i++)
+		res->devs[i].mean_ns = dev_value(lat, &qm, x, i,
+						 lat->devs[i].ref_ns);
+	for (i = 0, r = 0; i < np; i++) {
+		const struct pair *p = &lat->pairs[i];
+		struct lr_latency_pair *o;
+
+		if (p->mo.n == 0)
+			continue;
+		o = &res->pairs[r++];
+		o->a = lat->devs[p->a].name;
+		o->b = lat->devs[p->b].name;
+		o->samples = p->mo.n;
+		o->mean_ns = p->mo.mean;
+		o->sd_ns = sqrt(lr_moments_var(&p->mo));
+		o->min_ns = p->mo.min;
+		o->hw_ns = h_unknown ? res->hw_ns : pair_hw(lat, p);
+		o->residual_ns = p->mo.mean - 2 * res->devs[p->a].mean_ns -
+			2 * res->devs[p->b].mean_ns - 2 * o->hw_ns;
+	}
+	/* Minima: the same system. */
+	KNOWN(lat->pairs[i].mo.min);
+	lsq_solve(lat, &qm, y, rhs, x, w);
+	for (i = 0; i < nd; i++)
+		res->devs[i].min_ns = dev_value(lat, &qm, x, i,
+						lat->devs[i].ref_ns);
+	/* Variances and third cumulants: no h, references are constant. */
+	ret = lsq_build(lat, false, &qv);
+	if (ret < 0)
+		goto nomem;
+	if (qv.chol.rank < qv.n) {
+		res->determined = false;
+		snprintf(res->why, sizeof(res->why), "the variances' equations "
+			 "are numerically singular");
+		ret = lr_err(EDOM, "latency: %s", res->why);
+		goto out;
+	}
+	for (i = 0; i < np; i++)
+		y[i] = lr_moments_var(&lat->pairs[i].mo);
+	lsq_solve(lat, &qv, y, rhs, x, w);
+	for (i = 0; i < nd; i++)
+		res->devs[i].var_ns2 = dev_value(lat, &qv, x, i, 0);
+	for (i = 0; i < np; i++)
+		y[i] = lr_moments_k3(&lat->pairs[i].mo);
+	lsq_solve(lat, &qv, y, rhs, x, w);
+	for (i = 0; i < nd; i++) {
+		struct lr_latency_dev *d = &res->devs[i];
+		double k3 = dev_value(lat, &qv, x, i, 0);
+
+		d->sd_ns = d->var_ns2 >= 0 ? sqrt(d->var_ns2) : NAN;
+		d->skew = d->var_ns2 > 0 ? k3 / pow(d->var_ns2, 1.5) : NAN;
+	}
+
+	/* Bootstrap: each replicate's pair means, variances and third
+	 * cumulants from its weighted sums, solved like the samples'. */
+	for (r = 0; r < nb; r++) {
+		for (i = 0; i < np; i++) {
+			const struct pair *p = &lat->pairs[i];
+			const struct rep *rp = &lat->reps[(size_t)i * nb + r];
+			double n = rp->w, m, c2, c3;
+
+			if (n < 3) {	/* too few blocks drawn: the samples' */
+				y[i] = p->mo.mean;
+				yv[i] = lr_moments_var(&p->mo);
+				yk[i] = lr_moments_k3(&p->mo);
+			} else {
+				m = rp->s1 / n;
+				c2 = rp->s2 / n - m * m;
+				c3 = rp->s3 / n - 3 * m * rp->s2 / n + 2 * m * m * m;
+				y[i] = p->shift + m;
+				yv[i] = c2 * n / (n - 1);
+				yk[i] = c3 * n * n / ((n - 1) * (n - 2));
+			}
+			y[i] -= h_unknown ? 0 : 2 * pair_hw(lat, p);
+			if (lat->devs[p->a].ref)
+				y[i] -= 2 * lat->devs[p->a].ref_ns;
+			if (lat->devs[p->b].ref)
+				y[i] -= 2 * lat->devs[p->b].ref_ns;
+		}
+		lsq_solve(lat, &qm, y, rhs, x, w);
+		for (i = 0; i < nd; i++)
+			reps[(size_t)i * nb + r] = dev_value(lat, &qm, x, i,
+							lat->devs[i].ref_ns);
+		lsq_solve(lat, &qv, yv, rhs, x, w);
+		for (i = 0; i < nd; i++)
+			reps_v[(size_t)i * nb + r] = dev_value(lat, &qv, x, i, 0);
+		lsq_solve(lat, &qv, yk, rhs, x, w);
+		for (i = 0; i < nd; i++) {
+			double v = reps_v[(size_t)i * nb + r];
+
+			reps_s[(size_t)i * nb + r] = v > 0 ?
+				dev_value(lat, &qv, x, i, 0) / pow(v, 1.5) : NAN;
+		}
+	}
+	for (i = 0; i < nd; i++) {
+		struct lr_latency_dev *d = &res->devs[i];
+		double *m = &reps[(size_t)i * nb], *v = &reps_v[(size_t)i * nb];
+		double *sk = &reps_s[(size_t)i * nb];
+		bool skew_ok = !d->reference;
+
+		qsort(m, nb, sizeof(double), cmp_double);
+		d->ci_lo_ns = quantile(m, nb, 0.025);
+		d->ci_hi_ns = quantile(m, nb, 0.975);
+		/* sd's interval: the variance's through sqrt (monotone) */
+		qsort(v, nb, sizeof(double), cmp_double);
+		d->ci_sd_lo_ns = sqrt(fmax(quantile(v, nb, 0.025), 0));
+		d->ci_sd_hi_ns = sqrt(fmax(quantile(v, nb, 0.975), 0));
+		for (r = 0; r < nb; r++)
+			skew_ok &= !isnan(sk[r]);
+		if (skew_ok) {
+			qsort(sk, nb, sizeof(double), cmp_double);
+			d->ci_skew_lo = quantile(sk, nb, 0.025);
+			d->ci_skew_hi = quantile(sk, nb, 0.975);
+		} else {
+			d->ci_skew_lo = NAN;
+			d->ci_skew_hi = NAN;
+		}
+	}
+	ret = 0;
+	goto out;
+nomem:
+	ret = lr_err(ENOMEM, "latency: solving %u devices", nd);
+out:
+#undef KNOWN
+	free(y);
+	free(rhs);
+	free(x);
+	free(w);
+	free(reps);
+	free(yv);
+	free(yk);
+	free(reps_v);
+	free(reps_s);
+	lsq_free(&qm);
+	lsq_free(&qv);
+	graph_free(&g);
+	return ret;
+}
+
+void
+lr_latency_result_free(struct lr_latency_result *res)
+{
+	free(res->devs);
+	free(res->pairs);
+	res->devs = NULL;
+	res->pairs = NULL;
+}
+
+static json_t *
+num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *
+lr_latency_json(const struct lr_latency_result *res)
+{
+	json_t *o = json_object(), *devs = json_object(), *pairs = json_array();
+	unsigned int i;
+
+	if (o == NULL || devs == NULL || pairs == NULL)
+		goto fail;
+	json_object_set_new(o, "rank", json_integer(res->rank));
+	json_object_set_new(o, "unknowns", json_integer(res->unknowns));
+	json_object_set_new(o, "determined", json_boolean(res->determined));
+	if (!res->determined) {
+		json_object_set_new(o, "measure", json_pack("[ss]", res->fix_a,
+							      res->fix_b));
+		json_object_set_new(o, "why", json_string(res->why));
+		json_decref(devs);
+		json_decref(pairs);
+		return o;
+	}
+	json_object_set_new(o, "hw_ns", json_real(res->hw_ns));
+	json_object_set_new(o, "hw_solved", json_boolean(res->hw_solved));
+	for (i = 0; i < res->nb_devs; i++) {
+		const struct lr_latency_dev *d = &res->devs[i];
+
+		json_object_set_new(devs, d->name, json_pack("{s:o,s:o,s:o,s:o,"
+			"s:o,s:[oo],s:[oo],s:[oo],s:b}",
+			"mean_ns", json_real(d->mean_ns),
+			"sd_ns", num_or_null(d->sd_ns),
+			"var_ns2", json_real(d->var_ns2),
+			"skew", num_or_null(d->skew),
+			"min_ns", json_real(d->min_ns),
+			"ci95_mean_ns", json_real(d->ci_lo_ns),
+			json_real(d->ci_hi_ns),
+			"ci95_sd_ns", json_real(d->ci_sd_lo_ns),
+			json_real(d->ci_sd_hi_ns),
+			"ci95_skew", num_or_null(d->ci_skew_lo),
+			num_or_null(d->ci_skew_hi),
+			"reference", d->reference));
+	}
+	for (i = 0; i < res->nb_pairs; i++) {
+		const struct lr_latency_pair *p = &res->pairs[i];
+
+		json_array_append_new(pairs, json_pack("{s:s,s:s,s:I,s:o,s:o,"
+			"s:o,s:o,s:o}",
+			"a", p->a, "b", p->b, "samples", (json_int_t)p->samples,
+			"mean_ns", json_real(p->mean_ns),
+			"sd_ns", json_real(p->sd_ns),
+			"min_ns", json_real(p->min_ns),
+			"hw_ns", json_real(p->hw_ns),
+			"residual_ns", json_real(p->residual_ns)));
+	}
+	json_object_set_new(o, "devices", devs);
+	json_object_set_new(o, "pairs", pairs);
+	return o;
+fail:
+	json_decref(o);
+	json_decref(devs);
+	json_decref(pairs);
+	return NULL;
+}
+
+void
+lr_latency_print(FILE *f, const struct lr_latency_result *res)
+{
+	unsigned int i;
+
+	fprintf(f, "rank %u of %u unknowns; hardware latency %.1f ns%s\n",
+		res->rank, res->unknowns, res->hw_ns,
+		res->hw_solved ? " (solved)" : "");
+	fprintf(f, "%-16s %14s %12s %8s %14s %29s\n", "device", "mean_ns",
+		"sd_ns", "skew", "min_ns", "ci95_mean_ns");
+	for (i = 0; i < res->nb_devs; i++) {
+		const struct lr_latency_dev *d = &res->devs[i];
+		char sd[48];
+
+		if (d->var_ns2 < 0)
+			snprintf(sd, sizeof(sd), "var<0 (%.3g)", d->var_ns2);
+		else
+			snprintf(sd, sizeof(sd), "%.1f", d->sd_ns);
+		fprintf(f, "%-16s %14.1f %12s %8.3f %14.1f [%13.1f,%13.1f]%s\n",
+			d->name, d->mean_ns, sd, d->skew, d->min_ns, d->ci_lo_ns,
+			d->ci_hi_ns, d->reference ? " reference" : "");
+	}
+	fprintf(f, "%-16s %-16s %10s %14s %12s\n", "a", "b", "samples",
+		"mean_ns", "residual_ns");
+	for (i = 0; i < res->nb_pairs; i++) {
+		const struct lr_latency_pair *p = &res->pairs[i];
+
+		fprintf(f, "%-16s %-16s %10" PRIu64 " %14.1f %12.1f\n", p->a, p->b,
+			p->samples, p->mean_ns, p->residual_ns);
+	}
+}

@@ -1,0 +1,313 @@
+"""linerate solve: each device's latency from RTT samples between pairs
+(lib/latency). The CLI on CSV files (table, --json, exit codes 0/1/2), and
+the sockperf and irtt importers on files the real tools write on loopback
+during the test. No EAL: no --no-huge, no file prefix.
+"""
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+from lrtest import LINERATE, expect, load_json, main, run, tmpdir
+
+
+def solve(*args, timeout=60):
+    return run(["solve"] + list(args), timeout=timeout)
+
+
+def write_samples(path, devs, pairs, n, hw=0.0, seed=1):
+    """Samples as the model says: four independent draws per round trip;
+    a device's latency is base + exponential(scale)."""
+    rnd = random.Random(seed)
+
+    def draw(d):
+        base, scale = devs[d]
+        return base + rnd.expovariate(1.0 / scale)
+
+    with open(path, "w") as f:
+        f.write("# synthetic: %s\na,b,rtt_ns\n" % devs)
+        for _ in range(n):
+            for a, b in pairs:
+                rtt = draw(a) + draw(a) + draw(b) + draw(b) + 2 * hw
+                f.write("%s,%s,%.1f\n" % (a, b, rtt))
+
+
+def free_port(kind=socket.SOCK_DGRAM):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_csv_table_and_json():
+    d = tmpdir()
+    csv = os.path.join(d, "lab.csv")
+    devs = {"a": (5000, 1000), "b": (20000, 1500), "c": (2000000, 1200),
+            "d": (7000, 800)}
+    pairs = [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d"), ("a", "d")]
+    write_samples(csv, devs, pairs, 50000, hw=300)
+    out = os.path.join(d, "r.json")
+    r = solve(csv, "--hw", "300", "--json", out)
+    expect(r.returncode == 0, (r.returncode, r.stderr))
+    expect("rank 4 of 4 unknowns" in r.stdout, r.stdout)
+    for name in devs:
+        expect(re.search(r"^%s\s+\d" % name, r.stdout, re.M), r.stdout)
+    doc = load_json(out)
+    expect(doc["rank"] == 4 and doc["unknowns"] == 4, doc)
+    expect(set(doc["devices"]) == set(devs), doc["devices"].keys())
+    for name, (base, scale) in devs.items():
+        o = doc["devices"][name]
+        for k in ("mean_ns", "sd_ns", "skew", "min_ns", "ci95_mean_ns"):
+            expect(k in o, (name, k, o))
+        lo, hi = o["ci95_mean_ns"]
+        true = base + scale
+        expect(lo < o["mean_ns"] < hi, o)
+        # Within the interval, give or take its width.
+        expect(lo - (hi - lo) <= true <= hi + (hi - lo), (name, true, o))
+        expect(abs(o["sd_ns"] - scale) < 0.1 * scale, (name, o))
+        lo, hi = o["ci95_sd_ns"]
+        expect(lo <= o["sd_ns"] <= hi and
+               lo - (hi - lo) <= scale <= hi + (hi - lo), (name, o))
+        lo, hi = o["ci95_skew"]
+        expect(lo <= o["skew"] <= hi and
+               lo - (hi - lo) <= 2 <= hi + (hi - lo), (name, o))
+        expect(abs(o["skew"] - 2) < 0.5, (name, o))   # exponential: 2
+        expect(base - 50 < o["min_ns"] < base + 0.2 * scale, (name, o))
+    expect(len(doc["pairs"]) == 5, doc["pairs"])
+    for p in doc["pairs"]:
+        for k in ("a", "b", "samples", "mean_ns", "residual_ns"):
+            expect(k in p, p)
+        expect(p["samples"] == 50000, p)
+        expect(abs(p["residual_ns"]) < 100, p)
+    # The seed's case: c holds +2 ms over its peers, found to < 1 us.
+    expect(abs(doc["devices"]["c"]["mean_ns"] - 2001200) < 1000,
+           doc["devices"]["c"])
+
+    # --json - writes the document on stdout, --quiet drops the table.
+    r = solve(csv, "--hw", "300", "--json", "-", "--quiet")
+    expect(r.returncode == 0 and json.loads(r.stdout)["rank"] == 4, r.stdout)
+    # gzip input, and the samples of one pair split over two files.
+    gz = os.path.join(d, "lab.csv.gz")
+    with open(csv, "rb") as f, gzip.open(gz, "wb") as g:
+        shutil.copyfileobj(f, g)
+    r = solve(gz, "--hw", "300", "--json", "-", "--quiet")
+    expect(r.returncode == 0, r.stderr)
+    expect(json.loads(r.stdout)["pairs"] == doc["pairs"], "gzip differs")
+    # Standard input.
+    with open(csv) as f:
+        r = run(["solve", "-", "--hw", "300", "--json", "-", "--quiet"],
+                stdin=f)
+    expect(r.returncode == 0, r.stderr)
+    expect(json.loads(r.stdout)["pairs"] == doc["pairs"], "stdin differs")
+
+
+def test_reference_and_hw():
+    d = tmpdir()
+    csv = os.path.join(d, "ref.csv")
+    # ref is constant (a hardware loop): a - ref - b is a chain, fixed by ref.
+    devs = {"a": (5000, 1000), "ref": (3000, 1e-9), "b": (9000, 800)}
+    write_samples(csv, devs, [("a", "ref"), ("ref", "b")], 20000, hw=250)
+    r = solve(csv, "--hw", "250", "--reference", "ref=3000", "--json", "-",
+              "--quiet")
+    expect(r.returncode == 0, r.stderr)
+    doc = json.loads(r.stdout)
+    expect(doc["unknowns"] == 2, doc)
+    expect(abs(doc["devices"]["a"]["mean_ns"] - 6000) < 60, doc)
+    expect(abs(doc["devices"]["b"]["mean_ns"] - 9800) < 60, doc)
+    # Without --hw, h is an unknown too: the chain is not enough...
+    r = solve(csv, "--reference", "ref=3000")
+    expect(r.returncode == 1 and "rank 2 of 3" in r.stderr, r.stderr)
+    # ...a triangle is, and h comes out.
+    write_samples(os.path.join(d, "ab.csv"), devs, [("a", "b")], 20000,
+                  hw=250, seed=2)
+    r = solve(csv, os.path.join(d, "ab.csv"), "--reference", "ref=3000",
+              "--json", "-", "--quiet")
+    expect(r.returncode == 0, r.stderr)
+    doc = json.loads(r.stdout)
+    expect(doc["hw_solved"] and abs(doc["hw_ns"] - 250) < 60, doc)
+    # A pair's own hardware latency.
+    r = solve(csv, "--hw", "a,ref=250", "--hw", "ref,b=250", "--reference",
+              "ref=3000", "--json", "-", "--quiet")
+    expect(r.returncode == 0, r.stderr)
+    expect(abs(json.loads(r.stdout)["devices"]["a"]["mean_ns"] - 6000) < 60,
+           r.stdout)
+
+
+def test_undetermined_exit_1():
+    d = tmpdir()
+    csv = os.path.join(d, "ring.csv")
+    devs = {x: (1000, 100) for x in "abcd"}
+    # A 4-cycle: bipartite, one degree of freedom left.
+    write_samples(csv, devs, [("a", "b"), ("b", "c"), ("c", "d"),
+                              ("d", "a")], 100)
+    out = os.path.join(d, "u.json")
+    r = solve(csv, "--json", out)
+    expect(r.returncode == 1, (r.returncode, r.stderr))
+    m = re.search(r"measure the pair (\w+),(\w+)", r.stderr)
+    expect(m and {m.group(1), m.group(2)} in ({"a", "c"}, {"b", "d"}),
+           r.stderr)
+    expect("rank 3 of 4 unknowns" in r.stderr, r.stderr)
+    expect(r.stdout == "", "numbers printed: " + r.stdout)
+    doc = load_json(out)
+    expect("devices" not in doc and doc["rank"] == 3 and
+           doc["unknowns"] == 4, doc)
+    # Measuring the pair named determines the system.
+    fix = os.path.join(d, "fix.csv")
+    write_samples(fix, devs, [(m.group(1), m.group(2))], 100, seed=3)
+    r = solve(csv, fix)
+    expect(r.returncode == 0, r.stderr)
+    # Two devices: a loop through one of them is what is missing.
+    two = os.path.join(d, "two.csv")
+    write_samples(two, devs, [("a", "b")], 10)
+    r = solve(two)
+    expect(r.returncode == 1 and re.search(r"pair (a,a|b,b)", r.stderr),
+           r.stderr)
+    # Disconnected: a triangle and a lone pair, linked by the pair named.
+    tri = os.path.join(d, "tri.csv")
+    devs.update({"e": (1000, 100)})
+    write_samples(tri, devs, [("a", "b"), ("b", "c"), ("c", "a"),
+                              ("d", "e")], 10)
+    r = solve(tri)
+    m = re.search(r"measure the pair (\w+),(\w+)", r.stderr)
+    expect(r.returncode == 1 and m and m.group(1) in "de" and
+           m.group(2) in "abc", r.stderr)
+
+
+def test_bad_input_exit_2():
+    d = tmpdir()
+    bad = os.path.join(d, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("# ok\na,b,1000\nb,c,x12\n")
+    r = solve(bad)
+    expect(r.returncode == 2 and "%s:3:" % bad in r.stderr, r.stderr)
+    with open(bad, "w") as f:
+        f.write("a,b,1000\na;c;1000\n")
+    r = solve(bad)
+    expect(r.returncode == 2 and "%s:2:" % bad in r.stderr, r.stderr)
+    r = solve(os.path.join(d, "missing.csv"))
+    expect(r.returncode == 2 and "missing.csv" in r.stderr, r.stderr)
+    for args in (["--hw", "-3"], ["--hw", "a,b"], ["--reference", "x"],
+                 ["--reference", "x=ms"], ["--boot", "1"], ["--nope"],
+                 ["--sockperf", "a=f"], ["--json"], []):
+        r = solve(*args)
+        expect(r.returncode == 2, (args, r.returncode, r.stderr))
+    # The wrong importer for a file says so.
+    with open(bad, "w") as f:
+        f.write('{"round_trips": []}\n')
+    r = solve("--sockperf", "a,b=" + bad)
+    expect(r.returncode == 2 and "sockperf" in r.stderr, r.stderr)
+    r = solve("--help")
+    expect(r.returncode == 0 and "--reference DEV=NS" in r.stdout, r.stdout)
+
+
+def sockperf_log(d, name):
+    """A real sockperf ping-pong --full-log on loopback."""
+    port = free_port()
+    srv = subprocess.Popen(["sockperf", "server", "-i", "127.0.0.1", "-p",
+                            str(port)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        log = os.path.join(d, name)
+        r = subprocess.run(["sockperf", "ping-pong", "-i", "127.0.0.1", "-p",
+                            str(port), "-t", "1", "--mps", "20000",
+                            "--full-log", log], capture_output=True,
+                           text=True, timeout=60)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+    finally:
+        srv.terminate()
+        srv.wait()
+    rtts = []
+    with open(log) as f:
+        lines = f.read().split("\n")
+    i = lines.index("packet, txTime(sec), rxTime(sec), latency(usec)")
+    for line in lines[i + 1:]:
+        if not line or line.startswith("-"):
+            break
+        _, tx, rx, _ = [x.strip() for x in line.split(",")]
+
+        def ns(s):
+            sec, frac = s.split(".")
+            return int(sec) * 10**9 + int(frac.ljust(9, "0")[:9])
+        if ns(rx):
+            rtts.append(ns(rx) - ns(tx))
+    expect(len(rtts) > 1000, len(rtts))
+    return log, rtts
+
+
+def irtt_json(d, name):
+    """A real irtt client -o on loopback (.json or .json.gz)."""
+    port = free_port()
+    srv = subprocess.Popen(["irtt", "server", "-b", "127.0.0.1:%d" % port],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        out = os.path.join(d, name)
+        r = subprocess.run(["irtt", "client", "-q", "-d", "1s", "-i", "10ms",
+                            "-o", out, "127.0.0.1:%d" % port],
+                           capture_output=True, text=True, timeout=60)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+    finally:
+        srv.terminate()
+        srv.wait()
+    op = gzip.open if out.endswith(".gz") else open
+    with op(out, "rt") as f:
+        doc = json.load(f)
+    rtts = []
+    for rt in doc["round_trips"]:
+        if rt["lost"] != "false":
+            continue
+        c = rt["timestamps"]["client"]
+        rtts.append(c["receive"]["monotonic"] - c["send"]["monotonic"])
+    expect(len(rtts) > 50, len(rtts))
+    return out, rtts
+
+
+def pair_of(doc, a, b):
+    for p in doc["pairs"]:
+        if {p["a"], p["b"]} == {a, b}:
+            return p
+    raise AssertionError("no pair %s,%s in %s" % (a, b, doc["pairs"]))
+
+
+def test_sockperf_and_irtt_importers():
+    d = tmpdir()
+    splog, sp = sockperf_log(d, "sp.csv")
+    ilog, ir = irtt_json(d, "irtt.json")
+    igz, irgz = irtt_json(d, "irtt.json.gz")
+    with open(igz, "rb") as f:
+        expect(f.read(2) == b"\x1f\x8b", "irtt did not gzip")
+    # The kernel pairs join a triangle of synthetic devices.
+    csv = os.path.join(d, "lab.csv")
+    devs = {"x": (5000, 500), "y": (6000, 500), "z": (7000, 500)}
+    write_samples(csv, devs, [("x", "y"), ("y", "z"), ("z", "x")], 2000)
+    r = solve(csv, "--sockperf", "x,kern1=" + splog, "--irtt",
+              "kern1,kern2=" + ilog, "--irtt", "x,kern3=" + igz,
+              "--json", "-", "--quiet")
+    expect(r.returncode == 0, (r.returncode, r.stderr))
+    doc = json.loads(r.stdout)
+    expect(doc["unknowns"] == 6 and doc["rank"] == 6, doc)
+    for (a, b), rtts in ((("x", "kern1"), sp), (("kern1", "kern2"), ir),
+                         (("x", "kern3"), irgz)):
+        p = pair_of(doc, a, b)
+        mean = sum(rtts) / len(rtts)
+        expect(p["samples"] == len(rtts), (a, b, p, len(rtts)))
+        expect(abs(p["mean_ns"] - mean) < 1e-6 * mean, (p, mean))
+        expect(abs(p["min_ns"] - min(rtts)) < 1e-3, (p, min(rtts)))
+    for k in ("kern1", "kern2", "kern3"):
+        expect(k in doc["devices"], doc["devices"].keys())
+    # A sockperf log given to --irtt is refused with the file named.
+    r = solve("--irtt", "a,b=" + splog)
+    expect(r.returncode == 2 and splog in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    main([test_csv_table_and_json, test_reference_and_hw,
+          test_undetermined_exit_1, test_bad_input_exit_2,
+          test_sockperf_and_irtt_importers])
