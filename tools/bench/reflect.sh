@@ -14,7 +14,9 @@
 #    over memif (the reflector in a process of its own, its worker on CPU 0,
 #    rtt's on CPU 1), against sockperf
 #    ping-pong over loopback (the kernel's UDP both ways; sockperf reports
-#    half the RTT, doubled here).
+#    half the RTT, doubled here) and irtt over loopback (a frame every
+#    100 us; its JSON's round trips, RTT as irtt measures it, which includes
+#    the server's own processing as ours includes the reflector's).
 # The figures need a quiet machine: on a shared CPU they say little.
 set -eu
 BUILD=${1:-build}
@@ -85,3 +87,20 @@ sockperf ping-pong -i 127.0.0.1 -p 11111 -t "$SECS" -m 64 2>&1 |
 	     END { printf "%-22s min %8.2f  p50 %8.2f  p99.9 %8.2f us  (RTT: 2 x sockperf'"'"'s)\n",
 		   "sockperf, loopback", 2 * mn, 2 * p50, 2 * p999 }'
 kill $sp_pid 2>/dev/null || true
+
+irtt server -b 127.0.0.1:2112 -i 0 >/dev/null 2>&1 &
+ir_pid=$!
+sleep 0.5
+if irtt client -i 100us -d "${SECS}s" -l 64 -Q -o "$TMP/irtt.json" \
+	127.0.0.1:2112 2>/dev/null; then
+	/usr/bin/python3 - "$TMP/irtt.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = sorted(r["delay"]["rtt"] for r in d["round_trips"]
+           if r.get("lost") == "false" and "rtt" in r.get("delay", {}))
+q = lambda p: v[min(len(v) - 1, int(p * len(v)))] / 1e3
+print("%-22s min %8.2f  p50 %8.2f  p99.9 %8.2f us  (%d round trips)" % (
+    "irtt, loopback", v[0] / 1e3, q(0.5), q(0.999), len(v)))
+PY
+fi
+kill $ir_pid 2>/dev/null || true
