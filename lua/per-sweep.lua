@@ -10,7 +10,8 @@
 --   sizes=18,64,...        user data sizes (the paper's 17)
 --   flows=1                flows per size
 --   json=FILE              the rows as JSON lines, one per size
---   tolerance=0.999        gen's rate_tolerance: a size below it is INVALID
+--   tolerance=99.9         gen's --rate-tolerance in %: a size whose offered
+--                          rate is below it is INVALID
 --   catch_up=100           gen's catch-up after a stall, us (a machine whose
 --                          worker CPU is shared stalls for ms: 20000 makes
 --                          the time up, in bursts, instead of losing it)
@@ -65,7 +66,14 @@ for step, data in ipairs(sizes) do
 	local g = { role = "gen", port = tb.tx, ["data-size"] = data, rate = opt.rate,
 	            flows = opt.flows, ["flow-base"] = base,
 	            ["src-port"] = "1024-" .. (1023 + opt.flows) }
-	if opt.tolerance then g["rate-tolerance"] = opt.tolerance end
+	if opt.tolerance then
+		-- A percentage, as gen's option: 0.999 would accept a run that
+		-- offered 1 % of its rate.
+		local t = tonumber(opt.tolerance)
+		assert(t and t > 1 and t <= 100, ("per-sweep: tolerance=%s: a "
+		       .. "percentage (99.9), not a fraction"):format(opt.tolerance))
+		g["rate-tolerance"] = opt.tolerance
+	end
 	if opt.catch_up then g["catch-up"] = opt.catch_up end
 	if opt.count then g.count = opt.count
 	elseif opt.bytes then g.bytes = opt.bytes

@@ -729,9 +729,9 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 								  (uint64_t)UINT32_MAX);
 	if (d->nc.limit_given && d->limit < frames)
 		DLOG(WARNING, "%s: limit %u holds %.3f ms of 64 B frames at "
-		     "%.0f Gb/s, less than the %.1f ms the SPEC delays: frames "
-		     "over it are dropped (over_limit)", what, d->limit,
-		     d->limit / pps * 1e3, bps / 1e9, (double)dmax / 1e6);
+		     "%.0f Gb/s, less than the %.3f ms the SPEC delays and 1 ms "
+		     "of bursts: frames over it are dropped (over_limit)", what,
+		     d->limit, d->limit / pps * 1e3, bps / 1e9, (double)dmax / 1e6);
 	if (d->nc.rate_Bps != 0)
 		/* A rate slower than the frames come queues them up to the
 		 * limit, whatever the delay: room for the limit's frames. */

@@ -721,6 +721,137 @@ l_write_json(lua_State *L)
 	return 1;
 }
 
+/* A Lua value as a jansson value, or NULL and why in @p why: a sequence
+ * (keys 1..n, n >= 1) becomes an array, another table an object (number
+ * keys as strings), a non-finite number null. Depth-limited: a table that
+ * holds itself is an error, not a loop. */
+static json_t *
+lua_to_json(lua_State *L, int idx, int depth, const char **why)
+{
+	json_t *o, *e;
+	lua_Integer n;
+	double d;
+
+	idx = lua_absindex(L, idx);
+	switch (lua_type(L, idx)) {
+	case LUA_TNIL:
+		return json_null();
+	case LUA_TBOOLEAN:
+		return json_boolean(lua_toboolean(L, idx));
+	case LUA_TSTRING:
+		return json_string(lua_tostring(L, idx));
+	case LUA_TNUMBER:
+		if (lua_isinteger(L, idx))
+			return json_integer(lua_tointeger(L, idx));
+		d = lua_tonumber(L, idx);
+		return isfinite(d) ? json_real(d) : json_null();
+	case LUA_TTABLE:
+		break;
+	default:
+		*why = "json: only nil, booleans, numbers, strings and tables";
+		return NULL;
+	}
+	if (depth > 64) {
+		*why = "json: tables nested over 64 deep (a table that holds itself?)";
+		return NULL;
+	}
+	/* A level takes a key, a value and an element on the stack. */
+	if (!lua_checkstack(L, 4)) {
+		*why = "json: out of Lua stack";
+		return NULL;
+	}
+	n = (lua_Integer)lua_rawlen(L, idx);
+	if (n > 0) {
+		lua_Integer i, keys = 0;
+
+		lua_pushnil(L);
+		while (lua_next(L, idx) != 0) {
+			keys++;
+			lua_pop(L, 1);
+		}
+		if (keys == n) {
+			o = json_array();
+			for (i = 1; o != NULL && i <= n; i++) {
+				lua_rawgeti(L, idx, i);
+				e = lua_to_json(L, -1, depth + 1, why);
+				lua_pop(L, 1);
+				if (e == NULL || json_array_append_new(o, e) != 0) {
+					json_decref(o);
+					return NULL;
+				}
+			}
+			return o;
+		}
+	}
+	o = json_object();
+	lua_pushnil(L);
+	while (o != NULL && lua_next(L, idx) != 0) {
+		char kb[32];
+		const char *k;
+
+		if (lua_type(L, -2) == LUA_TSTRING) {
+			k = lua_tostring(L, -2);
+		} else if (lua_type(L, -2) == LUA_TNUMBER) {
+			if (lua_isinteger(L, -2))
+				snprintf(kb, sizeof(kb), "%lld",
+					 (long long)lua_tointeger(L, -2));
+			else
+				snprintf(kb, sizeof(kb), "%.17g", lua_tonumber(L, -2));
+			k = kb;
+		} else {
+			*why = "json: a table key that is not a string or a number";
+			lua_pop(L, 2);
+			json_decref(o);
+			return NULL;
+		}
+		e = lua_to_json(L, -1, depth + 1, why);
+		lua_pop(L, 1);
+		if (e == NULL || json_object_set_new(o, k, e) != 0) {
+			lua_pop(L, 1);
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* linerate.json(value [, path]): the value as JSON text; with a path,
+ * written there (true). nil and why on a value JSON cannot hold. */
+static int
+l_json(lua_State *L)
+{
+	const char *why = "json: out of memory", *path = luaL_optstring(L, 2, NULL);
+	json_t *doc;
+	char *text;
+
+	luaL_checkany(L, 1);
+	doc = lua_to_json(L, 1, 0, &why);
+	if (doc == NULL) {
+		lua_pushnil(L);
+		lua_pushstring(L, why);
+		return 2;
+	}
+	if (path != NULL) {
+		int ret = json_dump_file(doc, path, JSON_INDENT(1) | JSON_SORT_KEYS);
+
+		json_decref(doc);
+		if (ret != 0) {
+			lua_pushnil(L);
+			lua_pushfstring(L, "json: cannot write %s", path);
+			return 2;
+		}
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	json_decref(doc);
+	if (text == NULL)
+		return luaL_error(L, "json: out of memory");
+	lua_pushstring(L, text);
+	free(text);
+	return 1;
+}
+
 static int
 l_write_csv(lua_State *L)
 {
@@ -958,6 +1089,7 @@ static const luaL_Reg funcs[] = {
 	{ "results", l_results },
 	{ "write_json", l_write_json },
 	{ "write_csv", l_write_csv },
+	{ "json", l_json },
 	{ "exe", l_exe },
 	{ "frame_size", l_frame_size },
 	{ "data_size", l_data_size },

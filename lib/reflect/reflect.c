@@ -137,8 +137,9 @@ delay_spec_check(const struct lr_netem_conf *nc, const char *val)
 			      "TIME [JITTER [CORR]] [distribution NAME] [seed N] "
 			      "(loss, duplicate, corrupt, reorder, rate, slot and "
 			      "limit are the delay role's)", val);
-	if (nc->latency_ns == 0 && nc->jitter_ns == 0)
-		return lr_err(EINVAL, "reflect: --add-delay '%s': no delay", val);
+	/* "delay 0" is allowed: each frame goes through the wheel and leaves
+	 * in the next slot, the wheel's own cost: a baseline against which an
+	 * injected delay is measured (lua/device-latency.lua). */
 	return 0;
 }
 

@@ -22,6 +22,7 @@ struct rtt_task {
 	struct lr_task *gen, *rx;
 	char a[LR_RTT_NAME_MAX], b[LR_RTT_NAME_MAX];
 	char samples[LR_RTT_PATH_MAX];
+	bool written;		/* its samples are in their file */
 };
 
 static struct rtt_task rtts[LR_TASK_MAX];
@@ -338,7 +339,9 @@ rtt_live(char *buf, size_t len)
 }
 
 /* After the run: each --samples file once, every queue that names it in
- * task order, a line per RTT. */
+ * task order, a line per RTT. A task's samples are written after the stop
+ * that ended it and never again: a scenario that runs stage after stage
+ * (lua/device-latency.lua) may remove or reuse a file once it is read. */
 static void
 rtt_stopped(void)
 {
@@ -348,12 +351,7 @@ rtt_stopped(void)
 		const struct rtt_task *rt = &rtts[i];
 		FILE *f;
 
-		if (rt->samples[0] == '\0' || !made(rt))
-			continue;
-		for (j = 0; j < i; j++)
-			if (strcmp(rtts[j].samples, rt->samples) == 0)
-				break;
-		if (j < i)
+		if (rt->samples[0] == '\0' || !made(rt) || rt->written)
 			continue;
 		f = fopen(rt->samples, "w");
 		if (f == NULL) {
@@ -366,8 +364,10 @@ rtt_stopped(void)
 			const uint64_t *v;
 			uint32_t n, k;
 
-			if (!made(u) || strcmp(u->samples, rt->samples) != 0)
+			if (!made(u) || u->written ||
+			    strcmp(u->samples, rt->samples) != 0)
 				continue;
+			rtts[j].written = true;
 			v = lr_rx_samples(u->rx, &n);
 			for (k = 0; v != NULL && k < n; k++)
 				fprintf(f, "%s,%s,%" PRIu64 "\n", u->a, u->b, v[k]);

@@ -225,6 +225,10 @@ def test_bad_input():
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
     r = lua("badsweep", "per-sweep.lua", "mode=cable")
     expect(r.returncode == 1 and "want wire, memif or ports" in r.stderr, r.stderr)
+    # gen's tolerance is a percentage: a fraction would pass a run that
+    # offered 1 % of its rate.
+    r = lua("badtol", "per-sweep.lua", "mode=wire", "tolerance=0.999")
+    expect(r.returncode == 1 and "not a fraction" in r.stderr, r.stderr)
 
 
 def test_capture_ends_by_itself_with_trace_times():

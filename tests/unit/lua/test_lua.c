@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 #include <lauxlib.h>
 #include <lualib.h>
 
@@ -221,6 +222,44 @@ size_and_data_size_exclude(void **state)
 	assert_non_null(strstr(e, "size and data-size exclude each other"));
 }
 
+/* linerate.json: Lua values as JSON text, read back by jansson. */
+static void
+json_encodes_tables(void **state)
+{
+	char path[] = "/tmp/lr_json_lua_XXXXXX", code[512];
+	json_error_t err;
+	const char *e;
+	json_t *doc;
+	int fd = mkstemp(path);
+
+	(void)state;
+	close(fd);
+	e = run(
+		"local s = linerate.json({1, 2.5, 'x', true})\n"
+		"assert(s == '[1,2.5,\"x\",true]', s)\n"
+		"s = linerate.json({b = {c = {}}, a = 0/0, [3] = 'n'})\n"
+		"assert(s == '{\"3\":\"n\",\"a\":null,\"b\":{\"c\":{}}}', s)\n"
+		"local t = {}; t.self = t\n"
+		"local x, e = linerate.json(t)\n"
+		"assert(x == nil and e:find('64 deep'), e)\n"
+		"x, e = linerate.json({f = print})\n"
+		"assert(x == nil and e:find('only nil'), e)\n"
+		"assert(linerate.json({}) == '{}')\n");
+	if (e != NULL)
+		fail_msg("%s", e);
+	snprintf(code, sizeof(code),
+		 "assert(linerate.json({n = 3, v = {1, 2}}, '%s'))\n"
+		 "local x, e = linerate.json({}, '/nonexistent/dir/f.json')\n"
+		 "assert(x == nil and e:find('cannot write'), e)\n", path);
+	assert_null(run(code));
+	doc = json_load_file(path, 0, &err);
+	unlink(path);
+	assert_non_null(doc);
+	assert_int_equal(json_integer_value(json_object_get(doc, "n")), 3);
+	assert_int_equal(json_array_size(json_object_get(doc, "v")), 2);
+	json_decref(doc);
+}
+
 static int
 setup(void **state)
 {
@@ -254,6 +293,7 @@ main(void)
 		cmocka_unit_test(stats_error_releases_lock),
 		cmocka_unit_test(times_must_be_finite),
 		cmocka_unit_test(size_and_data_size_exclude),
+		cmocka_unit_test(json_encodes_tables),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

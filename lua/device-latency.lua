@@ -1,0 +1,229 @@
+-- device-latency.lua: seed 001's experiment on the virtual testbed. n
+-- emulated devices; the RTT of pairs of them measured with the rtt and
+-- reflect roles; each device's own latency solved from the RTTs
+-- (linerate.solve, RTT_ab = 2 t_a + 2 t_b + 2 h) and printed beside the
+-- latency injected into it.
+--
+--   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/device-latency.lua \
+--       n=3 delay=2ms on=c
+--
+-- A device is a named set of tasks. In the pair (a, b) device a is the rtt
+-- end and device b the reflector; the frames cross two virtual wires:
+--
+--   rtt (a) == wire == delay role (a) == wire == reflect (b)
+--
+-- A device's injected latency t is one way, in the model's terms: a round
+-- trip crosses each device twice (its receive and its transmit), so it
+-- holds each frame 2 t: the reflector with --add-delay "delay <2t>", the
+-- rtt end's delay role (in front of its port, forward direction) with
+-- netem "delay <2t>". Both hold frames in timing wheels, so no frame waits
+-- behind another.
+--
+-- Two phases with the same tasks: a baseline with nothing injected (each
+-- device's latency is then the tasks' own: the rx and tx paths, the wheels
+-- at 0, the wires) and the injection. The recovered injected latency of a
+-- device is its solved latency less its baseline, on the mean and on the
+-- minimum (the minimum is what a loaded machine cannot move: CPU stops add
+-- to some frames' RTT, never take from it).
+--
+-- Arguments (key=value):
+--   n=N              devices (3); named a, b, c, ... (d1, d2, ... past 26)
+--   delay=T          the latency injected (2ms); a unit: ns, us, ms, s
+--   on=A,B,...       the devices it is injected into (the last one)
+--   pairs=all|ring|cycle  all pairs (default for n <= 5); ring and chords
+--                    (i, i+1), (i, i+2): 2n pairs (the default past 5);
+--                    cycle: (i, i+1) only, n equations for n unknowns,
+--                    which determine them for odd n only (an even cycle's
+--                    equations are dependent: the solver says which pair
+--                    to add)
+--   count=N          RTTs a pair (20000)
+--   rate=R           frames a second (100000)
+--   size=S           frame size (128)
+--   dir=D            where the samples files go (/tmp)
+--   keep=0|1         keep the samples files (0)
+--   json=FILE        the result: devices, pairs, both phases
+local testbed = require("testbed")
+local opt = testbed.args(arg, { n = 3, delay = "2ms", count = 20000,
+                                rate = 100000, size = 128, dir = "/tmp",
+                                keep = 0 })
+linerate.live(false)
+
+local UNIT = { ns = 1, us = 1e3, ms = 1e6, s = 1e9 }
+
+local function parse_time(s)
+	local v, u = tostring(s):match("^([%d%.]+)(%a*)$")
+	local m = UNIT[u ~= "" and u or "us"]
+	assert(v and tonumber(v) and m,
+	       ("device-latency: bad time '%s' (want e.g. 20us, 2ms)"):format(s))
+	return tonumber(v) * m
+end
+
+local n = math.tointeger(tonumber(opt.n))
+assert(n and n >= 2 and n <= 64, "device-latency: n: 2..64 devices")
+local names = {}
+for i = 1, n do
+	names[i] = n <= 26 and string.char(96 + i) or ("d%d"):format(i)
+end
+local index = {}
+for i, d in ipairs(names) do index[d] = i end
+
+local inject = {}	-- one-way ns a device, the model's t
+for i = 1, n do inject[i] = 0 end
+local delay_ns = parse_time(opt.delay)
+for d in tostring(opt.on or names[n]):gmatch("[^,]+") do
+	assert(index[d], ("device-latency: on=%s: no device %s (have %s)")
+	       :format(opt.on, d, table.concat(names, ",")))
+	inject[index[d]] = delay_ns
+end
+
+local pairs_mode = opt.pairs or (n <= 5 and "all" or "ring")
+local plist = {}
+if pairs_mode == "all" then
+	for i = 1, n do
+		for j = i + 1, n do plist[#plist + 1] = { i, j } end
+	end
+elseif pairs_mode == "ring" or pairs_mode == "cycle" then
+	local seen = {}
+	for i = 1, n do
+		for s = 1, pairs_mode == "ring" and 2 or 1 do
+			local j = (i + s - 1) % n + 1
+			local k = math.min(i, j) .. "," .. math.max(i, j)
+			if i ~= j and not seen[k] then
+				seen[k] = true
+				plist[#plist + 1] = { i, j }
+			end
+		end
+	end
+else
+	error("device-latency: pairs=all|ring|cycle")
+end
+
+-- A netem SPEC for a hold of ns (the wheels count in ns).
+local function hold_spec(ns)
+	return ("delay %dns"):format(math.floor(ns + 0.5))
+end
+
+local tag = ("%d_%d"):format(os.time(), math.random(1e6))
+local files = {}
+local w = linerate.workers()
+-- Two wires serve every pair in turn (a stage's tasks end with it): the
+-- ports a process may have are few (RTE_MAX_ETHPORTS).
+local r1, x = assert(linerate.wire("dl_rtt"))
+local y, r2 = assert(linerate.wire("dl_refl"))
+local ws = { r1 = r1, x = x, y = y, r2 = r2 }
+
+-- One pair's run: device a the rtt end, b the reflector. Returns the
+-- samples file and the counts.
+local function run_pair(phase, p, injected)
+	local a, b = p[1], p[2]
+	local key = names[a] .. "_" .. names[b]
+	local path = ("%s/lr_devlat_%s_%s_%s.csv"):format(opt.dir, tag, phase, key)
+	files[#files + 1] = path
+	local hold_a = injected and 2 * inject[a] or 0
+	local hold_b = injected and 2 * inject[b] or 0
+	local refl = assert(linerate.task{ role = "reflect", port = ws.r2,
+	                                   add_delay = hold_spec(hold_b),
+	                                   rate = tostring(opt.rate),
+	                                   lcore = w[#w] })
+	local box = assert(linerate.task{ role = "delay", port = ws.x, peer = ws.y,
+	                                  netem = hold_spec(hold_a),
+	                                  lcore = w[#w] })
+	local tasks = assert(linerate.plan{ role = "rtt", port = ws.r1,
+	                                    lcores = { w[1] }, count = opt.count,
+	                                    rate = tostring(opt.rate),
+	                                    size = opt.size, flows = 4,
+	                                    pair = names[a] .. "," .. names[b],
+	                                    samples = path })
+	linerate.start()
+	local deadline = linerate.now() + opt.count / opt.rate + 10
+	for _, t in ipairs(tasks) do
+		t:wait(math.max(0.1, deadline - linerate.now()))
+	end
+	linerate.stop()
+	local got = 0
+	for _, t in ipairs(tasks) do
+		local s = t:stats()
+		if s.received then got = got + s.received end
+	end
+	local rs, bs = refl:stats(), box:stats()
+	return { a = names[a], b = names[b], file = path, received = got,
+	         reflected = rs.reflected, over_hold = rs.over_hold,
+	         box = bs }
+end
+
+local function phase(name, injected)
+	local runs, list = {}, {}
+	for _, p in ipairs(plist) do
+		local r = run_pair(name, p, injected)
+		runs[#runs + 1] = r
+		list[#list + 1] = r.file
+	end
+	local doc, why = linerate.solve{ files = list, hw = 0 }
+	if not doc then error(("device-latency: %s: %s"):format(name, why), 0) end
+	return doc, runs
+end
+
+local function remove_files()
+	if tonumber(opt.keep) ~= 1 then
+		for _, f in ipairs(files) do os.remove(f) end
+	end
+end
+
+local ok, base, base_runs, inj, inj_runs = pcall(function()
+	local b, br = phase("baseline", false)
+	local i, ir = phase("injected", true)
+	return b, br, i, ir
+end)
+if not ok then
+	remove_files()
+	error(base, 0)
+end
+
+local result = { n = n, delay_ns = delay_ns, pairs = pairs_mode,
+                 count = opt.count, rate = opt.rate, devices = {},
+                 baseline = base, injected = inj }
+print(("device-latency: %d devices, %d pairs (%s), %d RTTs a pair at %s pps; "
+       .. "injected %.3f us into %s"):format(n, #plist, pairs_mode, opt.count,
+	opt.rate, delay_ns / 1e3, opt.on or names[n]))
+print(("%-6s %12s %12s %12s %12s %12s %12s %21s"):format("device",
+	"injected us", "baseline us", "solved us", "recovered us", "error us",
+	"rec. min us", "ci95 solved us"))
+local worst_mean, worst_min = 0, 0
+for i, d in ipairs(names) do
+	local b, s = base.devices[d], inj.devices[d]
+	local rec = s.mean_ns - b.mean_ns
+	local rec_min = s.min_ns - b.min_ns
+	local e, em = rec - inject[i], rec_min - inject[i]
+	worst_mean = math.max(worst_mean, math.abs(e))
+	worst_min = math.max(worst_min, math.abs(em))
+	result.devices[d] = { injected_ns = inject[i], baseline_mean_ns = b.mean_ns,
+	                      solved_mean_ns = s.mean_ns,
+	                      recovered_mean_ns = rec, error_mean_ns = e,
+	                      recovered_min_ns = rec_min, error_min_ns = em,
+	                      ci95_mean_ns = s.ci95_mean_ns }
+	print(("%-6s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %10.3f..%-10.3f")
+	      :format(d, inject[i] / 1e3, b.mean_ns / 1e3, s.mean_ns / 1e3,
+		rec / 1e3, e / 1e3, rec_min / 1e3, s.ci95_mean_ns[1] / 1e3,
+		s.ci95_mean_ns[2] / 1e3))
+end
+result.worst_error_mean_ns = worst_mean
+result.worst_error_min_ns = worst_min
+print(("device-latency: worst error on the mean %.3f us, on the minimum %.3f us "
+       .. "(seed 001: 144 us)"):format(worst_mean / 1e3, worst_min / 1e3))
+
+local lost = 0
+for _, set in ipairs({ base_runs, inj_runs }) do
+	for _, r in ipairs(set) do
+		lost = lost + (opt.count - r.received)
+		if r.over_hold and r.over_hold > 0 then
+			print(("warning: pair %s,%s: the reflector dropped %d frames "
+			       .. "over its hold"):format(r.a, r.b, r.over_hold))
+		end
+	end
+end
+result.lost = lost
+if lost > 0 then
+	print(("warning: %d RTTs lost over both phases"):format(lost))
+end
+if opt.json then assert(linerate.json(result, opt.json)) end
+remove_files()
