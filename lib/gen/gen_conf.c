@@ -213,9 +213,11 @@ parse_size(const char *val, uint32_t *out)
 	return 0;
 }
 
-/* "64", "64-1518", "imix", "64:7,594:4,1518:1", "64,128,256". */
+/* "64", "64-1518", "imix", "64:7,594:4,1518:1", "64,128,256", into @p c
+ * (its sizes, weights, count and mode), which a failure may leave half
+ * written: set_sizes() below works on a copy. */
 static int
-set_sizes(struct lr_gen_conf *c, const char *val)
+parse_sizes(struct lr_gen_conf *c, const char *val)
 {
 	char buf[256], *tok, *save, *sep;
 	uint32_t n = 0, total = 0;
@@ -268,6 +270,20 @@ set_sizes(struct lr_gen_conf *c, const char *val)
 	c->nb_sizes = n;
 	c->size_mode = n == 1 ? LR_SIZE_FIXED : LR_SIZE_LIST;
 	return 0;
+}
+
+/* All or nothing: a size that does not parse leaves the conf as it was
+ * (a half-written list beside the old count would send sizes never asked
+ * for). */
+static int
+set_sizes(struct lr_gen_conf *c, const char *val)
+{
+	struct lr_gen_conf t = *c;
+	int ret = parse_sizes(&t, val);
+
+	if (ret == 0)
+		*c = t;
+	return ret;
 }
 
 static int
@@ -460,7 +476,8 @@ opt_size(void *conf, const char *key, const char *val)
 
 	RTE_SET_USED(key);
 	ret = set_sizes(c, val);
-	c->sizes_given = true;
+	if (ret == 0)
+		c->sizes_given = true;
 	return ret;
 }
 

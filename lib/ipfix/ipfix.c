@@ -317,16 +317,22 @@ int
 lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 	      lr_ipfix_send_t send, void *ctx)
 {
+	size_t rec_max, need;
+
 	memset(x, 0, sizeof(*x));
 	x->conf = *c;
-	/* A message must hold the templates, and the largest data record
-	 * (IPv6, with this conf's timestamps and reverse fields) in a set
-	 * with its up to 3 B of padding. */
-	if (c->mtu < MSG_HDR_BYTES + templates_size(c) ||
-	    c->mtu < MSG_HDR_BYTES + SET_HDR_BYTES +
-		     lr_ipfix_record_bytes(x, true) + 3)
+	/* A message must hold the templates and then the largest record
+	 * (IPv6 data with this conf's timestamps and reverse fields, or the
+	 * statistics' options record) in a set with its up to 3 B of padding:
+	 * a message is begun with the templates when they are due (every
+	 * message with --template-every 1, the first after a refusal), and
+	 * make_room() does not begin another for the record. */
+	rec_max = RTE_MAX(lr_ipfix_record_bytes(x, true),
+			  rec_bytes(REC_STATS, 0, false, NULL));
+	need = MSG_HDR_BYTES + templates_size(c) + SET_HDR_BYTES + rec_max + 3;
+	if (c->mtu < need)
 		return lr_err(EINVAL, "ipfix: MTU %u cannot hold the templates "
-			      "(%zu B)", c->mtu, MSG_HDR_BYTES + templates_size(c));
+			      "and a record (%zu B)", c->mtu, need);
 	x->buf = calloc(1, c->mtu);
 	if (x->buf == NULL)
 		return lr_err(ENOMEM, "ipfix: no memory");

@@ -271,8 +271,8 @@ place(struct lr_netem *q, uint32_t len, uint64_t now, bool head,
 		delay = ar1_dist(q, c->latency_ns, (int32_t)c->jitter_ns,
 				 c->delay_dist);
 	if (c->rate_Bps) {
+		uint64_t last = q->last_tts, pt = packet_time_ns(c, len);
 		bool have = q->last_valid;
-		uint64_t last = q->last_tts;
 
 		if (head && (!have || head_tts > last)) {
 			have = true;
@@ -284,9 +284,17 @@ place(struct lr_netem *q, uint32_t len, uint64_t now, bool head,
 				delay = 0;
 			now = last;
 		}
-		delay += (int64_t)packet_time_ns(c, len);
+		/* Saturating: a rate of a few bytes a second and a long
+		 * delay would overflow the signed sum (UB). */
+		if (pt > (uint64_t)INT64_MAX ||
+		    __builtin_add_overflow(delay, (int64_t)pt, &delay))
+			delay = INT64_MAX;
 	}
-	tts = now + (uint64_t)delay;
+	/* Due times saturate too: a wrapped sum would send the frame now. */
+	if (delay > 0 && now > UINT64_MAX - (uint64_t)delay)
+		tts = UINT64_MAX;
+	else
+		tts = now + (uint64_t)delay;
 	if (c->no_reorder) {
 		if (tts < q->max_tts)
 			tts = q->max_tts;

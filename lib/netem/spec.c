@@ -99,7 +99,9 @@ get_time64(int64_t *t, const char *s)
 			return -1;
 		v *= units[k].scale;
 	}
-	if (!isfinite(v) || fabs(v) >= 9.2e18)
+	/* 2^62 ns (146 years) at most: the draws add a jitter times a table
+	 * value (< 2^47) and a transmission time to it in int64_t. */
+	if (!isfinite(v) || fabs(v) >= 4.6e18)
 		return -1;
 	*t = (int64_t)v;
 	return 0;

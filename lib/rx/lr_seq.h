@@ -77,8 +77,9 @@ enum lr_seq_event {
 	LR_SEQ_IN_ORDER,
 	LR_SEQ_GAP,		/**< seq_too_high: lost grew */
 	LR_SEQ_REORDERED,	/**< out_of_order: lost shrank by one */
-	LR_SEQ_DUP,
-	LR_SEQ_LATE,
+	LR_SEQ_DUP,		/**< seq_too_low, dup */
+	LR_SEQ_LATE,		/**< seq_too_low, late: below the window */
+	LR_SEQ_STRAGGLER,	/**< late only: ahead, sent before a restart */
 	LR_SEQ_RESTART,
 };
 
@@ -141,7 +142,7 @@ lr_seq_update(struct lr_seq *s, uint32_t seq, uint64_t tx_tsc, uint64_t rx_tsc,
 			/* Numbered ahead but sent before the newest packet:
 			 * a straggler from before a restart. */
 			s->late++;
-			return LR_SEQ_LATE;
+			return LR_SEQ_STRAGGLER;
 		}
 		lr_seq_clear(s, s->next, seq);
 		lr_seq_mark(s, seq);
@@ -165,7 +166,8 @@ lr_seq_update(struct lr_seq *s, uint32_t seq, uint64_t tx_tsc, uint64_t rx_tsc,
 		return LR_SEQ_RESTART;
 	}
 	s->seq_too_low++;
-	if ((uint32_t)-d > LR_SEQ_WINDOW) {
+	/* -d in unsigned arithmetic: d may be INT32_MIN (2^31 behind). */
+	if (0u - (uint32_t)d > LR_SEQ_WINDOW) {
 		s->late++;
 		return LR_SEQ_LATE;
 	}

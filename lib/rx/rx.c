@@ -650,6 +650,11 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 		r->c.late++;
 		r->c.seq_too_low++;
 		break;
+	case LR_SEQ_STRAGGLER:
+		/* The flow counted late only: so do the totals, which must
+		 * equal the sum over the flows. */
+		r->c.late++;
+		break;
 	}
 	if (r->latency) {
 		uint64_t cyc = now - tx;

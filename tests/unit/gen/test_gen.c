@@ -68,6 +68,16 @@ conf_checks(void **state)
 	assert_int_equal(lr_gen_role.conf_set(&c, "size", "1518-64"), -EINVAL);
 	assert_int_equal(lr_gen_role.conf_set(&c, "size", "64:0"), -EINVAL);
 	assert_int_equal(lr_gen_role.conf_set(&c, "size", ""), -EINVAL);
+	/* All or nothing: a list that fails part way leaves the sizes as
+	 * they were, not its first sizes beside the old count. */
+	assert_int_equal(lr_gen_role.conf_set(&c, "size", "64,128,256"), 0);
+	assert_int_equal(lr_gen_role.conf_set(&c, "size", "1518,abc"), -EINVAL);
+	assert_int_equal(lr_gen_role.conf_set(&c, "size", "100-50"), -EINVAL);
+	assert_int_equal(c.nb_sizes, 3);
+	assert_int_equal(c.size_mode, LR_SIZE_LIST);
+	assert_int_equal(c.sizes[0], 64);
+	assert_int_equal(c.sizes[2], 256);
+	assert_int_equal(lr_gen_role.conf_set(&c, "size", "9018"), 0);
 	assert_int_equal(lr_gen_role.conf_set(&c, "src-ip", "192.168.1.2"), 0);
 	assert_int_equal(c.src_ip.addr[0], 192);
 	assert_int_equal(c.src_ip.addr[3], 2);

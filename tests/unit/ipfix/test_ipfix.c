@@ -154,6 +154,40 @@ messages_are_well_formed(void **state)
 	assert_true(s.msgs > 1000 * 57 / 1472);
 }
 
+/* The smallest MTU init takes, templates in every message: each message
+ * holds the templates and at least one record, and none is longer than
+ * the MTU (init once checked the two apart, and a message begun with the
+ * templates overran its buffer by a record). */
+static void
+smallest_mtu_holds_templates_and_a_record(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int i, tmpl, mtu;
+
+	(void)state;
+	for (mtu = 64; mtu < 2000; mtu++) {
+		lr_ipfix_conf_init(&c);
+		c.template_every = 1;
+		c.mtu = mtu;
+		if (lr_ipfix_init(&x, &c, sink_send, &s) == 0)
+			break;
+	}
+	assert_true(mtu < 2000);
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 100; i++) {
+		rec(&r, i, i % 2 == 0);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_stats(&x, 0, 0, 0, NOW);
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(walk(&s, mtu, &tmpl), 100 + 1);
+	assert_int_equal(x.c.records, 101);
+	assert_int_equal(tmpl, 2 * s.msgs);
+}
+
 static void
 refused_sends_are_counted(void **state)
 {
@@ -616,6 +650,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(messages_are_well_formed),
+		cmocka_unit_test(smallest_mtu_holds_templates_and_a_record),
 		cmocka_unit_test(refused_sends_are_counted),
 		cmocka_unit_test(ipfixdump_reads_the_file),
 		cmocka_unit_test(udp_to_a_collector_and_to_none),

@@ -706,6 +706,33 @@ test_slots(void **state)
 	assert_true(lr_netem_may_send(&q, 10, 10));
 }
 
+/* Extremes saturate instead of overflowing (signed overflow is UB; a
+ * wrapped due time would send the frame at once): the longest delay the
+ * parser takes with the slowest rate, and the due time's own sum. */
+static void
+test_extremes_saturate(void **state)
+{
+	struct lr_netem_conf c;
+	struct lr_netem q;
+	struct lr_netem_copy out[2];
+	char err[256];
+
+	(void)state;
+	assert_int_not_equal(lr_netem_parse("delay 9000000000s", &c, err,
+					    sizeof(err)), 0);
+	c = parse_ok("delay 4000000000s rate 8bit");
+	lr_netem_init(&q, &c);
+	assert_int_equal(lr_netem_enqueue(&q, 1500, 1000, 0, out), 1);
+	assert_true(out[0].tts >= 4000000000ULL * 1000000000ULL);
+	/* the next one waits behind it: later still, or saturated */
+	assert_int_equal(lr_netem_enqueue(&q, 1500, 2000, 0, out), 1);
+	assert_true(out[0].tts >= 4000000000ULL * 1000000000ULL);
+	c = parse_ok("delay 4000000000s");
+	lr_netem_init(&q, &c);
+	assert_int_equal(lr_netem_enqueue(&q, 64, UINT64_MAX - 10, 0, out), 1);
+	assert_true(out[0].tts == UINT64_MAX);
+}
+
 static void
 test_no_reorder(void **state)
 {
@@ -847,6 +874,7 @@ main(void)
 		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_no_reorder),
+		cmocka_unit_test(test_extremes_saturate),
 		cmocka_unit_test(test_dist_load),
 		cmocka_unit_test(test_maketable),
 	};

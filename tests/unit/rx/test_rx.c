@@ -177,11 +177,36 @@ seq_wrap_and_restart(void **state)
 				 LR_SEQ_RESTART);
 		assert_int_equal(gap, 3);
 		assert_int_equal(s.lost, 3);
-		/* An old packet of the first run (earlier tsc): late, not a
-		 * restart. */
+		/* An old packet of the first run (earlier tsc, numbered
+		 * ahead of the restarted run): a straggler, not a restart. */
 		assert_int_equal(lr_seq_update(&s, 50, 150, 401, 60, &gap),
-				 LR_SEQ_LATE);
+				 LR_SEQ_STRAGGLER);
 		assert_int_equal(s.restarts, 2);
+		/* Numbered ahead but sent before the newest: a straggler,
+		 * late and nothing else (not seq_too_low: the totals, which
+		 * follow the event, once counted it so). */
+		{
+			uint64_t low = s.seq_too_low, late = s.late;
+
+			assert_int_equal(lr_seq_update(&s, 90, 160, 402, 60,
+						       &gap), LR_SEQ_STRAGGLER);
+			assert_int_equal(s.seq_too_low, low);
+			assert_int_equal(s.late, late + 1);
+		}
+	}
+
+	/* 2^31 behind: -d of INT32_MIN in signed arithmetic is undefined
+	 * (UBSan); beyond the window, late. */
+	memset(&s, 0, sizeof(s));
+	{
+		uint32_t gap;
+
+		s.next = 0x80000000u;
+		s.seen = 1;
+		s.max_tsc = 1000;
+		assert_int_equal(lr_seq_update(&s, 0, 10, 5, 60, &gap),
+				 LR_SEQ_LATE);
+		assert_int_equal(s.late, 1);
 	}
 }
 
