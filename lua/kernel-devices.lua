@@ -1,0 +1,145 @@
+-- kernel-devices.lua: kernel devices in seed 001's model, beside linerate.
+-- tools/kernel-devices.sh makes the devices (network namespaces k1, k2,
+-- k3 with a UDP echo each, reached over veth pairs) and measures their own
+-- pairs with sockperf; this script measures linerate's pairs with them
+-- (rtt over net_af_packet, the echo sending the frames back), solves every
+-- device's latency from all the pairs, and predicts one pair's mean RTT
+-- from the others (RTT_ab = 2 t_a + 2 t_b, h = 0: each device's latency
+-- holds its half of the links).
+--
+-- Arguments (key=value), as kernel-devices.sh gives them:
+--   ifaces=I1,I2,...   linerate's veth ends, one a kernel device
+--   macs=M1,M2,...     the kernel devices' MAC addresses
+--   ips=A1,A2,...      their addresses (linerate's is .1 of each /24)
+--   names=k1,k2,...    their names (k1, k2, ...)
+--   sockperf=A,B=FILE;...  the kernels' pairs: sockperf --full-log files
+--   holdout=A,B        the pair predicted from the others (none)
+--   count=N rate=R size=S  rtt's frames a pair (5000, 10000 pps, 128 B)
+--   port=P             the echo's UDP port (7007)
+--   dir=D json=FILE
+local testbed = require("testbed")
+local opt = testbed.args(arg, { count = 5000, rate = 10000, size = 128,
+                                port = 7007, dir = "/tmp" })
+linerate.live(false)
+
+local function list(s)
+	local t = {}
+	for v in tostring(s or ""):gmatch("[^,]+") do t[#t + 1] = v end
+	return t
+end
+
+local ifaces, macs, ips = list(opt.ifaces), list(opt.macs), list(opt.ips)
+assert(#ifaces > 0 and #ifaces == #macs and #ifaces == #ips,
+       "kernel-devices: give ifaces=, macs= and ips=, one each a device")
+local names = list(opt.names)
+for i = #names + 1, #ifaces do names[i] = "k" .. i end
+
+local files = {}	-- every pair's input of linerate.solve
+local function key(a, b) return a < b and a .. "," .. b or b .. "," .. a end
+local inputs = {}	-- key -> the solve input
+
+for spec in tostring(opt.sockperf or ""):gmatch("[^;]+") do
+	local a, b, path = spec:match("^([^,=]+),([^,=]+)=(.+)$")
+	assert(a, ("kernel-devices: sockperf=%s: want A,B=FILE"):format(spec))
+	inputs[key(a, b)] = { sockperf = path, a = a, b = b }
+end
+
+local w = linerate.workers()
+local lost = 0
+for i, iface in ipairs(ifaces) do
+	local port = assert(linerate.port(("net_af_packet%d,iface=%s"):format(
+		i - 1, iface), { link_timeout = 10 }))
+	local a4 = ips[i]:match("^(%d+%.%d+%.%d+)%.%d+$")
+	assert(a4, ("kernel-devices: ips: '%s' is not IPv4"):format(ips[i]))
+	local path = ("%s/lr_kdev_lr_%s.csv"):format(opt.dir, names[i])
+	local tasks = assert(linerate.plan{ role = "rtt", port = port,
+		lcores = { w[1] }, count = opt.count, rate = tostring(opt.rate),
+		size = opt.size, flows = 1, dst_mac = macs[i],
+		src_ip = a4 .. ".1", dst_ip = ips[i],
+		dst_port = tostring(opt.port), src_port = "40000",
+		pair = "lr," .. names[i], samples = path })
+	linerate.start()
+	local deadline = linerate.now() + opt.count / opt.rate + 5
+	for _, t in ipairs(tasks) do
+		t:wait(math.max(0.1, deadline - linerate.now()))
+	end
+	linerate.stop()
+	local got = 0
+	for _, t in ipairs(tasks) do
+		local s = t:stats()
+		if s.received then got = got + s.received end
+	end
+	lost = lost + opt.count - got
+	print(("kernel-devices: lr <-> %s over %s: %d of %d frames came back")
+	      :format(names[i], iface, got, opt.count))
+	inputs[key("lr", names[i])] = path
+	files[#files + 1] = path
+end
+
+local function solve(skip)
+	local f = {}
+	for k, v in pairs(inputs) do
+		if k ~= skip then f[#f + 1] = v end
+	end
+	table.sort(f, function(x, y)
+		return tostring(type(x) == "table" and x.sockperf or x) <
+		       tostring(type(y) == "table" and y.sockperf or y)
+	end)
+	return linerate.solve{ files = f, hw = 0 }
+end
+
+local all, why = solve(nil)
+if not all then error("kernel-devices: " .. why, 0) end
+local devs = {}
+for d in pairs(all.devices) do devs[#devs + 1] = d end
+table.sort(devs)
+print(("%-6s %12s %12s %12s %10s %23s"):format("device", "mean us", "sd us",
+	"min us", "skew", "ci95 mean us"))
+for _, d in ipairs(devs) do
+	local v = all.devices[d]
+	-- sd and skew are null where the variance came out negative (the
+	-- pairs disagree with the model more than the samples vary).
+	local function f(x, scale, fmt)
+		return x and (fmt):format(x / scale) or "-"
+	end
+	print(("%-6s %12s %12s %12s %10s %11.3f..%-11.3f"):format(d,
+		f(v.mean_ns, 1e3, "%.3f"), f(v.sd_ns, 1e3, "%.3f"),
+		f(v.min_ns, 1e3, "%.3f"), f(v.skew, 1, "%.2f"),
+		v.ci95_mean_ns[1] / 1e3, v.ci95_mean_ns[2] / 1e3))
+end
+print("pair        samples    mean RTT us  residual us")
+for _, p in ipairs(all.pairs) do
+	print(("%-10s %8d %14.3f %12.3f"):format(p.a .. "," .. p.b, p.samples,
+		p.mean_ns / 1e3, p.residual_ns / 1e3))
+end
+
+local result = { devices = all.devices, pairs = all.pairs, lost = lost,
+                 count = opt.count, rate = opt.rate }
+if opt.holdout then
+	local a, b = opt.holdout:match("^([^,]+),([^,]+)$")
+	assert(a and inputs[key(a, b)],
+	       ("kernel-devices: holdout=%s: not a measured pair"):format(opt.holdout))
+	local part, why2 = solve(key(a, b))
+	if not part then
+		print(("kernel-devices: without %s,%s: %s"):format(a, b, why2))
+	else
+		local measured
+		for _, p in ipairs(all.pairs) do
+			if key(p.a, p.b) == key(a, b) then measured = p.mean_ns end
+		end
+		local pred = 2 * part.devices[a].mean_ns + 2 * part.devices[b].mean_ns
+		result.holdout = { a = a, b = b, predicted_ns = pred,
+		                   measured_ns = measured,
+		                   error = (pred - measured) / measured }
+		print(("kernel-devices: held out %s,%s: predicted mean RTT %.3f us "
+		       .. "from the other pairs, measured %.3f us (%+.1f %%)"):format(
+			a, b, pred / 1e3, measured / 1e3,
+			100 * (pred - measured) / measured))
+	end
+end
+if lost > 0 then
+	print(("kernel-devices: %d frames did not come back (the echo's socket "
+	       .. "buffer, or a busy CPU)"):format(lost))
+end
+if opt.json then assert(linerate.json(result, opt.json)) end
+for _, f in ipairs(files) do os.remove(f) end
