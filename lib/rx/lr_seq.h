@@ -19,9 +19,10 @@
  *    below E): seq_too_low++, then either the window says it was already
  *    received (dup++), or it fills a hole: out_of_order++ and lost-- (a
  *    late arrival that was counted lost is taken back off the loss count).
- *  - seq < E beyond the window: seq_too_low++, late++. It cannot be told
- *    from a duplicate, so it is neither taken off the loss nor counted as a
- *    duplicate.
+ *  - seq < E beyond the window, or below the number the flow started or
+ *    restarted from (0; wrapped, 0xffffffff and below): seq_too_low++,
+ *    late++. It cannot be told from a duplicate, so it is neither taken
+ *    off the loss nor counted as a duplicate.
  *  - seq > E but sent before the newest packet seen (tx_tsc < the highest):
  *    a straggler from before a restart. late++, nothing else changes.
  *
@@ -57,7 +58,9 @@
 
 struct lr_seq {
 	uint32_t next;			/**< E, the next expected sequence number */
-	uint32_t seen;			/**< 0 until the first packet */
+	uint32_t seen;			/**< 0 until the first packet, then 1 +
+					 *   the numbers accounted since the
+					 *   flow (re)started, at most W + 1 */
 	uint64_t win[LR_SEQ_WINDOW / 64];/**< bit (s % W): s was received */
 	uint64_t pkts;			/**< every packet of the flow */
 	uint64_t bytes;			/**< frame bytes without FCS */
@@ -131,6 +134,8 @@ lr_seq_update(struct lr_seq *s, uint32_t seq, uint64_t tx_tsc, uint64_t rx_tsc,
 	}
 	if (likely(d == 0)) {
 		s->next = seq + 1;
+		if (unlikely(s->seen <= LR_SEQ_WINDOW))
+			s->seen++;
 		/* The slot held seq - W, which is now out of the window. */
 		lr_seq_mark(s, seq);
 		if (tx_tsc > s->max_tsc)
@@ -149,6 +154,8 @@ lr_seq_update(struct lr_seq *s, uint32_t seq, uint64_t tx_tsc, uint64_t rx_tsc,
 		s->lost += d;
 		s->seq_too_high++;
 		s->next = seq + 1;
+		s->seen = (uint32_t)RTE_MIN((uint64_t)s->seen + (uint64_t)d + 1,
+					    (uint64_t)LR_SEQ_WINDOW + 1);
 		if (tx_tsc > s->max_tsc)
 			s->max_tsc = tx_tsc;
 		*gap = (uint32_t)d;
@@ -161,13 +168,19 @@ lr_seq_update(struct lr_seq *s, uint32_t seq, uint64_t tx_tsc, uint64_t rx_tsc,
 		lr_seq_mark(s, seq);
 		s->lost += seq;
 		s->next = seq + 1;
+		s->seen = (uint32_t)RTE_MIN((uint64_t)seq + 2,
+					    (uint64_t)LR_SEQ_WINDOW + 1);
 		s->max_tsc = tx_tsc;
 		*gap = seq;
 		return LR_SEQ_RESTART;
 	}
 	s->seq_too_low++;
-	/* -d in unsigned arithmetic: d may be INT32_MIN (2^31 behind). */
-	if (0u - (uint32_t)d > LR_SEQ_WINDOW) {
+	/* -d in unsigned arithmetic: d may be INT32_MIN (2^31 behind). Below
+	 * the window, or below the number the flow (re)started from (its
+	 * slot never stood for a number counted lost: a flow's first packets
+	 * numbered just below 0 would take the loss negative), late. */
+	if (0u - (uint32_t)d > LR_SEQ_WINDOW ||
+	    0u - (uint32_t)d > s->seen - 1) {
 		s->late++;
 		return LR_SEQ_LATE;
 	}

@@ -127,6 +127,32 @@ seq_window_and_late(void **state)
 	assert_int_equal(lr_seq_update(&s, 73, 2, 9, 60, &gap), LR_SEQ_REORDERED);
 	assert_int_equal(lr_seq_update(&s, 72, 2, 9, 60, &gap), LR_SEQ_LATE);
 
+	/* Numbers below the one the flow started from were never counted
+	 * lost: not reordered (the loss would go negative), late. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(lr_seq_update(&s, 0xfffffff0u, 2, 9, 60, &gap),
+			 LR_SEQ_LATE);
+	assert_int_equal(s.lost, 0);
+	FEED(&s, 3, 0, 1, 2);
+	assert_int_equal(lr_seq_update(&s, 0xffffffffu, 2, 9, 60, &gap),
+			 LR_SEQ_LATE);
+	FEED(&s, 10, 5);			/* 3, 4 lost */
+	assert_int_equal(lr_seq_update(&s, 3, 2, 9, 60, &gap),
+			 LR_SEQ_REORDERED);
+	assert_int_equal(s.lost, 1);
+	assert_int_equal(s.late, 2);
+	/* After a restart at 3 (0..2 lost), the same. */
+	memset(&s, 0, sizeof(s));
+	FEED(&s, 1, 0, 1, 2, 3, 4);
+	assert_int_equal(lr_seq_update(&s, 3, 100, 9, 60, &gap),
+			 LR_SEQ_RESTART);
+	assert_int_equal(s.lost, 3);
+	assert_int_equal(lr_seq_update(&s, 0xfffffffeu, 2, 9, 60, &gap),
+			 LR_SEQ_LATE);
+	assert_int_equal(lr_seq_update(&s, 1, 2, 9, 60, &gap),
+			 LR_SEQ_REORDERED);
+	assert_int_equal(s.lost, 2);
+
 	/* A long in-order run reuses window slots: no false duplicates. */
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < 1000; i++)
