@@ -277,12 +277,31 @@ knows(const struct lr_role *role, const char *key, const char *val)
 	return ret != -ENOENT;
 }
 
+/* role->conf_set, all or nothing: an option refused part way through its
+ * value (a list, a range, a SPEC) leaves the conf as it was. */
+static int
+conf_set_whole(const struct lr_role *role, void *conf, const char *key,
+	       const char *val)
+{
+	void *save = malloc(role->conf_bytes);
+	int ret;
+
+	if (save == NULL)
+		return lr_err(ENOMEM, "%s: no memory for its conf", role->name);
+	memcpy(save, conf, role->conf_bytes);
+	ret = role->conf_set(conf, key, val);
+	if (ret != 0)
+		memcpy(conf, save, role->conf_bytes);
+	free(save);
+	return ret;
+}
+
 int
 lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 		 const char *key, const char *val)
 {
 	const struct lr_role *w = role->with;
-	int ret = role->conf_set(conf, key, val), wret;
+	int ret = conf_set_whole(role, conf, key, val), wret;
 
 	if (w == NULL || (ret != 0 && ret != -ENOENT))
 		return ret;
@@ -295,7 +314,7 @@ lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 				      role->name);
 		return ret;
 	}
-	wret = w->conf_set(with_conf, key, val);
+	wret = conf_set_whole(w, with_conf, key, val);
 	return wret == -ENOENT ? ret : wret;
 }
 

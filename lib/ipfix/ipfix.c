@@ -187,13 +187,6 @@ put32(uint8_t *p, uint32_t v)
 	return put16(p, (uint16_t)v);
 }
 
-static inline uint8_t *
-put64(uint8_t *p, uint64_t v)
-{
-	p = put32(p, (uint32_t)(v >> 32));
-	return put32(p, (uint32_t)v);
-}
-
 /* dateTimeNanoseconds: NTP seconds since 1900 and a binary fraction. */
 static uint64_t
 ntp_of_ns(uint64_t ns)

@@ -59,6 +59,8 @@ enum lr_reflect_kind {
 	LR_REFLECT_OWN,		/**< linerate's: UDP and lr_pkt_hdr's magic */
 	LR_REFLECT_LOOPED,	/**< linerate's, already reflected once */
 	LR_REFLECT_OTHER,	/**< anything else */
+	LR_REFLECT_RUNT,	/**< shorter than an Ethernet header: nothing
+				 *   to swap, never reflected */
 };
 
 /** Where the parts of a frame are (offsets from its first byte). */
@@ -88,7 +90,7 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 
 	memset(f, 0, sizeof(*f));
 	if (len < RTE_ETHER_HDR_LEN)
-		return LR_REFLECT_OTHER;
+		return LR_REFLECT_RUNT;
 	type = ((const struct rte_ether_hdr *)d)->ether_type;
 	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
 		if (len < l3 + sizeof(struct rte_vlan_hdr))
@@ -161,7 +163,8 @@ lr_reflect_swap_bytes(uint8_t *a, uint8_t *b, unsigned int n)
  * (source and destination address, protocol, length: RFC 768, RFC 8200
  * 8.1) and the header's ports: a swap reorders words of those too, and
  * every field sits at an even offset, so each word stays a word. The
- * Ethernet FCS is the NIC's to compute.
+ * Ethernet FCS is the NIC's to compute. The frame holds at least an
+ * Ethernet header (lr_reflect_parse() said other than LR_REFLECT_RUNT).
  */
 static inline void
 lr_reflect_swap(uint8_t *d, const struct lr_reflect_frame *f)

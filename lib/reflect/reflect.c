@@ -41,7 +41,7 @@
 	X(stamped,          "stamped",          "of them, with the reflector's stamps") \
 	X(unstamped,        "unstamped",        "--stamp 1, but no room for the stamps") \
 	X(others_reflected, "others_reflected", "non-linerate frames swapped (--others reflect)") \
-	X(others_dropped,   "others_dropped",   "non-linerate frames dropped (--others drop)") \
+	X(others_dropped,   "others_dropped",   "non-linerate frames dropped (--others drop; runts, shorter than an Ethernet header, always)") \
 	X(looped,           "looped",           "reflected already (linerate's mark, or --others reflect: our MAC as source): dropped") \
 	X(out,              "out",              "frames the port took") \
 	X(tx_dropped,       "tx_dropped",       "not taken after --tx-retries: dropped") \
@@ -564,7 +564,7 @@ reflect_poll(struct lr_task *t, uint64_t now)
 	bool v4[LR_BURST];
 	uint16_t n, i, k = 0, nd = 0;
 	/* Counted in registers over the burst, stored once. */
-	uint32_t own = 0, looped = 0, others = 0, stamped = 0;
+	uint32_t own = 0, looped = 0, others = 0, stamped = 0, runts = 0;
 	uint64_t bytes = 0, obytes = 0;
 
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
@@ -626,6 +626,13 @@ reflect_poll(struct lr_task *t, uint64_t now)
 			looped++;
 			drop[nd++] = m;
 			break;
+		case LR_REFLECT_RUNT:
+			/* No Ethernet header to swap: not ours, not
+			 * reflectable whatever --others says. */
+			others++;
+			runts++;
+			drop[nd++] = m;
+			break;
 		default:
 			/*
 			 * Other frames carry no mark of ours. One whose source
@@ -659,10 +666,12 @@ reflect_poll(struct lr_task *t, uint64_t now)
 	if (r->stamp)
 		r->c.unstamped += own - stamped;
 	r->c.looped += looped;
-	if (r->others)
-		r->c.others_reflected += others;
-	else
+	if (r->others) {
+		r->c.others_reflected += others - runts;
+		r->c.others_dropped += runts;
+	} else {
 		r->c.others_dropped += others;
+	}
 	r->c.in += n;
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;

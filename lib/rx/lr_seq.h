@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #define LR_SEQ_WINDOW 128	/**< reordering the duplicate check sees */

@@ -218,6 +218,9 @@ test_ipv4_swap_and_flag(void **state)
 	assert_int_equal(verify(&o, true), 0);
 	/* Reflected once: never again. */
 	assert_int_equal(lr_reflect_parse(o.b, o.len, &f), LR_REFLECT_LOOPED);
+	/* Shorter than an Ethernet header: a runt, nothing to swap. */
+	assert_int_equal(lr_reflect_parse(o.b, 13, &f), LR_REFLECT_RUNT);
+	assert_int_equal(lr_reflect_parse(o.b, 0, &f), LR_REFLECT_RUNT);
 }
 
 static void
@@ -350,7 +353,9 @@ test_cut_frames(void **state)
 
 		memcpy(cut, i.b, len);
 		k = lr_reflect_parse(cut, len, &f);
-		if (len < i.l4 + 8 + LR_HDR_BYTES)
+		if (len < 14)
+			assert_int_equal(k, LR_REFLECT_RUNT);
+		else if (len < i.l4 + 8 + LR_HDR_BYTES)
 			assert_int_equal(k, LR_REFLECT_OTHER);
 		else
 			assert_int_equal(f.udp_data, len - i.l4 - 8);

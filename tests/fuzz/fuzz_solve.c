@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer: linerate solve's readers (our CSV, sockperf's --full-log,
+ * irtt's JSON; the first byte picks one) on any file, then the solver on
+ * what was read. Beside ASan/UBSan: a read either fails or adds samples
+ * the solver accepts, and a solve that says "determined" gives finite
+ * means for every device.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "lr_latency.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct lr_latency_conf conf = { .boot = 0, .seed = 1 };
+	struct lr_latency_result res;
+	struct lr_latency *lat;
+	char path[64];
+	long got;
+	int fd;
+	unsigned int i;
+
+	if (size < 1 || size > 1 << 16)
+		return 0;
+	fd = memfd_create("lr_fuzz_solve", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data + 1, size - 1) != (ssize_t)(size - 1)) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	lat = lr_latency_create(&conf);
+	if (lat == NULL) {
+		close(fd);
+		return 0;
+	}
+	switch (data[0] % 3) {
+	case 0:
+		got = lr_latency_read_csv(lat, path);
+		break;
+	case 1:
+		got = lr_latency_read_sockperf(lat, path, "a", "b");
+		break;
+	default:
+		got = lr_latency_read_irtt(lat, path, "a", "b");
+		break;
+	}
+	close(fd);
+	if (got > 0) {
+		/* The result is freed whatever the solve said. */
+		if (lr_latency_solve(lat, &res) == 0) {
+			if (!res.determined)
+				abort();
+			for (i = 0; i < res.nb_devs; i++)
+				if (!isfinite(res.devs[i].mean_ns))
+					abort();
+		}
+		lr_latency_result_free(&res);
+	}
+	lr_latency_free(lat);
+	return 0;
+}

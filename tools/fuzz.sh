@@ -1,0 +1,77 @@
+#!/bin/bash
+# fuzz.sh: the libFuzzer harnesses of tests/fuzz (doc/fuzzing.md).
+#
+#   tools/fuzz.sh --build              build them in build-fuzz (clang,
+#                                      -Dfuzz=true: ASan, UBSan, coverage)
+#   tools/fuzz.sh --smoke              each harness over its fixed corpus
+#                                      (tests/fuzz/corpus/NAME) and 2000
+#                                      mutations of it with a fixed seed:
+#                                      what CI and the fuzz_smoke test run
+#   tools/fuzz.sh SECONDS [NAME...]    fuzz each (all by default) for
+#                                      SECONDS on one core, a working corpus
+#                                      in build-fuzz/corpus/NAME seeded from
+#                                      the fixed one; prints executions and
+#                                      coverage; a crash is left as
+#                                      build-fuzz/crash-NAME-* and fails
+#
+# BUILD_FUZZ=DIR picks another build directory. Exit 0 when no harness
+# crashed, 1 otherwise, 77 for --smoke without a fuzz build.
+set -u
+cd "$(dirname "$0")/.."
+B=${BUILD_FUZZ:-build-fuzz}
+ALL="parse seq ipfix opts netem solve"
+
+case "${1:-}" in
+--build)
+	command -v clang >/dev/null || { echo "fuzz: needs clang (apt-get install clang)" >&2; exit 1; }
+	[ -d "$B" ] || CC=clang meson setup "$B" -Dfuzz=true -Dtests=false \
+		-Dbuildtype=debugoptimized >/dev/null || exit 1
+	ninja -C "$B" >/dev/null || exit 1
+	echo "fuzz: harnesses built in $B"
+	exit 0
+	;;
+--smoke)
+	[ -x "$B/tests/fuzz/fuzz_parse" ] || { echo "fuzz: no fuzz build in $B (tools/fuzz.sh --build)"; exit 77; }
+	fail=0
+	for h in $ALL; do
+		work=$(mktemp -d)
+		out=$("$B/tests/fuzz/fuzz_$h" -runs=2000 -seed=1 -max_len=4096 \
+			-artifact_prefix="$work/" "$work" "tests/fuzz/corpus/$h" 2>&1)
+		if [ $? -ne 0 ]; then
+			echo "FAIL fuzz_$h"
+			echo "$out" | grep -E "ERROR|SUMMARY|#[0-9]+ 0x" | head -20
+			fail=1
+		else
+			echo "ok   fuzz_$h: $(echo "$out" | grep -Eo 'cov: [0-9]+' | tail -1)"
+		fi
+		rm -rf "$work"
+	done
+	exit $fail
+	;;
+'' | -*)
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac
+
+secs=$1
+shift
+names=${*:-$ALL}
+[ -x "$B/tests/fuzz/fuzz_parse" ] || "$0" --build || exit 1
+fail=0
+printf "%-8s %12s %10s %8s %s\n" harness executions exec/s cov result
+for h in $names; do
+	mkdir -p "$B/corpus/$h"
+	log=$B/fuzz_$h.log
+	"$B/tests/fuzz/fuzz_$h" -max_total_time="$secs" -max_len=4096 \
+		-artifact_prefix="$B/crash-$h-" -print_final_stats=1 \
+		"$B/corpus/$h" "tests/fuzz/corpus/$h" >"$log" 2>&1
+	rc=$?
+	execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
+	rate=$(grep -Eo 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
+	cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+')
+	res=ok
+	[ $rc -eq 0 ] || { res="CRASH (see $log)"; fail=1; }
+	printf "%-8s %12s %10s %8s %s\n" "$h" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$res"
+done
+exit $fail
