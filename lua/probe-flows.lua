@@ -4,7 +4,7 @@
 --   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/probe-flows.lua [key=value ...]
 --
 --   flows=16384 count=1000000 size=64 export=file:flows.ipfix entries=65536
---   active=300 inactive=30
+--   active=300 inactive=30; seconds=S (instead of count) rate=R json=FILE
 local linerate = require("linerate")
 local testbed = require("testbed")
 
@@ -17,11 +17,14 @@ local tb <close> = testbed.open(opt)
 local probe = assert(linerate.task{ role = "probe", port = tb.rx_port,
                                     entries = opt.entries, export = opt.export,
                                     active = opt.active, inactive = opt.inactive })
-local gen = assert(linerate.task{ role = "gen", port = tb.tx, flows = opt.flows,
-                                  count = opt.count, size = opt.size,
-                                  src_ip = "10.0.0.1-10.0.0.4" })
+local g = { role = "gen", port = tb.tx, flows = opt.flows, size = opt.size,
+            src_ip = "10.0.0.1-10.0.0.4" }
+-- seconds= (and rate=) for a run of a given length: tools/bench/soak.sh.
+if opt.seconds then g.duration = opt.seconds else g.count = opt.count end
+if opt.rate then g.rate = tostring(opt.rate) end
+local gen = assert(linerate.task(g))
 linerate.start()
-assert(gen:wait(600))
+assert(gen:wait((opt.seconds or 0) + 600))
 testbed.drain(probe, gen:stats().tx_packets)
 linerate.stop()
 local s, p = gen:stats(), linerate.results().probe
@@ -30,3 +33,4 @@ print(("probe-flows: sent %d frames in %d flows; probe parsed %d, made %d flows,
       :format(s.tx_packets, opt.flows, p.parsed.ok, p.flows_created,
               p.exporter.records, p.exporter.messages, p.exporter.send_errors,
               p.exporter.records_lost))
+if opt.json then assert(linerate.write_json(opt.json)) end

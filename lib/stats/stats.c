@@ -6,6 +6,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "lr_common.h"
@@ -142,6 +143,13 @@ port_report(uint16_t p)
 	json_object_set_new(o, "mtu", json_integer(pi->mtu));
 	json_object_set_new(o, "link_speed_mbps", json_integer(pi->link_speed_mbps));
 	json_object_set_new(o, "rss_hf", json_integer((json_int_t)pi->rss_hf));
+	/* The rx pool's mbufs out (in rings, held, in the lcores' caches):
+	 * flat over a long run, or something leaks (tools/bench/soak.sh). */
+	if (pi->pool != NULL) {
+		json_object_set_new(o, "mempool_size", json_integer(pi->pool->size));
+		json_object_set_new(o, "mempool_in_use",
+				    json_integer(rte_mempool_in_use_count(pi->pool)));
+	}
 	if (rte_eth_stats_get(p, &es) == 0) {
 		json_object_set_new(o, "ipackets", json_integer((json_int_t)es.ipackets));
 		json_object_set_new(o, "opackets", json_integer((json_int_t)es.opackets));
@@ -235,6 +243,23 @@ tel_from_json(struct rte_tel_data *d, json_t *o)
 	}
 }
 
+/* Every port's rx pool's mbufs out of it, summed (the telemetry's figure
+ * for a soak: flat, or something leaks). */
+static uint64_t
+pools_in_use(void)
+{
+	const struct lr_port_info *pi;
+	uint64_t n = 0;
+	uint16_t p;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		pi = lr_port_info(p);
+		if (pi != NULL && pi->pool != NULL)
+			n += rte_mempool_in_use_count(pi->pool);
+	}
+	return n;
+}
+
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -250,6 +275,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rx_packets", t.rx_pkts);
 	rte_tel_data_add_dict_u64(d, "rx_bytes", t.rx_bytes);
 	rte_tel_data_add_dict_u64(d, "local_drops", t.drops);
+	rte_tel_data_add_dict_u64(d, "mempool_in_use", pools_in_use());
 	return 0;
 }
 
