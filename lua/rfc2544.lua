@@ -1,0 +1,295 @@
+-- Memory: a trial's tasks (the generator's frames, the DUT's queue) keep
+-- their pools until the process ends, about 30 MB a trial: give -m for the
+-- trials a run makes (-m 4096 holds about 120).
+--
+-- rfc2544.lua: RFC 2544's benchmarks in one command (section 26): the
+-- throughput by binary search for the non-drop rate (NDR) and a partial-
+-- drop rate (PDR), the latency at the NDR, the frame loss rate from 100 %
+-- down, and back-to-back bursts; for each frame size, over a device under
+-- test on the virtual testbed.
+--
+--   linerate --no-pci --no-huge -m 4096 -l 0-1 -- lua/rfc2544.lua \
+--       dut=delay dut_netem="rate 100mbit" sizes=64,512,1518
+--
+-- The device under test sits between two virtual wires:
+--   gen == wire == DUT == wire == rx
+--   dut=wire    no device: the wire (the search then finds the generator's
+--               own ceiling, with the receiver on the same lcore)
+--   dut=delay   the delay role with dut_netem= (tc-netem words: a
+--               "rate 100mbit" link, a "loss 0.1%", a "limit 100"): a device
+--               whose capacity is known, so the search has an answer
+--
+-- Learning frames first, once per frame size (warmup= s at 10 % of the
+-- line rate, which the DUT sees, RFC 2544 23); each trial then runs
+-- trial= seconds at its rate and the receiver drains. A trial whose generator fell short of the rate it was
+-- asked (gen's verdict "short": the host, not the DUT, did not offer it) is
+-- INVALID: repeated once, and if short again reported so and never taken
+-- as a pass (the search treats it as a failure at that rate and says so).
+--
+-- Arguments (key=value):
+--   sizes=64,128,256,512,1024,1280,1518   frame sizes (RFC 2544 9.1); jumbo
+--                     (9018) on request; ipv6=1 for RFC 5180's (IPv6 frames
+--                     of at least 78 B)
+--   tests=throughput,latency,loss,b2b  which benchmarks (all)
+--   max=PCT           the highest rate tried, % of the port's speed (100)
+--   speed=BPS         the link speed the % refer to (10G)
+--   resolution=PCT    the search stops when hi - lo < PCT % of max (0.5)
+--   steps=N           at most N trials a search (20)
+--   pdr=RATIO         the partial-drop rate's loss ratio (0.001)
+--   trial=S           trial seconds (1; RFC 2544 says 60, give trial=60)
+--   warmup=S          learning frames' seconds (0.1)
+--   latency_trials=N  trials at the NDR for the latency (3; the RFC: 20)
+--   b2b_max=N         the longest burst tried (100000); b2b_trials=N (2)
+--   flows=N           flows (1)
+--   catch_up=US       gen's catch-up after a stall of the host (its default)
+--   json=FILE csv=FILE
+local testbed = require("testbed")
+local opt = testbed.args(arg, { sizes = "64,128,256,512,1024,1280,1518",
+                                tests = "throughput,latency,loss,b2b",
+                                max = 100, speed = "10G", resolution = 0.5,
+                                steps = 20, pdr = 0.001, trial = 1,
+                                warmup = 0.1, latency_trials = 3,
+                                b2b_max = 100000, b2b_trials = 2, flows = 1,
+                                dut = "wire" })
+linerate.live(false)
+
+local SPEED = { G = 1e9, M = 1e6, K = 1e3 }
+local speed = tonumber(tostring(opt.speed):match("^[%d%.]+"))
+speed = speed and speed * (SPEED[tostring(opt.speed):match("(%a)$") or ""] or 1)
+assert(speed and speed > 0, "rfc2544: speed=: want e.g. 10G")
+local ipv6 = tonumber(opt.ipv6) == 1
+local want = {}
+for t in opt.tests:gmatch("[^,]+") do
+	assert(({ throughput = 1, latency = 1, loss = 1, b2b = 1 })[t],
+	       ("rfc2544: tests=%s: want throughput, latency, loss, b2b"):format(t))
+	want[t] = true
+end
+assert(opt.dut == "wire" or opt.dut == "delay",
+       "rfc2544: dut=wire or dut=delay (with dut_netem=)")
+assert(opt.dut ~= "delay" or opt.dut_netem,
+       "rfc2544: dut=delay needs dut_netem= (e.g. \"rate 100mbit\")")
+-- Linux netem's own default queue (1000 frames) unless the SPEC says: the
+-- delay role's default is the path's BDP, and each trial's box would hold
+-- its own (tasks keep their memory until the process ends).
+if opt.dut_netem and not opt.dut_netem:find("limit") then
+	opt.dut_netem = opt.dut_netem .. " limit 1000"
+end
+
+local sizes = {}
+for s in tostring(opt.sizes):gmatch("[^,]+") do
+	local n = math.tointeger(tonumber(s))
+	assert(n and n >= (ipv6 and 78 or 64) and n <= 9018,
+	       ("rfc2544: size %s: frames of %d..9018 B"):format(s, ipv6 and 78 or 64))
+	sizes[#sizes + 1] = n
+end
+
+-- The testbed: gen == wire == DUT == wire == rx, or one wire.
+local g_port, r_port, dut_a, dut_b
+if opt.dut == "wire" then
+	g_port, r_port = assert(linerate.wire("rfc_in"))
+else
+	g_port, dut_a = assert(linerate.wire("rfc_in"))
+	dut_b, r_port = assert(linerate.wire("rfc_out"))
+end
+
+local history = {}
+-- The generator on a worker lcore of its own when there are two (EAL
+-- --lcores '0@0,1@1,2@0'); the DUT and the receiver on the other.
+local w = linerate.workers()
+local lc_gen, lc_rest = w[1], w[2] or w[1]
+
+-- One trial: frames of size at pps for secs (or count frames at the line
+-- rate for a burst). Returns sent, received, lost, latency, short.
+local function trial(size, pps, secs, count)
+	local rx = assert(linerate.task{ role = "rx", port = r_port,
+	                                 flows = opt.flows, lcore = lc_rest })
+	if opt.dut == "delay" then
+		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
+		                      netem = opt.dut_netem, lcore = lc_rest })
+	end
+	local g = { role = "gen", port = g_port, size = size, flows = opt.flows,
+	            lcore = lc_gen }
+	if opt.catch_up then g.catch_up = opt.catch_up end
+	if ipv6 then g.src_ip, g.dst_ip = "fd00::1", "fd00::2" end
+	if count then
+		g.count = count			-- a burst, back to back
+	else
+		g.rate = ("%.0f"):format(pps)
+		g.duration = secs
+	end
+	local gen = assert(linerate.task(g))
+	linerate.start()
+	gen:wait((secs or 0) + 60)
+	rx:wait{ idle = 0.2, timeout = 30 }
+	linerate.stop()
+	local gs, rs = gen:stats(), rx:stats()
+	local rec = { size = size, pps = pps, count = count, sent = gs.tx_packets,
+	              received = rs.received, lost = rs.lost,
+	              short = gs.short == true, achieved_pps = gs.achieved_pps,
+	              latency = rs.latency }
+	history[#history + 1] = rec
+	return rec
+end
+
+-- A trial that counts: repeated once when the generator fell short.
+local function judged(size, pps)
+	local t = trial(size, pps, opt.trial)
+	if t.short then t = trial(size, pps, opt.trial) end
+	return t
+end
+
+local function loss_ratio(t)
+	local total = t.received + t.lost
+	return total > 0 and t.lost / total or 1
+end
+
+-- Binary search for the highest rate whose trial passes ok(t).
+local function search(size, ok)
+	local line = linerate.line_rate(speed, size)
+	local hi, lo = line * opt.max / 100, 0
+	local best, n, invalid = nil, 0, 0
+	local t = judged(size, hi)
+	n = n + 1
+	if t.short then invalid = invalid + 1 end
+	if not t.short and ok(t) then return t, n, invalid end
+	while n < opt.steps and (hi - lo) > line * opt.max / 100 * opt.resolution / 100 do
+		local mid = (hi + lo) / 2
+		t = judged(size, mid)
+		n = n + 1
+		if t.short then invalid = invalid + 1 end
+		if not t.short and ok(t) then
+			lo, best = mid, t
+		else
+			hi = mid
+		end
+	end
+	return best, n, invalid
+end
+
+local result = { dut = opt.dut, dut_netem = opt.dut_netem, speed_bps = speed,
+                 trial_s = opt.trial, sizes = {} }
+-- Learning frames (RFC 2544 23): once per frame size, before its trials,
+-- the DUT sees the flows at a tenth of the line rate (not counted).
+local function learn(size)
+	if opt.warmup <= 0 then return end
+	local rx = assert(linerate.task{ role = "rx", port = r_port,
+	                                 flows = opt.flows, lcore = lc_rest })
+	if opt.dut == "delay" then
+		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
+		                      netem = opt.dut_netem, lcore = lc_rest })
+	end
+	local lg = assert(linerate.task{ role = "gen", port = g_port, size = size,
+		flows = opt.flows, rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10),
+		duration = opt.warmup, lcore = lc_gen })
+	linerate.start()
+	lg:wait(opt.warmup + 30)
+	rx:wait{ idle = 0.1, timeout = 10 }
+	linerate.stop()
+end
+
+for _, size in ipairs(sizes) do
+	local line = linerate.line_rate(speed, size)
+	local r = { size = size, line_pps = line }
+	learn(size)
+	if want.throughput or want.latency then
+		local ndr, n, inv = search(size, function(t) return t.lost == 0 end)
+		r.ndr_pps = ndr and ndr.pps or 0
+		r.ndr_trials, r.ndr_invalid = n, inv
+		local pdr, n2, inv2 = search(size, function(t)
+			return loss_ratio(t) <= opt.pdr end)
+		r.pdr_pps = pdr and pdr.pps or 0
+		r.pdr_loss = pdr and loss_ratio(pdr) or nil
+		r.pdr_trials, r.pdr_invalid = n2, inv2
+	end
+	if want.latency and (r.ndr_pps or 0) > 0 then
+		local p50s, worst = {}, 0
+		for _ = 1, opt.latency_trials do
+			local t = judged(size, r.ndr_pps)
+			if not t.short and t.latency and t.latency.p50_ns then
+				p50s[#p50s + 1] = t.latency.p50_ns
+				worst = math.max(worst, t.latency.max_ns or 0)
+				r.latency_p99_ns = math.max(r.latency_p99_ns or 0,
+				                            t.latency.p99_ns or 0)
+			end
+		end
+		table.sort(p50s)
+		r.latency_median_ns = p50s[(#p50s + 1) // 2]
+		r.latency_worst_ns = worst
+		r.latency_trials = #p50s
+	end
+	if want.loss then
+		r.loss = {}
+		local clean = 0
+		for pct = 100, 10, -10 do
+			local t = judged(size, line * pct / 100)
+			r.loss[#r.loss + 1] = { pct = pct, loss = loss_ratio(t),
+			                        invalid = t.short }
+			if t.lost == 0 and not t.short then clean = clean + 1 else clean = 0 end
+			if clean == 2 then break end
+		end
+	end
+	if want.b2b then
+		-- The longest burst at the line rate that passes with no loss,
+		-- by binary search on its length; the shortest of b2b_trials.
+		local best = nil
+		for _ = 1, opt.b2b_trials do
+			local lo, hi = 0, opt.b2b_max
+			local t = trial(size, nil, nil, hi)
+			if t.lost == 0 and t.received == hi then
+				lo = hi
+			else
+				local n = 1
+				while hi - lo > math.max(1, hi // 200) and n < opt.steps do
+					local mid = (lo + hi) // 2
+					t = trial(size, nil, nil, mid)
+					n = n + 1
+					if t.lost == 0 and t.received == mid then lo = mid else hi = mid end
+				end
+			end
+			best = best and math.min(best, lo) or lo
+		end
+		r.b2b_frames = best
+	end
+	result.sizes[#result.sizes + 1] = r
+end
+result.trials = #history
+
+-- The RFC's tables.
+local function mpps(x) return x and ("%9.4f"):format(x / 1e6) or "        -" end
+print(("rfc2544: dut=%s%s, %s b/s, trials of %g s, %d trials in all")
+      :format(opt.dut, opt.dut_netem and (" (" .. opt.dut_netem .. ")") or "",
+	      opt.speed, opt.trial, #history))
+print("  size |  line Mpps |   NDR Mpps  % line | PDR Mpps (loss) | trials inv | lat p50 us  worst us | b2b frames")
+for _, r in ipairs(result.sizes) do
+	print(("%6d | %s | %s %6.2f | %s %-6s | %6s %3s | %10s %9s | %s"):format(
+		r.size, mpps(r.line_pps), mpps(r.ndr_pps),
+		r.ndr_pps and 100 * r.ndr_pps / r.line_pps or 0, mpps(r.pdr_pps),
+		r.pdr_loss and ("%.0e"):format(r.pdr_loss) or "",
+		r.ndr_trials and (r.ndr_trials + r.pdr_trials) or "-",
+		r.ndr_invalid and (r.ndr_invalid + r.pdr_invalid) or "-",
+		r.latency_median_ns and ("%.2f"):format(r.latency_median_ns / 1e3) or "-",
+		r.latency_worst_ns and ("%.1f"):format(r.latency_worst_ns / 1e3) or "-",
+		r.b2b_frames or "-"))
+	if r.loss then
+		local parts = {}
+		for _, l in ipairs(r.loss) do
+			parts[#parts + 1] = ("%d%%: %.2e%s"):format(l.pct, l.loss,
+				l.invalid and " INVALID" or "")
+		end
+		print("         frame loss rate: " .. table.concat(parts, ", "))
+	end
+end
+result.history = history
+if opt.json then assert(linerate.json(result, opt.json)) end
+if opt.csv then
+	local f = assert(io.open(opt.csv, "w"))
+	f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns,b2b_frames,trials,invalid\n")
+	for _, r in ipairs(result.sizes) do
+		f:write(("%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s\n"):format(r.size,
+			r.line_pps, r.ndr_pps or 0, r.pdr_pps or 0, r.pdr_loss or "",
+			r.latency_median_ns or "", r.latency_worst_ns or "",
+			r.b2b_frames or "", (r.ndr_trials or 0) + (r.pdr_trials or 0),
+			(r.ndr_invalid or 0) + (r.pdr_invalid or 0)))
+	end
+	f:close()
+end
