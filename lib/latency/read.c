@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,8 +113,12 @@ parse_sec_ns(const char *s, int64_t *ns)
 	s = s + strspn(s, " \t");
 	if (!isdigit((unsigned char)*s))
 		return -1;
-	while (isdigit((unsigned char)*s))
+	while (isdigit((unsigned char)*s)) {
+		/* sec * 1e9 must fit in int64_t: 292 years of seconds. */
+		if (sec > (INT64_MAX / 1000000000 - 9) / 10)
+			return -1;
 		sec = sec * 10 + (*s++ - '0');
+	}
 	if (*s == '.')
 		for (s++; isdigit((unsigned char)*s); s++)
 			if (digits < 9) {
