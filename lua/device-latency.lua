@@ -128,23 +128,11 @@ local function run_pair(phase, p, injected)
 	local box = assert(linerate.task{ role = "delay", port = ws.x, peer = ws.y,
 	                                  netem = hold_spec(hold_a),
 	                                  lcore = w[#w] })
-	local tasks = assert(linerate.plan{ role = "rtt", port = ws.r1,
-	                                    lcores = { w[1] }, count = opt.count,
-	                                    rate = tostring(opt.rate),
-	                                    size = opt.size, flows = 4,
-	                                    pair = names[a] .. "," .. names[b],
-	                                    samples = path })
-	linerate.start()
-	local deadline = linerate.now() + opt.count / opt.rate + 10
-	for _, t in ipairs(tasks) do
-		t:wait(math.max(0.1, deadline - linerate.now()))
-	end
-	linerate.stop()
-	local got = 0
-	for _, t in ipairs(tasks) do
-		local s = t:stats()
-		if s.received then got = got + s.received end
-	end
+	local got = testbed.run_rtt({ role = "rtt", port = ws.r1,
+	                              lcores = { w[1] }, count = opt.count,
+	                              rate = tostring(opt.rate), size = opt.size,
+	                              flows = 4, pair = names[a] .. "," .. names[b],
+	                              samples = path }, 10)
 	local rs, bs = refl:stats(), box:stats()
 	return { a = names[a], b = names[b], file = path, received = got,
 	         reflected = rs.reflected, over_hold = rs.over_hold,

@@ -52,23 +52,12 @@ for i, iface in ipairs(ifaces) do
 	local a4 = ips[i]:match("^(%d+%.%d+%.%d+)%.%d+$")
 	assert(a4, ("kernel-devices: ips: '%s' is not IPv4"):format(ips[i]))
 	local path = ("%s/lr_kdev_lr_%s.csv"):format(opt.dir, names[i])
-	local tasks = assert(linerate.plan{ role = "rtt", port = port,
+	local got = testbed.run_rtt{ role = "rtt", port = port,
 		lcores = { w[1] }, count = opt.count, rate = tostring(opt.rate),
 		size = opt.size, flows = 1, dst_mac = macs[i],
 		src_ip = a4 .. ".1", dst_ip = ips[i],
 		dst_port = tostring(opt.port), src_port = "40000",
-		pair = "lr," .. names[i], samples = path })
-	linerate.start()
-	local deadline = linerate.now() + opt.count / opt.rate + 5
-	for _, t in ipairs(tasks) do
-		t:wait(math.max(0.1, deadline - linerate.now()))
-	end
-	linerate.stop()
-	local got = 0
-	for _, t in ipairs(tasks) do
-		local s = t:stats()
-		if s.received then got = got + s.received end
-	end
+		pair = "lr," .. names[i], samples = path }
 	lost = lost + opt.count - got
 	print(("kernel-devices: lr <-> %s over %s: %d of %d frames came back")
 	      :format(names[i], iface, got, opt.count))

@@ -98,15 +98,21 @@ local history = {}
 local w = linerate.workers()
 local lc_gen, lc_rest = w[1], w[2] or w[1]
 
--- One trial: frames of size at pps for secs (or count frames at the line
--- rate for a burst). Returns sent, received, lost, latency, short.
-local function trial(size, pps, secs, count)
+-- A stage's DUT (when there is one) and receiver, on the second lcore.
+local function dut_and_rx()
 	local rx = assert(linerate.task{ role = "rx", port = r_port,
 	                                 flows = opt.flows, lcore = lc_rest })
 	if opt.dut == "delay" then
 		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
 		                      netem = opt.dut_netem, lcore = lc_rest })
 	end
+	return rx
+end
+
+-- One trial: frames of size at pps for secs (or count frames at the line
+-- rate for a burst). Returns sent, received, lost, latency, short.
+local function trial(size, pps, secs, count)
+	local rx = dut_and_rx()
 	local g = { role = "gen", port = g_port, size = size, flows = opt.flows,
 	            lcore = lc_gen }
 	if opt.catch_up then g.catch_up = opt.catch_up end
@@ -172,12 +178,7 @@ local result = { dut = opt.dut, dut_netem = opt.dut_netem, speed_bps = speed,
 -- the DUT sees the flows at a tenth of the line rate (not counted).
 local function learn(size)
 	if opt.warmup <= 0 then return end
-	local rx = assert(linerate.task{ role = "rx", port = r_port,
-	                                 flows = opt.flows, lcore = lc_rest })
-	if opt.dut == "delay" then
-		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
-		                      netem = opt.dut_netem, lcore = lc_rest })
-	end
+	local rx = dut_and_rx()
 	local lg = assert(linerate.task{ role = "gen", port = g_port, size = size,
 		flows = opt.flows, rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10),
 		duration = opt.warmup, lcore = lc_gen })

@@ -199,4 +199,24 @@ function Testbed:close()
 end
 Testbed.__close = Testbed.close
 
+-- Run an rtt plan (linerate.plan{role = "rtt", ...}, count and rate set)
+-- to its end: start, wait for every task (the frames' time and linger s
+-- more, for the last to come back), stop. Returns the frames that came
+-- back and the tasks.
+function testbed.run_rtt(plan, linger)
+	local tasks = assert(linerate.plan(plan))
+	linerate.start()
+	local deadline = linerate.now() + plan.count / tonumber(plan.rate) +
+	                 (linger or 5)
+	for _, t in ipairs(tasks) do
+		t:wait(math.max(0.1, deadline - linerate.now()))
+	end
+	linerate.stop()
+	local got = 0
+	for _, t in ipairs(tasks) do
+		got = got + (t:stats().received or 0)
+	end
+	return got, tasks
+end
+
 return testbed
