@@ -54,6 +54,7 @@
 #include "lr_hist.h"
 #include "lr_netem.h"
 #include "lr_opt.h"
+#include "lr_pool.h"
 #include "lr_port.h"
 
 RTE_LOG_REGISTER(lr_delay_logtype, user.lr.delay, INFO);
@@ -684,7 +685,6 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	uint64_t span, buckets, frames, bytes, rec_max;
 	double secs;
 	uint32_t frame_max = in->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
-	char name[RTE_MEMPOOL_NAMESIZE];
 
 	lr_netem_delay_bounds(&d->nc, &dmin, &dmax);
 	if (dmax < 0)
@@ -780,13 +780,12 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		return lr_err(ENOMEM, "delay %s: no memory", what);
 	lr_hist_init(d->lateness);
 
-	static unsigned int nb_pools;	/* names are unique for a process's life */
-
-	snprintf(name, sizeof(name), "lr_dl%u", nb_pools++);
-	d->pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 256, 0,
-					  (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
-						  RTE_PKTMBUF_HEADROOM + frame_max),
-					  t->socket);
+	/* A finished delay box's pool of this shape once its mbufs are back,
+	 * or a new one (lr_pool.h). */
+	d->pool = lr_pool_get("lr_dl", POOL_MBUFS, 256,
+			      (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+						RTE_PKTMBUF_HEADROOM + frame_max),
+			      t->socket);
 	if (d->pool == NULL)
 		return lr_err(ENOMEM, "delay %s: no memory for %u tx mbufs", what,
 			      POOL_MBUFS);
@@ -892,6 +891,20 @@ delay_finish(struct lr_task *t)
 		if (wait != 0)
 			rte_pktmbuf_free_bulk(d->pend + d->pend_off, wait);
 		d->nb_pend = d->pend_off = 0;
+		/* Done: what only the fast path used goes now, not at the
+		 * process's end (a scenario makes a box a trial); the
+		 * counters and the lateness stay for the reports. */
+		if (d->nb_spare != 0)
+			rte_pktmbuf_free_bulk(d->spare, d->nb_spare);
+		d->nb_spare = 0;
+		lr_pool_put(d->pool);
+		d->pool = NULL;
+		rte_free(d->mem);
+		rte_free(d->wheel);
+		rte_free(d->late);
+		d->mem = NULL;
+		d->wheel = NULL;
+		d->late = NULL;
 	}
 }
 

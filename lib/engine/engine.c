@@ -16,6 +16,7 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_pool.h"
 #include "lr_port.h"
 
 RTE_LOG_REGISTER(lr_engine_logtype, user.lr.engine, INFO);
@@ -771,6 +772,7 @@ lr_engine_cleanup(void)
 		tasks[i] = NULL;
 	}
 	rte_spinlock_unlock(&tasks_lock);
+	lr_pool_cleanup();
 }
 
 void

@@ -22,6 +22,7 @@
 
 #include "lr_common.h"
 #include "lr_gen.h"
+#include "lr_pool.h"
 #include "lr_port.h"
 #include "gen_internal.h"
 
@@ -530,8 +531,6 @@ gen_init(struct lr_task *t, const void *arg)
 {
 	const struct lr_gen_conf *c = arg;
 	const struct lr_port_info *pi = lr_port_info(t->port);
-	static unsigned int pool_seq;
-	char name[RTE_MEMPOOL_NAMESIZE];
 	struct lr_ip_range src, dst;
 	uint8_t *tmpl;
 	struct gen *g;
@@ -577,12 +576,12 @@ gen_init(struct lr_task *t, const void *arg)
 	if (ret == 0 && g->fixed)
 		fix_frame(g, tmpl + sizeof(uintptr_t));
 	if (ret == 0) {
-		snprintf(name, sizeof(name), "lr_gen_%u", pool_seq++);
-		g->pool = rte_pktmbuf_pool_create(name, GEN_POOL_MBUFS,
-						  GEN_POOL_CACHE, 0,
-						  RTE_PKTMBUF_HEADROOM +
-						  RTE_MAX(g->max_len, 128u),
-						  t->socket);
+		/* A finished gen's pool of this shape when all its mbufs
+		 * are back (refilled below), or a new one. */
+		g->pool = lr_pool_get("lr_gen", GEN_POOL_MBUFS, GEN_POOL_CACHE,
+				      (uint16_t)(RTE_PKTMBUF_HEADROOM +
+						 RTE_MAX(g->max_len, 128u)),
+				      t->socket);
 		if (g->pool == NULL)
 			ret = lr_err(rte_errno, "gen: no pool of %u mbufs of %u B "
 				     "on socket %d", GEN_POOL_MBUFS, g->max_len,
@@ -613,6 +612,9 @@ gen_finish(struct lr_task *t)
 	rte_pktmbuf_free_bulk(g->pend, g->nb_pend);
 	t->st.drops += g->nb_pend;
 	g->nb_pend = 0;
+	/* Done: the pool goes to the next gen once its mbufs are back. */
+	lr_pool_put(g->pool);
+	g->pool = NULL;
 }
 
 double
