@@ -16,6 +16,7 @@
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_gen.h"
+#include "lr_pool.h"
 #include "lr_port.h"
 #include "../lr_test.h"
 
@@ -755,6 +756,36 @@ stalled_port_ends_task(void **state)
 		rte_pktmbuf_free_bulk(m, n);
 }
 
+/* lr_pool: a parked pool goes to the next task of its shape only once
+ * every mbuf of it is back. */
+static void
+pools_are_recycled_when_full(void **state)
+{
+	struct rte_mempool *a, *b, *c;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mbuf *m;
+
+	(void)state;
+	a = lr_pool_get("lr_ut_pool", 511, 0, 2048, SOCKET_ID_ANY);
+	assert_non_null(a);
+	snprintf(name, sizeof(name), "%s", a->name);
+	m = rte_pktmbuf_alloc(a);
+	assert_non_null(m);
+	lr_pool_put(a);			/* parked, one mbuf still out */
+	b = lr_pool_get("lr_ut_pool", 511, 0, 2048, SOCKET_ID_ANY);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	rte_pktmbuf_free(m);		/* a is full now */
+	c = lr_pool_get("lr_ut_pool", 511, 0, 1024, SOCKET_ID_ANY);
+	assert_ptr_not_equal(c, a);	/* another shape */
+	lr_pool_put(c);
+	assert_ptr_equal(lr_pool_get("lr_ut_pool", 511, 0, 2048, SOCKET_ID_ANY), a);
+	lr_pool_put(a);
+	lr_pool_put(b);
+	lr_pool_cleanup();		/* all full: freed */
+	assert_null(rte_mempool_lookup(name));
+}
+
 static int
 setup(void **state)
 {
@@ -776,6 +807,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(header_round_trip),
 		cmocka_unit_test(conf_checks),
+		cmocka_unit_test(pools_are_recycled_when_full),
 		cmocka_unit_test(data_size),
 		cmocka_unit_test(size_tables),
 		cmocka_unit_test(flow_ranges),
