@@ -1,14 +1,10 @@
--- Memory: a trial's tasks (the generator's frames, the DUT's queue) keep
--- their pools until the process ends, about 30 MB a trial: give -m for the
--- trials a run makes (-m 4096 holds about 120).
---
 -- rfc2544.lua: RFC 2544's benchmarks in one command (section 26): the
 -- throughput by binary search for the non-drop rate (NDR) and a partial-
 -- drop rate (PDR), the latency at the NDR, the frame loss rate from 100 %
 -- down, and back-to-back bursts; for each frame size, over a device under
 -- test on the virtual testbed.
 --
---   linerate --no-pci --no-huge -m 4096 -l 0-1 -- lua/rfc2544.lua \
+--   linerate --no-pci --no-huge -m 1024 --lcores '0@0,1@1,2@0' -- lua/rfc2544.lua \
 --       dut=delay dut_netem="rate 100mbit" sizes=64,512,1518
 --
 -- The device under test sits between two virtual wires:
