@@ -5,8 +5,9 @@
 #   tools/bench/soak.sh [BUILD=build] [SECONDS=600]
 #
 # 1. gen -> rx over net_memif (two processes, one CPU each), 9018 B frames
-#    at 10 Gb/s, then IMIX at 10 Gb/s, SECONDS each: every frame sent
-#    arrives (PER 0, received = sent), and every 10 s the receiver's RSS and
+#    at 10 Gb/s, then IMIX at 10 Gb/s, SECONDS each: gen offered its rate
+#    (verdict ok), every frame sent arrives (PER 0, received = sent), and
+#    every 10 s the receiver's RSS and
 #    its pools' mbufs in use (telemetry /linerate/stats mempool_in_use) are
 #    sampled: they must stay flat.
 # 2. The probe on the virtual wire (gen at 1 Mpps over 16384 flows, an
@@ -70,9 +71,10 @@ import json, sys
 g, r = (json.load(open(p)) for p in sys.argv[1:3])
 sent = g["totals"]["tx_packets"]
 rx = r["rx"]
-ok = rx["received"] == sent and rx["lost"] == 0 and rx["per"] == 0
-print("   sent %d received %d lost %d PER %s, %.3f Gb/s; rx pool in use at the end %d of %d: %s"
-      % (sent, rx["received"], rx["lost"], rx["per"],
+ok = (rx["received"] == sent and rx["lost"] == 0 and rx["per"] == 0 and
+      g["verdict"] == "ok")
+print("   sent %d received %d lost %d PER %s, gen's verdict %s, %.3f Gb/s; rx pool in use at the end %d of %d: %s"
+      % (sent, rx["received"], rx["lost"], rx["per"], g["verdict"],
          g["totals"]["tx_bytes"] * 8 / g["elapsed_s"] / 1e9,
          r["ports"][0]["mempool_in_use"], r["ports"][0]["mempool_size"],
          "ok" if ok else "FAIL"))
