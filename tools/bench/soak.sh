@@ -73,6 +73,9 @@ sent = g["totals"]["tx_packets"]
 rx = r["rx"]
 ok = (rx["received"] == sent and rx["lost"] == 0 and rx["per"] == 0 and
       g["verdict"] == "ok")
+t = [t for t in g["tasks"] if t["role"] == "gen"][0]
+print("   gen: achieved %.0f pps, %s late packets, longest stall %.0f us"
+      % (t["achieved_pps"], t["late_packets"], t["max_stall_us"]))
 print("   sent %d received %d lost %d PER %s, gen's verdict %s, %.3f Gb/s; rx pool in use at the end %d of %d: %s"
       % (sent, rx["received"], rx["lost"], rx["per"], g["verdict"],
          g["totals"]["tx_bytes"] * 8 / g["elapsed_s"] / 1e9,
@@ -82,8 +85,10 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-memif_soak "9018 B at 10 Gb/s" --size 9018 --rate 10Gbps --flows 64
-memif_soak "IMIX at 10 Gb/s" --size imix --rate 10Gbps --flows 1024
+# --catch-up: this VM's CPU stops (up to 0.5 ms) are made up, as
+# per-sweep.lua does on a shared CPU; gen's verdict still says if it fell short.
+memif_soak "9018 B at 10 Gb/s" --size 9018 --rate 10Gbps --flows 64 --catch-up 20000
+memif_soak "IMIX at 10 Gb/s" --size imix --rate 10Gbps --flows 1024 --catch-up 20000
 
 # 2. The probe exporting over TCP to a collector restarted every minute.
 port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
