@@ -31,6 +31,7 @@ struct lr_rx_conf {
 	uint32_t flows;		/**< flow table entries */
 	uint32_t flow_base;	/**< flow id of entry 0 */
 	bool latency;		/**< TX timestamps share this TSC (default on) */
+	bool flow_latency;	/**< latency and jitter per flow (off) */
 	uint32_t samples;	/**< latency samples kept for samples-out and
 				 *   dist-out: the first N of each task (1M) */
 	char samples_out[256];	/**< write them there, one ns a line ("": no) */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,88 @@
 #include "lr_wire.h"
 #include "lr_rx.h"
 
+/*
+ * A flow's latency and jitter (--flow-latency): min, mean, max, a coarse
+ * histogram for its p99 (8 buckets a power of two: within 6 %), RFC 3550's
+ * interarrival jitter (J += (|D| - J) / 16, D the change of the transit
+ * time between consecutive frames of the flow, in arrival order) and the
+ * mean |D|. 2.1 KB a flow, apart from the sequence table.
+ */
+#define FLAT_SUB_BITS 3
+#define FLAT_SUB (1u << FLAT_SUB_BITS)
+#define FLAT_MAX_BITS 34		/* 17 s; above: the last bucket */
+#define FLAT_BUCKETS (FLAT_SUB + (FLAT_MAX_BITS - FLAT_SUB_BITS) * FLAT_SUB)
+
+struct lr_flat {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+	uint64_t prev;			/* the last frame's latency */
+	uint64_t dsum;			/* sum of |D| over count - 1 pairs */
+	double jitter;			/* RFC 3550 J, ns */
+	uint64_t b[FLAT_BUCKETS];
+} __rte_cache_aligned;
+
+static inline unsigned int
+flat_bucket(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < FLAT_SUB)
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);
+	if (e >= FLAT_MAX_BITS)
+		return FLAT_BUCKETS - 1;
+	return FLAT_SUB + (e - FLAT_SUB_BITS) * FLAT_SUB +
+	       (unsigned int)((v >> (e - FLAT_SUB_BITS)) & (FLAT_SUB - 1));
+}
+
+static inline void
+flat_add(struct lr_flat *f, uint64_t ns)
+{
+	if (f->count != 0) {
+		uint64_t d = ns > f->prev ? ns - f->prev : f->prev - ns;
+
+		f->dsum += d;
+		f->jitter += ((double)d - f->jitter) / 16;
+	} else {
+		f->min = ns;
+	}
+	f->prev = ns;
+	f->count++;
+	f->sum += ns;
+	f->min = RTE_MIN(f->min, ns);
+	f->max = RTE_MAX(f->max, ns);
+	f->b[flat_bucket(ns)]++;
+}
+
+/* Quantile @p q of a flow: the middle of its bucket, within [min, max]. */
+static uint64_t
+flat_quantile(const struct lr_flat *f, double q)
+{
+	uint64_t rank = (uint64_t)ceil(q * (double)f->count), seen = 0, low, w;
+	unsigned int i, k;
+
+	if (f->count == 0)
+		return 0;
+	rank = RTE_MAX(rank, 1ull);
+	for (i = 0; i < FLAT_BUCKETS - 1; i++) {
+		seen += f->b[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i < FLAT_SUB) {
+		low = i;
+		w = 1;
+	} else {
+		k = i / FLAT_SUB - 1;
+		w = 1ull << k;
+		low = (uint64_t)(FLAT_SUB + i % FLAT_SUB) << k;
+	}
+	return RTE_MAX(f->min, RTE_MIN(low + w / 2, f->max));
+}
+
 struct rx {
 	struct lr_rx_counts c;		/* written by the task's lcore only */
 	uint64_t remaining;		/* UINT64_MAX: no limit */
@@ -29,6 +112,7 @@ struct rx {
 	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
 	double ns_per_cycle;		/* for spans past 2^32 cycles */
 	struct lr_hist *hist;		/* NULL without latency */
+	struct lr_flat *flat;		/* per flow, NULL unless flow-latency */
 	/* rtt: the reflector's residence (its stamps) and the RTT less it;
 	 * NULL unless the conf asks for them. */
 	struct lr_hist *res, *net;
@@ -103,6 +187,11 @@ static const struct lr_opt rx_opts[] = {
 	{ "latency", LR_OPT_BOOL, RC(latency), 0, 1, NULL, "0|1",
 	  "latency from the TX timestamps: right when both sides read one TSC "
 	  "(the wire, memif on one host, a loopback cable) (1)", "`--latency 0`", NULL },
+	{ "flow-latency", LR_OPT_BOOL, RC(flow_latency), 0, 1, NULL, "0|1",
+	  "per flow: latency min, mean, p99 and max, RFC 3550 jitter and the "
+	  "mean |change of latency| between consecutive frames, in the flow "
+	  "table and the CSV; 2.1 KB a flow of --flows (0)",
+	  "`--flow-latency 1 --flows 1024`", NULL },
 	{ "samples", LR_OPT_UINT, RC(samples), 1, 1u << 28, NULL, "N",
 	  "latency samples kept for samples-out and dist-out: the first N of "
 	  "each task, 8 B each (1M)", "`--samples 5M`", NULL },
@@ -132,6 +221,7 @@ rx_free(struct lr_task *t)
 		return;
 	rte_free(r->flows);
 	rte_free(r->hist);
+	rte_free(r->flat);
 	rte_free(r->res);
 	rte_free(r->net);
 	rte_free(r->samp);
@@ -150,6 +240,8 @@ rx_init(struct lr_task *t, const void *arg)
 	    (uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
 		return lr_err(EINVAL, "rx: %u flows from id %u: want 1..%u below "
 			      "2^32 - 1", c->flows, c->flow_base, LR_RX_FLOWS_MAX);
+	if (!c->latency && c->flow_latency)
+		return lr_err(EINVAL, "rx: flow-latency needs latency 1");
 	if (!c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0'))
 		return lr_err(EINVAL, "rx: samples-out and dist-out write latency "
 			      "samples: not with latency 0");
@@ -177,6 +269,18 @@ rx_init(struct lr_task *t, const void *arg)
 			return lr_err(ENOMEM, "rx: no memory for a histogram");
 		}
 		lr_hist_init(r->hist);
+	}
+	if (c->flow_latency) {
+		r->flat = rte_zmalloc_socket("lr_rx_flat", sizeof(*r->flat) *
+					     c->flows, RTE_CACHE_LINE_SIZE,
+					     t->socket);
+		if (r->flat == NULL) {
+			rx_free(t);
+			return lr_err(ENOMEM, "rx: no memory for the latency of "
+				      "%u flows (%zu MB; a smaller --flows takes "
+				      "less)", c->flows,
+				      sizeof(struct lr_flat) * c->flows >> 20);
+		}
 	}
 	if (c->latency && c->residence) {
 		r->res = rte_malloc_socket("lr_rx_res", sizeof(*r->res),
@@ -406,6 +510,103 @@ merge_flows(uint32_t *base, uint32_t *n)
 	return m;
 }
 
+/* Every rx task's per-flow latency merged as merge_flows() merges the
+ * flows, over [base, base + n). NULL when no task keeps it (or no memory:
+ * the caller says so). */
+static struct lr_flat *
+merge_flat(uint32_t base, uint32_t n, bool *nomem)
+{
+	struct lr_flat *m = NULL;
+	const struct lr_task *t;
+	unsigned int it = 0, b;
+	uint32_t j;
+
+	*nomem = false;
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *r = t->priv;
+
+		if (r->flat == NULL)
+			continue;
+		if (m == NULL) {
+			m = calloc(n, sizeof(*m));
+			if (m == NULL) {
+				*nomem = true;
+				return NULL;
+			}
+		}
+		for (j = 0; j < r->nb_flows; j++) {
+			const struct lr_flat *f = &r->flat[j];
+			struct lr_flat *d = &m[r->flow_base + j - base];
+			uint64_t c = d->count + f->count;
+
+			if (f->count == 0)
+				continue;
+			/* One flow on two tasks: its jitter weighted. */
+			d->jitter = (d->jitter * (double)d->count +
+				     f->jitter * (double)f->count) / (double)c;
+			d->min = d->count ? RTE_MIN(d->min, f->min) : f->min;
+			d->max = RTE_MAX(d->max, f->max);
+			d->count = c;
+			d->sum += f->sum;
+			d->dsum += f->dsum;
+			for (b = 0; b < FLAT_BUCKETS; b++)
+				d->b[b] += f->b[b];
+		}
+	}
+	return m;
+}
+
+/* Consecutive pairs of a flow's frames that gave a |D|. */
+static uint64_t
+flat_pairs(const struct lr_flat *f)
+{
+	return f->count > 1 ? f->count - 1 : 0;
+}
+
+static json_t *
+flat_json(const struct lr_flat *f)
+{
+	json_t *o = json_object();
+
+	set_int(o, "count", (int64_t)f->count);
+	set_int(o, "min_ns", (int64_t)f->min);
+	json_object_set_new(o, "mean_ns", json_real((double)f->sum /
+						    (double)f->count));
+	set_int(o, "p99_ns", (int64_t)flat_quantile(f, 0.99));
+	set_int(o, "max_ns", (int64_t)f->max);
+	json_object_set_new(o, "jitter_ns", json_real(f->jitter));
+	json_object_set_new(o, "mean_delta_ns", json_real(flat_pairs(f) ?
+			    (double)f->dsum / (double)flat_pairs(f) : 0));
+	return o;
+}
+
+/* The jitter over the flows: the mean and the highest of their RFC 3550
+ * jitter, and the mean |D| over all their pairs. */
+static json_t *
+jitter_json(const struct lr_flat *m, uint32_t n)
+{
+	double sum = 0, max = 0;
+	uint64_t flows = 0, pairs = 0, dsum = 0;
+	json_t *o = json_object();
+	uint32_t j;
+
+	for (j = 0; j < n; j++) {
+		if (flat_pairs(&m[j]) == 0)
+			continue;
+		flows++;
+		sum += m[j].jitter;
+		max = RTE_MAX(max, m[j].jitter);
+		pairs += flat_pairs(&m[j]);
+		dsum += m[j].dsum;
+	}
+	set_int(o, "flows", (int64_t)flows);
+	json_object_set_new(o, "rfc3550_mean_ns", json_real(flows ? sum / flows : 0));
+	json_object_set_new(o, "rfc3550_max_ns", json_real(max));
+	json_object_set_new(o, "mean_delta_ns", json_real(pairs ?
+			    (double)dsum / (double)pairs : 0));
+	return o;
+}
+
 static double
 flow_secs(const struct lr_seq *s)
 {
@@ -413,7 +614,7 @@ flow_secs(const struct lr_seq *s)
 }
 
 static json_t *
-flow_json(uint32_t id, const struct lr_seq *s)
+flow_json(uint32_t id, const struct lr_seq *s, const struct lr_flat *fl)
 {
 	json_t *o = json_object();
 	double secs = flow_secs(s);
@@ -427,6 +628,8 @@ flow_json(uint32_t id, const struct lr_seq *s)
 	LR_SEQ_COUNTERS(FLOW_JSON)
 	json_object_set_new(o, "duration_s", json_real(secs));
 	json_object_set_new(o, "pps", json_real(secs > 0 ? (s->pkts - 1) / secs : 0));
+	if (fl != NULL && fl->count != 0)
+		json_object_set_new(o, "latency", flat_json(fl));
 	return o;
 }
 
@@ -437,9 +640,11 @@ rx_results(json_t *doc)
 	struct lr_rx_counts tot;
 	struct lr_hist *lat = malloc(sizeof(*lat));
 	json_t *o, *flows;
+	struct lr_flat *fl = NULL;
 	struct lr_seq *m;
 	uint32_t base, n, j, seen = 0;
 	unsigned int nb_rx;
+	bool nomem = false;
 
 	if (lat == NULL)
 		return;
@@ -449,20 +654,28 @@ rx_results(json_t *doc)
 		free(lat);
 		return;
 	}
+	fl = merge_flat(base, n, &nomem);
 	o = json_object();
 	flows = json_array();
 	for (j = 0; j < n; j++) {
 		if (m[j].pkts == 0)
 			continue;
 		seen++;
-		json_array_append_new(flows, flow_json(base + j, &m[j]));
+		json_array_append_new(flows, flow_json(base + j, &m[j],
+						       fl ? &fl[j] : NULL));
 	}
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
 	rx_counts_json(o, &tot, unique_of(&tot));
 	json_object_set_new(o, "latency", lr_hist_json(lat));
+	if (fl != NULL)
+		json_object_set_new(o, "jitter", jitter_json(fl, n));
+	else if (nomem)
+		json_object_set_new(o, "jitter_error", json_string(
+				    "no memory to merge the per-flow latency"));
 	json_object_set_new(o, "flows", flows);
 	json_object_set_new(doc, "rx", o);
+	free(fl);
 	free(m);
 	free(lat);
 }
@@ -470,21 +683,32 @@ rx_results(json_t *doc)
 int
 lr_rx_write_csv(const char *path)
 {
+	struct lr_flat *fl = NULL;
 	struct lr_seq *m;
 	uint32_t base = 0, n = 0, j;
+	bool nomem = false;
 	FILE *f;
 	int ret = 0;
 
 	m = merge_flows(&base, &n);
+	if (m != NULL)
+		fl = merge_flat(base, n, &nomem);
+	if (nomem) {
+		free(m);
+		return lr_err(ENOMEM, "csv: no memory to merge the flows' latency");
+	}
 	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	if (f == NULL) {
 		free(m);
+		free(fl);
 		return lr_err(errno, "csv: cannot write %s", path);
 	}
 #define CSV_HEAD(name, what) "," #name
 #define CSV_COL(name, what) fprintf(f, ",%" PRIu64, s->name);
 	fputs("flow,packets,bytes,lost,per" LR_SEQ_COUNTERS(CSV_HEAD)
-	      ",duration_s\n", f);
+	      ",duration_s", f);
+	fputs(fl ? ",lat_min_ns,lat_mean_ns,lat_p99_ns,lat_max_ns,jitter_ns,"
+	      "mean_delta_ns\n" : "\n", f);
 	for (j = 0; m != NULL && j < n; j++) {
 		const struct lr_seq *s = &m[j];
 
@@ -494,7 +718,15 @@ lr_rx_write_csv(const char *path)
 			base + j, s->pkts, s->bytes, s->lost,
 			lr_seq_per(lr_seq_unique(s), s->lost));
 		LR_SEQ_COUNTERS(CSV_COL)
-		fprintf(f, ",%.9f\n", flow_secs(s));
+		fprintf(f, ",%.9f", flow_secs(s));
+		if (fl != NULL && fl[j].count != 0)
+			fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
+				",%.1f,%.1f\n", fl[j].min, (double)fl[j].sum /
+				(double)fl[j].count, flat_quantile(&fl[j], 0.99),
+				fl[j].max, fl[j].jitter, flat_pairs(&fl[j]) ?
+				(double)fl[j].dsum / (double)flat_pairs(&fl[j]) : 0);
+		else
+			fputs(fl != NULL ? ",,,,,,\n" : "\n", f);
 	}
 	if (ferror(f))
 		ret = lr_err(EIO, "csv: cannot write %s", path);
@@ -503,6 +735,7 @@ lr_rx_write_csv(const char *path)
 	if (f == stdout)
 		fflush(f);
 	free(m);
+	free(fl);
 	return ret;
 }
 
@@ -668,6 +901,8 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 			      (uint64_t)((double)cyc * r->ns_per_cycle);
 
 		lr_hist_add(r->hist, ns);
+		if (r->flat != NULL)
+			flat_add(&r->flat[f - r->flows], ns);
 		if (unlikely(r->samp != NULL) && r->nb_samp < r->max_samp)
 			r->samp[r->nb_samp++] = ns;
 		if (unlikely(r->res != NULL))
@@ -752,6 +987,8 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 		}
 		flow[k] = &r->flows[idx];
 		rte_prefetch0(flow[k]);
+		if (r->flat != NULL)
+			rte_prefetch0(&r->flat[idx]);
 		hdr[k] = h;
 		len[k] = pkts[i]->pkt_len;
 		if (trace)

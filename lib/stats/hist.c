@@ -82,6 +82,24 @@ set_ns(json_t *o, const char *k, uint64_t v)
 }
 
 json_t *
+lr_hist_buckets_json(const struct lr_hist *h)
+{
+	json_t *a = json_array();
+	uint64_t low, width;
+	unsigned int i;
+
+	for (i = 0; i < LR_HIST_BUCKETS; i++) {
+		if (h->b[i] == 0)
+			continue;
+		low = lr_hist_bucket_low(i, &width);
+		json_array_append_new(a, json_pack("[I,I,I]", (json_int_t)low,
+						   (json_int_t)width,
+						   (json_int_t)h->b[i]));
+	}
+	return a;
+}
+
+json_t *
 lr_hist_json(const struct lr_hist *h)
 {
 	json_t *o = json_object();
@@ -94,5 +112,6 @@ lr_hist_json(const struct lr_hist *h)
 	set_ns(o, "p99_ns", lr_hist_quantile(h, 0.99));
 	set_ns(o, "p999_ns", lr_hist_quantile(h, 0.999));
 	set_ns(o, "max_ns", h->max);
+	json_object_set_new(o, "buckets", lr_hist_buckets_json(h));
 	return o;
 }

@@ -75,8 +75,13 @@ double lr_hist_mean(const struct lr_hist *h);
 
 struct json_t;
 
+/** Its non-empty buckets, ascending, as [low_ns, width_ns, count] (a new
+ *  jansson array): the bucket holds low .. low + width - 1. */
+struct json_t *lr_hist_buckets_json(const struct lr_hist *h);
+
 /** Its summary for the result document: count, min_ns, mean_ns, p50_ns,
- *  p90_ns, p99_ns, p999_ns, max_ns (a new jansson object). */
+ *  p90_ns, p99_ns, p999_ns, max_ns, and the whole histogram as "buckets"
+ *  (lr_hist_buckets_json()) (a new jansson object). */
 struct json_t *lr_hist_json(const struct lr_hist *h);
 
 #endif

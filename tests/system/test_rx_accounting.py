@@ -215,6 +215,81 @@ def test_multiqueue_slices_merged():
     expect([t["flow_base"] for t in tasks] == [0, 4, 7], tasks)
 
 
+FLOW_LATENCY = """
+linerate.live(false)
+local a, b = assert(linerate.wire("fl", { queues = 1 }))
+local rx = assert(linerate.task{ role = "rx", port = b, flows = 8, flow_latency = 1,
+                                 samples_out = "%(d)s/%(n)s.txt" })
+local g = assert(linerate.task{ role = "gen", port = a, rate = 200000,
+                                count = %(count)d, flows = %(flows)d })
+linerate.start()
+assert(g:wait(60)); rx:wait{ idle = 0.2, timeout = 30 }
+linerate.stop()
+assert(linerate.write_json("%(d)s/%(n)s.json"))
+assert(linerate.write_csv("%(d)s/%(n)s.csv"))
+"""
+
+
+def test_flow_latency_jitter_and_histogram():
+    # One flow: rx's RFC 3550 jitter and mean |D| recomputed here from its
+    # own latency samples in arrival order (samples-out), independently.
+    # Five flows: the per-flow figures agree with the merged histogram
+    # (counts, min, max, the mean by weight), the buckets hold every frame
+    # and each flow's p99 lies within its min and max.
+    d = tmpdir()
+    for n, count, flows in (("one", 5000, 1), ("five", 8000, 5)):
+        script = os.path.join(d, n + ".lua")
+        open(script, "w").write(FLOW_LATENCY % {"d": d, "n": n, "count": count,
+                                                "flows": flows})
+        r = run(eal("flat" + n, mem=1024) + ["--", script], timeout=180)
+        expect(r.returncode == 0, r.stdout + r.stderr)
+    one = load_json(os.path.join(d, "one.json"))["rx"]
+    lat = [int(x) for x in open(os.path.join(d, "one.txt"))]
+    expect(len(lat) == one["received"] == 5000, (len(lat), one["received"]))
+    j = 0.0
+    for a, b in zip(lat, lat[1:]):
+        j += (abs(b - a) - j) / 16
+    mean_d = sum(abs(b - a) for a, b in zip(lat, lat[1:])) / (len(lat) - 1)
+    fl = one["flows"][0]["latency"]
+    expect(abs(fl["jitter_ns"] - j) <= 1e-6 * max(1.0, j), (fl, j))
+    expect(abs(fl["mean_delta_ns"] - mean_d) <= 1e-6 * mean_d + 1e-9, (fl, mean_d))
+    expect(fl["min_ns"] == min(lat) and fl["max_ns"] == max(lat), (fl, min(lat), max(lat)))
+    expect(abs(fl["mean_ns"] - sum(lat) / len(lat)) < 1e-6 * fl["mean_ns"] + 1e-9, fl)
+    p99 = sorted(lat)[int(0.99 * len(lat)) - 1]
+    expect(abs(fl["p99_ns"] - p99) <= 0.07 * p99 + 1, (fl["p99_ns"], p99))
+    expect(one["jitter"]["flows"] == 1 and one["jitter"]["rfc3550_max_ns"] == fl["jitter_ns"],
+           one["jitter"])
+    # The merged histogram's buckets: each sample in the bucket that says so.
+    buckets = one["latency"]["buckets"]
+    expect(sum(b[2] for b in buckets) == len(lat), buckets[:5])
+    for low, width, n in buckets:
+        expect(sum(1 for v in lat if low <= v < low + width) == n, (low, width, n))
+
+    five = load_json(os.path.join(d, "five.json"))["rx"]
+    flows = five["flows"]
+    expect(len(flows) == 5 and five["received"] == 8000, five["received"])
+    h = five["latency"]
+    expect(sum(f["latency"]["count"] for f in flows) == h["count"] == 8000, h["count"])
+    expect(min(f["latency"]["min_ns"] for f in flows) == h["min_ns"], h)
+    expect(max(f["latency"]["max_ns"] for f in flows) == h["max_ns"], h)
+    mean = sum(f["latency"]["mean_ns"] * f["latency"]["count"] for f in flows) / 8000
+    expect(abs(mean - h["mean_ns"]) <= 1e-6 * h["mean_ns"] + 1e-6, (mean, h["mean_ns"]))
+    for f in flows:
+        fl = f["latency"]
+        expect(fl["min_ns"] <= fl["p99_ns"] <= fl["max_ns"] and fl["jitter_ns"] >= 0, fl)
+    rows = open(os.path.join(d, "five.csv")).read().splitlines()
+    head = rows[0].split(",")
+    expect(head[-6:] == ["lat_min_ns", "lat_mean_ns", "lat_p99_ns", "lat_max_ns",
+                         "jitter_ns", "mean_delta_ns"], head)
+    for row, f in zip(rows[1:], flows):
+        c = dict(zip(head, row.split(",")))
+        expect(int(c["lat_max_ns"]) == f["latency"]["max_ns"], (c, f))
+    # Asked without latency: a clear error.
+    r = run(eal("flatbad") + ["--", "--role", "rx", "--port", "net_null0",
+                              "--latency", "0", "--flow-latency", "1", "--duration", "0.1"])
+    expect(r.returncode in (1, 2) and "flow-latency needs latency" in r.stderr, r.stderr)
+
+
 def test_bad_input():
     for opts, msg in ((["--rate", "15Mpps"], "above port"),
                       (["--size", "64-9018"], "MTU"),
@@ -268,4 +343,5 @@ def test_capture_ends_by_itself_with_trace_times():
 if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
           test_per_sweep_wire_and_memif, test_per_sweep_short_rows_invalid,
-          test_multiqueue_slices_merged, test_scenarios, test_bad_input])
+          test_multiqueue_slices_merged, test_scenarios, test_bad_input,
+          test_flow_latency_jitter_and_histogram])

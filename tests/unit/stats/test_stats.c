@@ -188,6 +188,44 @@ hist_exact_and_bounded(void **state)
 	assert_int_equal(h.min, 1);
 }
 
+/* The exported buckets: ascending, non-empty, each value of the input in
+ * the bucket that claims it, counts summing to the count. */
+static void
+hist_buckets_export(void **state)
+{
+	static struct lr_hist h;
+	static const uint64_t vals[] = { 0, 7, 63, 64, 65, 1000, 1000, 12345,
+					 1ull << 33, 999999937 };
+	json_t *o, *a, *e;
+	json_int_t sum = 0, prev = -1;
+	size_t i, j;
+
+	(void)state;
+	lr_hist_init(&h);
+	for (i = 0; i < RTE_DIM(vals); i++)
+		lr_hist_add(&h, vals[i]);
+	o = lr_hist_json(&h);
+	a = json_object_get(o, "buckets");
+	assert_non_null(a);
+	assert_int_equal(json_array_size(a), RTE_DIM(vals) - 1); /* 1000 twice */
+	json_array_foreach(a, i, e) {
+		json_int_t low = json_integer_value(json_array_get(e, 0));
+		json_int_t w = json_integer_value(json_array_get(e, 1));
+		json_int_t n = json_integer_value(json_array_get(e, 2));
+		json_int_t in = 0;
+
+		assert_true(low > prev && w >= 1 && n >= 1);
+		prev = low;
+		sum += n;
+		for (j = 0; j < RTE_DIM(vals); j++)
+			in += (json_int_t)vals[j] >= low &&
+			      (json_int_t)vals[j] < low + w;
+		assert_int_equal(in, n);
+	}
+	assert_int_equal(sum, RTE_DIM(vals));
+	json_decref(o);
+}
+
 int
 main(void)
 {
@@ -195,6 +233,7 @@ main(void)
 		cmocka_unit_test(results_sum_tasks),
 		cmocka_unit_test(results_flag_short),
 		cmocka_unit_test(hist_exact_and_bounded),
+		cmocka_unit_test(hist_buckets_export),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
