@@ -50,6 +50,8 @@ struct opts {
 	const char *lcores;
 	double duration_s;
 	bool duration_given;
+	double series_s;
+	bool series_given;
 	bool live;
 	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
@@ -110,6 +112,7 @@ usage(FILE *f)
 "  --lcores LIST     worker lcores for the queues, comma list (all workers)\n"
 "  --duration S      stop after S seconds (0: until done or Ctrl-C)\n"
 "  --json FILE       write the result document to FILE ('-': stdout)\n"
+"  --series S        a time series in it: rates, loss, latency each S s\n"
 "  --csv FILE        write rx's per-flow table as CSV to FILE ('-': stdout)\n"
 "  --no-live         no live line once a second\n"
 "  --allow-short     exit 0 even when a paced rate fell short (exit 3)\n"
@@ -192,6 +195,8 @@ given_twice(const struct opts *o, const char *key)
 		return o->lcores != NULL;
 	if (strcmp(key, "duration") == 0)
 		return o->duration_given;
+	if (strcmp(key, "series") == 0)
+		return o->series_given;
 	for (i = 0; i < o->nb_kv; i++)
 		if (strcmp(o->kv[i].key, key) == 0)
 			return true;
@@ -242,7 +247,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		} else if (strcmp(key, "role") == 0 || strcmp(key, "port") == 0 ||
 			   strcmp(key, "json") == 0 || strcmp(key, "csv") == 0 ||
 			   strcmp(key, "lcores") == 0 ||
-			   strcmp(key, "duration") == 0 || known_key(key)) {
+			   strcmp(key, "duration") == 0 ||
+			   strcmp(key, "series") == 0 || known_key(key)) {
 			return bad("option '%s' needs a value", a);
 		} else {
 			return bad("unknown option '%s'", a);
@@ -267,6 +273,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 			if (lr_parse_seconds(val, &o->duration_s) != 0)
 				return bad("--duration '%s': want seconds >= 0", val);
 			o->duration_given = true;
+		} else if (strcmp(key, "series") == 0) {
+			if (lr_parse_seconds(val, &o->series_s) != 0 ||
+			    o->series_s < LR_STATS_SERIES_MIN_S || o->series_s > 3600)
+				return bad("--series '%s': want seconds from 0.001 "
+					   "to 3600", val);
+			o->series_given = true;
 		} else {
 			if (o->nb_kv == MAX_KV)
 				return bad("too many options at '%s'", a);
@@ -683,6 +695,8 @@ main(int argc, char **argv)
 	human = (o.json != NULL && strcmp(o.json, "-") == 0) ||
 		(o.csv != NULL && strcmp(o.csv, "-") == 0) ? stderr : stdout;
 	lr_stats_live(o.live, human);
+	if (o.series_given)
+		lr_stats_series(o.series_s);
 	lr_engine_set_tick(lr_stats_tick);
 
 	if (o.script != NULL)
@@ -692,6 +706,7 @@ main(int argc, char **argv)
 
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
+	lr_stats_series_flush();
 	if (o.role != NULL && lr_engine_task_count() > 0) {
 		print_summary(human);
 		/* A rate that fell short or a port that stopped is not a

@@ -110,6 +110,10 @@ struct lr_role {
 	/** Control path, once a second: a few words for the live line over
 	 *  every task of the role, "" for none. May be NULL. */
 	void (*live)(char *buf, size_t len);
+	/** Control path, once a period of the time series (lr_stats.h):
+	 *  add the role's values over the interval since the last call to
+	 *  the sample @p o; NULL: take a baseline only. May be NULL. */
+	void (*sample)(json_t *o);
 	/** Control path, about every millisecond while the main lcore
 	 *  waits or sleeps (the probe's exporter drains its rings). */
 	void (*tick)(void);

@@ -678,7 +678,19 @@ l_stop(lua_State *L)
 {
 	RTE_SET_USED(L);
 	lr_engine_stop();
+	lr_stats_series_flush();
 	return 0;
+}
+
+/* linerate.series(period_s): a time series in the result document, a
+ * sample each period (0: off); a new one each call. */
+static int
+l_series(lua_State *L)
+{
+	if (lr_stats_series(luaL_checknumber(L, 1)) != 0)
+		return fail(L);
+	lua_pushboolean(L, 1);
+	return 1;
 }
 
 static int
@@ -1084,6 +1096,7 @@ static const luaL_Reg funcs[] = {
 	{ "plan", l_plan },
 	{ "start", l_start },
 	{ "stop", l_stop },
+	{ "series", l_series },
 	{ "wait", l_wait },
 	{ "sleep", l_sleep },
 	{ "results", l_results },

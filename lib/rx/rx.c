@@ -763,6 +763,71 @@ rx_live(char *buf, size_t len)
 	free(lat);
 }
 
+/* The time series: what every rx task received and lost, and the latency
+ * quantiles of the frames received, over the interval since the last call
+ * (the difference of the merged histograms; its extremes to a bucket). */
+static struct {
+	struct lr_rx_counts c;
+	struct lr_hist *h;
+	bool have;
+} prev;
+
+static void
+rx_sample(json_t *o)
+{
+	struct lr_rx_counts tot;
+	struct lr_hist *lat = malloc(sizeof(*lat)), *d = malloc(sizeof(*d));
+	uint64_t w, recv;
+	int64_t lost;
+	unsigned int i, first = LR_HIST_BUCKETS, last = 0;
+
+	if (lat == NULL || d == NULL || (prev.h == NULL &&
+			    (prev.h = malloc(sizeof(*prev.h))) == NULL)) {
+		if (o != NULL)
+			json_object_set_new(o, "rx_error", json_string("no memory"));
+		goto out;
+	}
+	if (sum_rx(&tot, lat) == 0)
+		goto keep;
+	if (o == NULL || !prev.have || tot.own < prev.c.own)
+		goto keep;		/* a baseline */
+	recv = unique_of(&tot) - unique_of(&prev.c);
+	lost = tot.lost - prev.c.lost;
+	set_int(o, "received", (int64_t)recv);
+	/* An interval's loss may be negative: frames counted lost in an
+	 * earlier one arrived late in this one. Given as it is. */
+	set_int(o, "lost", lost);
+	json_object_set_new(o, "per", json_real(lost > 0 ?
+			    (double)lost / (double)(recv + (uint64_t)lost) : 0));
+	/* The interval's histogram: its buckets and count, what
+	 * lr_hist_quantile() reads, with min and max the edges of the
+	 * first and last non-empty bucket. */
+	lr_hist_init(d);
+	for (i = 0; i < LR_HIST_BUCKETS; i++) {
+		d->b[i] = lat->b[i] >= prev.h->b[i] ? lat->b[i] - prev.h->b[i] : 0;
+		if (d->b[i] == 0)
+			continue;
+		d->count += d->b[i];
+		first = RTE_MIN(first, i);
+		last = i;
+	}
+	if (d->count != 0) {
+		d->min = lr_hist_bucket_low(first, &w);
+		d->max = lr_hist_bucket_low(last, &w) + w - 1;
+		set_int(o, "latency_count", (int64_t)d->count);
+		set_int(o, "lat_p50_ns", (int64_t)lr_hist_quantile(d, 0.5));
+		set_int(o, "lat_p99_ns", (int64_t)lr_hist_quantile(d, 0.99));
+		set_int(o, "lat_max_ns", (int64_t)d->max);
+	}
+keep:
+	prev.c = tot;
+	memcpy(prev.h, lat, sizeof(*lat));
+	prev.have = true;
+out:
+	free(lat);
+	free(d);
+}
+
 /* The fast path: one burst per poll. */
 
 /*
@@ -1134,6 +1199,7 @@ const struct lr_role lr_rx_role = {
 	.free = rx_free,
 	.results = rx_results,
 	.live = rx_live,
+	.sample = rx_sample,
 	.stopped = rx_stopped,
 	.write_csv = lr_rx_write_csv,
 };

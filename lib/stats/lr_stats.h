@@ -37,7 +37,26 @@ void lr_stats_totals(struct lr_stats_totals *out);
 /** Switch the per-second live line on or off (default on), and its stream. */
 void lr_stats_live(bool on, FILE *out);
 
-/** Print the live line if a second has passed; called by the engine's waits. */
+#define LR_STATS_SERIES_MIN_S 0.001	/**< shortest period of the series */
+#define LR_STATS_SERIES_MAX 1000000	/**< samples kept; later ones are
+					 *   counted in series_dropped */
+
+/**
+ * Keep a time series in the result document ("series"), a sample each
+ * @p period_s seconds while the main lcore waits (lr_stats_tick()): t_s,
+ * interval_s, tx_pps, rx_pps, tx_bps, rx_bps (L2 with FCS), local_drops,
+ * and each role's own over the interval (rx: received, lost, per and
+ * latency quantiles). 0 stops it. Starts a new series.
+ * @return 0, or -EINVAL for a period outside 1 ms .. 1 h.
+ */
+int lr_stats_series(double period_s);
+
+/** Take the series' last sample now, over a shorter interval: at the end
+ *  of a run, so that the series holds all of it. */
+void lr_stats_series_flush(void);
+
+/** Print the live line if a second has passed and take the series' sample
+ *  if a period has; called by the engine's waits. */
 void lr_stats_tick(void);
 
 /**

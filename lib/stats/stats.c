@@ -20,6 +20,14 @@ static FILE *live_out;
 static uint64_t live_last_tsc;
 static struct lr_stats_totals live_last;
 
+/* The time series (lr_stats_series()): a sample a period, kept in the
+ * result document's "series". */
+static double series_period_s;
+static uint64_t series_last_tsc;
+static struct lr_stats_totals series_last;
+static json_t *series;
+static uint64_t series_dropped;
+
 static uint64_t
 port_drops(uint16_t p)
 {
@@ -100,6 +108,92 @@ roles_live(char *buf, size_t len)
 	return buf;
 }
 
+static void series_tick(uint64_t now, uint64_t hz, bool force);
+
+int
+lr_stats_series(double period_s)
+{
+	if (!(period_s == 0 || (period_s >= LR_STATS_SERIES_MIN_S &&
+				period_s <= 3600)))
+		return lr_err(EINVAL, "series: period %g s: want 0 (off) or %g .. "
+			      "3600 s", period_s, LR_STATS_SERIES_MIN_S);
+	json_decref(series);
+	series = period_s > 0 ? json_array() : NULL;
+	series_period_s = period_s;
+	series_last_tsc = 0;
+	series_dropped = 0;
+	/* The baseline: now, so that the series holds all that follows. */
+	if (series != NULL)
+		series_tick(rte_rdtsc(), rte_get_tsc_hz(), true);
+	return 0;
+}
+
+/* One sample of the series: the totals' rates over the interval since the
+ * last and each role's own (struct lr_role's sample). The first call only
+ * takes the baseline. */
+static void
+series_tick(uint64_t now, uint64_t hz, bool force)
+{
+	struct lr_stats_totals t;
+	const struct lr_role *r;
+	double secs;
+	unsigned int i;
+	json_t *o;
+
+	if (series_last_tsc != 0 && !force &&
+	    (double)(now - series_last_tsc) < series_period_s * (double)hz)
+		return;
+	lr_stats_totals(&t);
+	if (series_last_tsc == 0 || t.tx_pkts < series_last.tx_pkts ||
+	    t.rx_pkts < series_last.rx_pkts) {
+		/* A baseline; again when tasks went away (counters fell). */
+		for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+			if (r->sample != NULL)
+				r->sample(NULL);
+		goto baseline;
+	}
+	secs = (double)(now - series_last_tsc) / (double)hz;
+	if (json_array_size(series) >= LR_STATS_SERIES_MAX) {
+		series_dropped++;
+		goto baseline;
+	}
+	o = json_object();
+	json_object_set_new(o, "t_s", json_real((double)(now - run_start_tsc) / hz));
+	json_object_set_new(o, "interval_s", json_real(secs));
+#define RATE(key, v) json_object_set_new(o, key, json_real((double)(v) / secs))
+	RATE("tx_pps", t.tx_pkts - series_last.tx_pkts);
+	RATE("rx_pps", t.rx_pkts - series_last.rx_pkts);
+	/* L2 bit/s with the FCS, as the live line says them. */
+	RATE("tx_bps", (t.tx_bytes - series_last.tx_bytes +
+			LR_FCS_BYTES * (t.tx_pkts - series_last.tx_pkts)) * 8);
+	RATE("rx_bps", (t.rx_bytes - series_last.rx_bytes +
+			LR_FCS_BYTES * (t.rx_pkts - series_last.rx_pkts)) * 8);
+#undef RATE
+	json_object_set_new(o, "local_drops", json_integer((json_int_t)
+			    (t.drops >= series_last.drops ? t.drops - series_last.drops : 0)));
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
+		if (r->sample != NULL)
+			r->sample(o);
+	json_array_append_new(series, o);
+baseline:
+	series_last = t;
+	series_last_tsc = now;
+}
+
+void
+lr_stats_series_flush(void)
+{
+	struct lr_stats_totals t;
+
+	if (series == NULL || series_last_tsc == 0)
+		return;
+	lr_stats_totals(&t);
+	/* Nothing moved since the last sample: no sample of nothing. */
+	if (t.tx_pkts == series_last.tx_pkts && t.rx_pkts == series_last.rx_pkts)
+		return;
+	series_tick(rte_rdtsc(), rte_get_tsc_hz(), true);
+}
+
 void
 lr_stats_tick(void)
 {
@@ -108,6 +202,8 @@ lr_stats_tick(void)
 	char tx[96], rx[96], extra[160];
 	double secs;
 
+	if (series != NULL)
+		series_tick(now, hz, false);
 	if (!live_on || now - live_last_tsc < hz)
 		return;
 	lr_stats_totals(&t);
@@ -197,6 +293,12 @@ lr_stats_results(void)
 	json_object_set_new(doc, "ports", ports);
 	json_object_set_new(doc, "tasks", tasks);
 	json_object_set_new(doc, "totals", tot);
+	if (series != NULL) {
+		json_object_set_new(doc, "series_period_s", json_real(series_period_s));
+		json_object_set_new(doc, "series_dropped",
+				    json_integer((json_int_t)series_dropped));
+		json_object_set_new(doc, "series", json_deep_copy(series));
+	}
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		if (r->results != NULL)
 			r->results(doc);

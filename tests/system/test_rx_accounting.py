@@ -217,6 +217,7 @@ def test_multiqueue_slices_merged():
 
 FLOW_LATENCY = """
 linerate.live(false)
+%(series)s
 local a, b = assert(linerate.wire("fl", { queues = 1 }))
 local rx = assert(linerate.task{ role = "rx", port = b, flows = 8, flow_latency = 1,
                                  samples_out = "%(d)s/%(n)s.txt" })
@@ -240,7 +241,7 @@ def test_flow_latency_jitter_and_histogram():
     for n, count, flows in (("one", 5000, 1), ("five", 8000, 5)):
         script = os.path.join(d, n + ".lua")
         open(script, "w").write(FLOW_LATENCY % {"d": d, "n": n, "count": count,
-                                                "flows": flows})
+                                                "flows": flows, "series": ""})
         r = run(eal("flat" + n, mem=1024) + ["--", script], timeout=180)
         expect(r.returncode == 0, r.stdout + r.stderr)
     one = load_json(os.path.join(d, "one.json"))["rx"]
@@ -288,6 +289,44 @@ def test_flow_latency_jitter_and_histogram():
     r = run(eal("flatbad") + ["--", "--role", "rx", "--port", "net_null0",
                               "--latency", "0", "--flow-latency", "1", "--duration", "0.1"])
     expect(r.returncode in (1, 2) and "flow-latency needs latency" in r.stderr, r.stderr)
+
+
+def test_time_series():
+    # The series holds the whole run: its intervals' counts sum to the
+    # totals exactly (rx's received and latency count, gen's packets), its
+    # times grow, each interval but the last is at least the period.
+    d = tmpdir()
+    script = os.path.join(d, "ser.lua")
+    open(script, "w").write(FLOW_LATENCY % {"d": d, "n": "ser", "count": 30000,
+                                            "flows": 3,
+                                            "series": "assert(linerate.series(0.05))"})
+    r = run(eal("series", mem=1024) + ["--", script], timeout=180)
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    doc = load_json(os.path.join(d, "ser.json"))
+    s = doc["series"]
+    expect(doc["series_period_s"] == 0.05 and doc["series_dropped"] == 0, doc["series_period_s"])
+    expect(len(s) >= 3, len(s))
+    expect(sum(x.get("received", 0) for x in s) == doc["rx"]["received"] == 30000,
+           [x.get("received") for x in s])
+    expect(sum(x.get("latency_count", 0) for x in s) == doc["rx"]["latency"]["count"], s)
+    expect(round(sum(x["tx_pps"] * x["interval_s"] for x in s)) == doc["totals"]["tx_packets"], s)
+    expect(all(b["t_s"] > a["t_s"] for a, b in zip(s, s[1:])), [x["t_s"] for x in s])
+    expect(all(x["interval_s"] >= 0.05 for x in s[:-1]), [x["interval_s"] for x in s])
+    for x in s:
+        if x.get("latency_count"):
+            expect(x["lat_p50_ns"] <= x["lat_p99_ns"] <= x["lat_max_ns"], x)
+    # The CLI's --series, and a bad period.
+    out = os.path.join(d, "g.json")
+    r = run(eal("seriescli") + ["--", "--role", "gen", "--port", "net_null0",
+                                "--count", "200000", "--series", "0.01", "--json", out,
+                                "--no-live"])
+    expect(r.returncode == 0, r.stderr)
+    doc = load_json(out)
+    expect(round(sum(x["tx_pps"] * x["interval_s"] for x in doc["series"])) == 200000,
+           doc["series"])
+    r = run(eal("seriesbad") + ["--", "--role", "gen", "--port", "net_null0",
+                                "--series", "0"])
+    expect(r.returncode == 2 and "--series '0'" in r.stderr, r.stderr)
 
 
 def test_bad_input():
@@ -344,4 +383,4 @@ if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
           test_per_sweep_wire_and_memif, test_per_sweep_short_rows_invalid,
           test_multiqueue_slices_merged, test_scenarios, test_bad_input,
-          test_flow_latency_jitter_and_histogram])
+          test_flow_latency_jitter_and_histogram, test_time_series])
