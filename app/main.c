@@ -62,6 +62,8 @@ struct opts {
 static const struct lr_opt *
 with_opts(const struct lr_role *r)
 {
+	if (r->with_opts != NULL)
+		return r->with_opts;
 	return r->with != NULL ? r->with->opts : NULL;
 }
 

@@ -90,6 +90,9 @@ struct lr_role {
 	 *  help are the role's own. With a table, --help and doc/usage.md's
 	 *  option table are printed from it. */
 	const struct lr_opt *opts;
+	/** The options of role->with this role takes, for help and
+	 *  doc/usage.md; NULL: all of the companion's. */
+	const struct lr_opt *with_opts;
 	bool uses_rx;			/**< owns the rx side of its queue */
 	bool uses_tx;			/**< owns the tx side of its queue */
 	size_t conf_bytes;		/**< size of the role's conf struct */

@@ -35,68 +35,6 @@ RTE_LOG_REGISTER(lr_gen_logtype, user.lr.gen, INFO);
 /* The control path looks for stalled gens this often. */
 #define GEN_STALL_CHECK_S 0.01
 
-/* One flow as the fast path writes it: all network order, with the parts of
- * the checksums that do not change from packet to packet. */
-struct gen_flow {
-	uint32_t id;		/* flow id, host order */
-	uint32_t seq;		/* next sequence number */
-	rte_be32_t src_lo;	/* IPv4 address, or an IPv6 address's last 32 bits */
-	rte_be32_t dst_lo;
-	rte_be16_t src_port;
-	rte_be16_t dst_port;
-	uint32_t ip_sum;	/* IPv4 header without length and checksum */
-	uint32_t udp_sum;	/* pseudo-header addresses and protocol, ports,
-				 * magic and flow id */
-};
-
-struct gen_size {
-	uint32_t len;		/* frame without FCS */
-	uint32_t pay_sum;	/* payload after lr_pkt_hdr, for the UDP sum */
-	double cost;		/* TSC cycles this frame takes at the rate */
-};
-
-struct gen {
-	struct rte_mempool *pool;	/* mbufs pre-filled with the template */
-	struct gen_flow *flows;
-	uint32_t nb_flows;
-	uint32_t next_flow;
-	struct gen_size *sizes;
-	uint32_t nb_sizes;
-	uint32_t next_size;
-	uint16_t burst;
-	bool ipv6;
-	bool cksum;			/* UDP checksum per packet */
-	bool fixed;
-	uint64_t remaining;		/* packets still to build */
-	uint64_t bytes_left;		/* frame bytes still to build */
-	bool paced;
-	/* The schedule is kept in whole cycles plus a fraction: a double
-	 * holding the TSC itself loses the fraction once the TSC is large
-	 * (past 2^53, after some 40 days at 2.5 GHz, it cannot even hold
-	 * whole cycles) and rounds every slot the same way: a rate error
-	 * that grows with the uptime. */
-	struct lr_gen_sched sched;	/* written by the lcore */
-	uint64_t max_lag_tsc;		/* the catch-up bound */
-	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
-	double mean_cost;		/* TSC cycles per packet on average */
-	uint16_t nb_pend;		/* built but not yet taken by the queue */
-	struct rte_mbuf *pend[LR_BURST];
-	/* control path only */
-	struct lr_gen_conf conf;
-	uint32_t first_flow;		/* global id of flows[0]'s slice start */
-	uint32_t max_len;
-	double mean_frame;
-	double rate_pps;		/* this task's, 0: unlimited */
-	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
-	double per_byte_tsc;		/* frame bytes with FCS, in cycles */
-	uint64_t want_pkts;		/* its count share, 0: no limit */
-	uint64_t ctl_tx;		/* stall watch: tx_pkts last seen */
-	uint64_t ctl_alloc_fail;	/* and alloc_fail */
-	uint64_t ctl_since_tsc;		/* since when neither moved */
-	bool failed;			/* ended: the port stopped taking frames */
-	char why[384];			/* and why, for the verdict */
-};
-
 /*
  * Checksums by incremental update (RFC 1071, 1624): the one's complement
  * sum of 16-bit words does not depend on byte order, so words are summed as
@@ -337,6 +275,7 @@ gen_free(struct lr_task *t)
 	 * all of them came back. */
 	if (g->pool != NULL && rte_mempool_full(g->pool))
 		rte_mempool_free(g->pool);
+	lr_replay_free(g);
 	rte_free(g->flows);
 	rte_free(g->sizes);
 	rte_free(g);
@@ -553,14 +492,22 @@ gen_init(struct lr_task *t, const void *arg)
 	g->bytes_left = c->bytes ? share(c->bytes, c->slice, c->slices) : UINT64_MAX;
 	if (g->remaining == 0 || g->bytes_left == 0)
 		g->remaining = 0;	/* this slice's share is nothing */
+	g->max_lag_tsc = (uint64_t)((double)rte_get_tsc_hz() * c->catch_up_s);
+	g->want_pkts = c->count ? share(c->count, c->slice, c->slices) : 0;
+	if (c->pcap[0] != '\0') {
+		ret = lr_replay_init(t, g, (double)rte_get_tsc_hz());
+		if (ret != 0)
+			goto fail;
+		if (g->paced)
+			warn_shared_cpu(t->lcore);
+		return 0;
+	}
 	ret = build_sizes(g, pi, (double)rte_get_tsc_hz());
 	if (ret != 0)
 		goto fail;
 	g->paced = c->rate.unit != LR_RATE_MAX;
 	if (g->paced)
 		warn_shared_cpu(t->lcore);
-	g->max_lag_tsc = (uint64_t)((double)rte_get_tsc_hz() * c->catch_up_s);
-	g->want_pkts = c->count ? share(c->count, c->slice, c->slices) : 0;
 
 	/* The template, behind a pointer to g for the fill callback. */
 	tmpl = calloc(1, sizeof(uintptr_t) + LR_FRAME_MAX_BYTES);
@@ -685,6 +632,8 @@ gen_report(const struct lr_task *t, json_t *o)
 							       sizeof(rs))));
 	json_object_set_new(o, "rate_pps", json_real(g->rate_pps));
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
+	if (g->rp != NULL)
+		lr_replay_report(g, o);
 	if (!g->paced)
 		return;
 	offered = offered_of(t, &window);
@@ -838,42 +787,6 @@ gen_tick(void)
 }
 
 /* The fast path: one burst per poll. */
-/* Move the schedule on by @p cost cycles: the whole ones into the
- * integer, the fraction kept apart so that no slot is ever rounded. */
-static inline void
-advance(struct lr_gen_sched *sc, double cost)
-{
-	uint64_t whole;
-
-	cost += sc->next_frac;
-	whole = (uint64_t)cost;
-	sc->next_tsc += whole;
-	sc->next_frac = cost - (double)whole;
-}
-
-/* Send what is pending; @return true when the queue took all of it. */
-static inline bool
-flush(struct lr_task *t, struct gen *g)
-{
-	uint16_t sent = rte_eth_tx_burst(t->port, t->queue, g->pend, g->nb_pend);
-	uint64_t bytes = 0;
-	uint16_t i;
-
-	for (i = 0; i < sent; i++)
-		bytes += g->pend[i]->pkt_len;
-	t->st.tx_pkts += sent;
-	t->st.tx_bytes += bytes;
-	if (sent == g->nb_pend) {
-		g->nb_pend = 0;
-		return true;
-	}
-	/* The queue is full: keep the rest for the next turn, in order. */
-	memmove(g->pend, g->pend + sent, (g->nb_pend - sent) * sizeof(g->pend[0]));
-	g->nb_pend -= sent;
-	t->st.tx_retry++;
-	return false;
-}
-
 static int
 gen_poll(struct lr_task *t, uint64_t now)
 {
@@ -882,7 +795,9 @@ gen_poll(struct lr_task *t, uint64_t now)
 	double cost = 0;
 	uint16_t n, i;
 
-	if (g->nb_pend != 0 && !flush(t, g))
+	if (unlikely(g->rp != NULL))
+		return lr_replay_poll(t, g, now);
+	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
 		return 0;
 	if (g->remaining == 0)
 		return 1;
@@ -891,21 +806,8 @@ gen_poll(struct lr_task *t, uint64_t now)
 		uint64_t lag;
 		double owed;
 
-		if (unlikely(sc->first_tsc == 0))
-			sc->first_tsc = sc->next_tsc = now;	/* first burst */
-		if (sc->next_tsc > now)
+		if (!lr_gen_due(g, now, &lag))
 			return 0;		/* not yet due */
-		lag = now - sc->next_tsc;
-		if (unlikely(lag > g->max_lag_tsc)) {
-			/* Stalled (the lcore taken away, or slower than
-			 * the rate): make up at most the catch-up bound,
-			 * and count what is given up as late. */
-			if (lag > g->max_lag_seen_tsc)
-				g->max_lag_seen_tsc = lag;
-			sc->late_tsc += lag - g->max_lag_tsc;
-			sc->next_tsc = now - g->max_lag_tsc;
-			lag = g->max_lag_tsc;
-		}
 		/* Only what is due: a burst is sent early by no packet,
 		 * so that a run of T seconds sends T x rate, not a burst
 		 * more. Behind the schedule, up to a burst at once. */
@@ -926,8 +828,8 @@ gen_poll(struct lr_task *t, uint64_t now)
 		g->nb_pend = n;
 		g->remaining -= n;
 		if (g->paced)
-			advance(&g->sched, n * g->sizes[0].cost);
-		flush(t, g);
+			lr_gen_advance(&g->sched, n * g->sizes[0].cost);
+		lr_gen_flush(t, g);
 		return 0;
 	}
 	tsc = rte_rdtsc();
@@ -960,8 +862,8 @@ gen_poll(struct lr_task *t, uint64_t now)
 	if (g->remaining != 0)
 		g->remaining -= n;
 	if (g->paced)
-		advance(&g->sched, cost);
-	flush(t, g);
+		lr_gen_advance(&g->sched, cost);
+	lr_gen_flush(t, g);
 	return 0;
 }
 

@@ -66,6 +66,8 @@ lr_gen_conf_init(struct lr_gen_conf *c)
 	c->rate_tolerance = GEN_RATE_TOLERANCE;
 	c->catch_up_s = GEN_CATCH_UP_S;
 	c->stall_timeout_s = GEN_STALL_TIMEOUT_S;
+	c->speed = 1;
+	c->loops = 1;
 	/* Locally administered addresses. */
 	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
 	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
@@ -502,6 +504,7 @@ opt_rate(void *conf, const char *key, const char *val)
 	if (lr_rate_parse(val, &c->rate) != 0)
 		return lr_err(EINVAL, "gen: rate '%s': want max, PPS, 1.5Mpps, "
 			      "10Gbps (L2), 10Gbpsl1 or 50%%", val);
+	c->rate_given = true;
 	return 0;
 }
 
@@ -553,7 +556,39 @@ opt_mac(void *conf, const char *key, const char *val)
 {
 	struct lr_gen_conf *c = conf;
 
-	return set_mac(key, val, key[0] == 's' ? &c->src_mac : &c->dst_mac);
+	int ret = set_mac(key, val, key[0] == 's' ? &c->src_mac : &c->dst_mac);
+
+	if (ret == 0)
+		*(key[0] == 's' ? &c->src_mac_given : &c->dst_mac_given) = true;
+	return ret;
+}
+
+static int
+opt_pcap(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+
+	if (*val == '\0' || strlen(val) >= sizeof(c->pcap))
+		return lr_err(EINVAL, "gen: %s '%s': want a path of 1..%zu bytes",
+			      key, val, sizeof(c->pcap) - 1);
+	snprintf(c->pcap, sizeof(c->pcap), "%s", val);
+	return 0;
+}
+
+static int
+opt_speed(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno != 0 || end == val || *end != '\0' || !(v >= 1e-3 && v <= 1e6))
+		return lr_err(EINVAL, "gen: %s '%s': want a factor of the capture's "
+			      "timing in 0.001..1e6", key, val);
+	c->speed = v;
+	return 0;
 }
 
 static int
@@ -579,84 +614,117 @@ opt_stall(void *conf, const char *key, const char *val)
 #define GC(field) LR_OPT_FIELD(struct lr_gen_conf, field)
 #define FUNC(fn) LR_OPT_FUNC, 0, 0, 0, 0, fn
 
+/* The options of built frames: gen's, and rtt's (it sends as gen does). */
+#define GEN_FRAME_OPTS \
+	{ "size", FUNC(opt_size), "S", \
+	  "frame bytes on the wire with Ethernet header and FCS (Table 1's " \
+	  "count), 64..9018: one size, a list cycled per packet (`64,128,256`), " \
+	  "weights (`64:7,594:4,1518:1`, interleaved: never seven 64 B in a " \
+	  "row), `imix` (that list), or a range with a uniformly random size " \
+	  "per packet (`64-1518`) (64)", "`--size imix`", NULL }, \
+	{ "data-size", FUNC(opt_data_size), "B", \
+	  "UDP data bytes instead of a frame size: 18..8972 over IPv4 (1518 B " \
+	  "frame for 1472); not with `--size`", "`--data-size 1472`", NULL }, \
+	{ "count", LR_OPT_UINT, GC(count), 0, UINT64_MAX, NULL, "N", \
+	  "packets in all, shared by the queues; 0: no limit (0)", "`--count 1M`", NULL }, \
+	{ "bytes", LR_OPT_UINT, GC(bytes), 0, UINT64_MAX, NULL, "N", \
+	  "frame bytes in all; the last frame may pass it (0: no limit)", \
+	  "`--bytes 400G`", NULL }, \
+	{ "rate", FUNC(opt_rate), "R", \
+	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` " \
+	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B " \
+	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate " \
+	  "above the port's line rate is an error (max)", \
+	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`", NULL }, \
+	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N", \
+	  "most packets per tx burst, 1..32; paced traffic sends only what is " \
+	  "due, so 1 spaces every packet evenly (32)", "`--burst 1`", NULL }, \
+	{ "flows", LR_OPT_UINT, GC(flows), 1, UINT32_MAX, NULL, "N", \
+	  "flows in all, numbered from flow-base; each has its own sequence " \
+	  "numbers (1)", "`--flows 65536 --src-ip 10.0.0.1-10.0.0.2`", NULL }, \
+	{ "flow-base", LR_OPT_UINT, GC(flow_base), 0, UINT32_MAX - 1, NULL, "ID", \
+	  "flow id of the first flow (0)", "`--flow-base 1000`", NULL }, \
+	{ "src-ip", FUNC(opt_ip_range), "A[-B]", \
+	  "IPv4 or IPv6 source address range; IPv6 ranges count in the last 32 " \
+	  "bits; one IPv6 side makes the other's default IPv6 (10.0.0.1; IPv6 " \
+	  "fd00::1)", "`--src-ip 10.0.0.1-10.0.0.255`", NULL }, \
+	{ "dst-ip", FUNC(opt_ip_range), "A[-B]", \
+	  "destination address range, as src-ip (10.0.0.2; IPv6 fd00::2)", \
+	  "`--dst-ip 2001:db8::1 --size 128`", NULL }, \
+	{ "src-port", FUNC(opt_port_range), "P[-Q]", \
+	  "UDP source port range (1024-65535)", "`--src-port 1000-1999`", NULL }, \
+	{ "dst-port", FUNC(opt_port_range), "P[-Q]", \
+	  "UDP destination port range (5001)", "`--dst-port 53`", NULL }, \
+	{ "order", FUNC(opt_order), "seq|shuffle", \
+	  "flow i takes the i-th tuple, source port fastest, then destination " \
+	  "port, source address, destination address; `shuffle` sends the flows " \
+	  "in a random order that is the same for every run with the same seed " \
+	  "(seq)", "`--order shuffle`", NULL }, \
+	{ "seed", LR_OPT_UINT, GC(seed), 0, UINT64_MAX, NULL, "N", \
+	  "seed of the shuffle, random sizes and random pattern (1)", "`--seed 7`", NULL }, \
+	{ "slice", FUNC(opt_slice), "I/N", \
+	  "this task takes the I-th of N shares of flows, count, bytes and rate; " \
+	  "the CLI gives each tx queue its share", "`slice = \"1/4\"` (Lua)", NULL }, \
+	{ "pattern", FUNC(opt_pattern), "P", \
+	  "payload after the header: `inc` (byte i of the frame is i mod 256), " \
+	  "`zero`, `random`, or hex bytes repeated (inc)", "`--pattern 0xdeadbeef`", NULL }, \
+	{ "udp-cksum", LR_OPT_UINT, GC(udp_cksum), 0, 1, NULL, "0|1", \
+	  "UDP checksum by incremental update; IPv6 always has one (IPv4: 0)", \
+	  "`--udp-cksum 1`", NULL }, \
+	{ "fixed", LR_OPT_BOOL, GC(fixed), 0, 1, NULL, "0|1", \
+	  "send pre-built frames with nothing written per packet (flow id " \
+	  "0xffffffff, rx counts them as untracked): Pktgen's mode, for the " \
+	  "highest rate (0)", "`--fixed 1`", NULL }, \
+	{ "src-mac", FUNC(opt_mac), "MAC", \
+	  "source Ethernet address (02:00:00:00:00:01)", \
+	  "`--src-mac 02:00:00:00:00:0a`", NULL }, \
+	{ "dst-mac", FUNC(opt_mac), "MAC", \
+	  "destination Ethernet address (02:00:00:00:00:02)", \
+	  "`--dst-mac 3c:fd:fe:00:00:01`", NULL }, \
+	{ "rate-tolerance", FUNC(opt_tolerance), "P", \
+	  "a paced task whose offered ratio (achieved / asked) is below P % is " \
+	  "short (99.9)", "`--rate-tolerance 99`", NULL }, \
+	{ "catch-up", FUNC(opt_catch_up), "US", \
+	  "after a stall, a paced task sends what it owes for at most US µs, a " \
+	  "burst per poll; what it owed before that is not sent but counted in " \
+	  "`late_packets` (100)", "`--catch-up 5000`", NULL }, \
+	{ "stall-timeout", FUNC(opt_stall), "S", \
+	  "end the task when its port has taken no frame for S s while frames " \
+	  "wait (link down, peer gone or not reading); 0: never (1)", \
+	  "`--stall-timeout 5`", NULL },
+
 /* gen's options, in --help's and doc/usage.md's order. */
 const struct lr_opt lr_gen_opts[] = {
-	{ "size", FUNC(opt_size), "S",
-	  "frame bytes on the wire with Ethernet header and FCS (Table 1's "
-	  "count), 64..9018: one size, a list cycled per packet (`64,128,256`), "
-	  "weights (`64:7,594:4,1518:1`, interleaved: never seven 64 B in a "
-	  "row), `imix` (that list), or a range with a uniformly random size "
-	  "per packet (`64-1518`) (64)", "`--size imix`", NULL },
-	{ "data-size", FUNC(opt_data_size), "B",
-	  "UDP data bytes instead of a frame size: 18..8972 over IPv4 (1518 B "
-	  "frame for 1472); not with `--size`", "`--data-size 1472`", NULL },
-	{ "count", LR_OPT_UINT, GC(count), 0, UINT64_MAX, NULL, "N",
-	  "packets in all, shared by the queues; 0: no limit (0)", "`--count 1M`", NULL },
-	{ "bytes", LR_OPT_UINT, GC(bytes), 0, UINT64_MAX, NULL, "N",
-	  "frame bytes in all; the last frame may pass it (0: no limit)",
-	  "`--bytes 400G`", NULL },
-	{ "rate", FUNC(opt_rate), "R",
-	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` "
-	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B "
-	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate "
-	  "above the port's line rate is an error (max)",
-	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`", NULL },
-	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N",
-	  "most packets per tx burst, 1..32; paced traffic sends only what is "
-	  "due, so 1 spaces every packet evenly (32)", "`--burst 1`", NULL },
-	{ "flows", LR_OPT_UINT, GC(flows), 1, UINT32_MAX, NULL, "N",
-	  "flows in all, numbered from flow-base; each has its own sequence "
-	  "numbers (1)", "`--flows 65536 --src-ip 10.0.0.1-10.0.0.2`", NULL },
-	{ "flow-base", LR_OPT_UINT, GC(flow_base), 0, UINT32_MAX - 1, NULL, "ID",
-	  "flow id of the first flow (0)", "`--flow-base 1000`", NULL },
-	{ "src-ip", FUNC(opt_ip_range), "A[-B]",
-	  "IPv4 or IPv6 source address range; IPv6 ranges count in the last 32 "
-	  "bits; one IPv6 side makes the other's default IPv6 (10.0.0.1; IPv6 "
-	  "fd00::1)", "`--src-ip 10.0.0.1-10.0.0.255`", NULL },
-	{ "dst-ip", FUNC(opt_ip_range), "A[-B]",
-	  "destination address range, as src-ip (10.0.0.2; IPv6 fd00::2)",
-	  "`--dst-ip 2001:db8::1 --size 128`", NULL },
-	{ "src-port", FUNC(opt_port_range), "P[-Q]",
-	  "UDP source port range (1024-65535)", "`--src-port 1000-1999`", NULL },
-	{ "dst-port", FUNC(opt_port_range), "P[-Q]",
-	  "UDP destination port range (5001)", "`--dst-port 53`", NULL },
-	{ "order", FUNC(opt_order), "seq|shuffle",
-	  "flow i takes the i-th tuple, source port fastest, then destination "
-	  "port, source address, destination address; `shuffle` sends the flows "
-	  "in a random order that is the same for every run with the same seed "
-	  "(seq)", "`--order shuffle`", NULL },
-	{ "seed", LR_OPT_UINT, GC(seed), 0, UINT64_MAX, NULL, "N",
-	  "seed of the shuffle, random sizes and random pattern (1)", "`--seed 7`", NULL },
-	{ "slice", FUNC(opt_slice), "I/N",
-	  "this task takes the I-th of N shares of flows, count, bytes and rate; "
-	  "the CLI gives each tx queue its share", "`slice = \"1/4\"` (Lua)", NULL },
-	{ "pattern", FUNC(opt_pattern), "P",
-	  "payload after the header: `inc` (byte i of the frame is i mod 256), "
-	  "`zero`, `random`, or hex bytes repeated (inc)", "`--pattern 0xdeadbeef`", NULL },
-	{ "udp-cksum", LR_OPT_UINT, GC(udp_cksum), 0, 1, NULL, "0|1",
-	  "UDP checksum by incremental update; IPv6 always has one (IPv4: 0)",
-	  "`--udp-cksum 1`", NULL },
-	{ "fixed", LR_OPT_BOOL, GC(fixed), 0, 1, NULL, "0|1",
-	  "send pre-built frames with nothing written per packet (flow id "
-	  "0xffffffff, rx counts them as untracked): Pktgen's mode, for the "
-	  "highest rate (0)", "`--fixed 1`", NULL },
-	{ "src-mac", FUNC(opt_mac), "MAC",
-	  "source Ethernet address (02:00:00:00:00:01)",
-	  "`--src-mac 02:00:00:00:00:0a`", NULL },
-	{ "dst-mac", FUNC(opt_mac), "MAC",
-	  "destination Ethernet address (02:00:00:00:00:02)",
-	  "`--dst-mac 3c:fd:fe:00:00:01`", NULL },
-	{ "rate-tolerance", FUNC(opt_tolerance), "P",
-	  "a paced task whose offered ratio (achieved / asked) is below P % is "
-	  "short (99.9)", "`--rate-tolerance 99`", NULL },
-	{ "catch-up", FUNC(opt_catch_up), "US",
-	  "after a stall, a paced task sends what it owes for at most US µs, a "
-	  "burst per poll; what it owed before that is not sent but counted in "
-	  "`late_packets` (100)", "`--catch-up 5000`", NULL },
-	{ "stall-timeout", FUNC(opt_stall), "S",
-	  "end the task when its port has taken no frame for S s while frames "
-	  "wait (link down, peer gone or not reading); 0: never (1)",
-	  "`--stall-timeout 5`", NULL },
+	GEN_FRAME_OPTS
+	{ "pcap", FUNC(opt_pcap), "FILE",
+	  "replay the Ethernet frames of a pcap file (ns or us stamps) instead "
+	  "of building them: loaded into memory once (1 GiB at most), sent at "
+	  "the capture's own timing times `--multiplier`, or at `--rate` when that is "
+	  "given (`max`: as fast as the port takes); `--count`, `--loops` or the "
+	  "duration end it (no)", "`--pcap trace.pcap --loops 10`", NULL },
+	{ "multiplier", FUNC(opt_speed), "X",
+	  "pcap: the capture's inter-frame gaps divided by X (1)",
+	  "`--pcap trace.pcap --multiplier 2.5`", NULL },
+	{ "loops", LR_OPT_UINT, GC(loops), 0, UINT64_MAX, NULL, "N",
+	  "pcap: times through the capture, 0: until count or duration (1); a "
+	  "loop starts a mean gap after the last one's last frame",
+	  "`--pcap trace.pcap --loops 0 --duration 1`", NULL },
+	{ "loop-ip-step", LR_OPT_UINT, GC(loop_ip_step), 0, UINT32_MAX, NULL, "N",
+	  "pcap: loop k adds k x N to every IPv4 source address (an IPv6 "
+	  "one's last 32 bits), checksums fixed, so that each loop makes new "
+	  "flows, as TRex does (0)", "`--pcap trace.pcap --loops 100 --loop-ip-step 256 --rate max`", NULL },
+	{ "stamp", LR_OPT_BOOL, GC(stamp), 0, 1, NULL, "0|1",
+	  "pcap: write linerate's header (flow id per 5-tuple from flow-base, "
+	  "new ids each loop with loop-ip-step, sequence, TX TSC) at the start "
+	  "of the data of UDP frames with 18 B of it or more, UDP checksum "
+	  "fixed, so that rx accounts the replay (0)",
+	  "`--pcap trace.pcap --stamp 1`", NULL },
+	{ NULL },
+};
+
+/* rtt's companion options: no replay (its frames must come back). */
+const struct lr_opt lr_gen_frame_opts[] = {
+	GEN_FRAME_OPTS
 	{ NULL },
 };
 
@@ -710,6 +778,25 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	if (c->udp_cksum == 0 && src->ipv6)
 		return lr_err(EINVAL, "gen: UDP over IPv6 needs its checksum "
 			      "(RFC 8200)");
+	if (c->pcap[0] == '\0')
+		return (c->speed != 1 || c->loops != 1 || c->loop_ip_step != 0 ||
+			c->stamp) ? lr_err(EINVAL, "gen: multiplier, loops, loop-ip-step "
+					   "and stamp go with pcap") : 0;
+	/* The options that shape built frames have no part in a replay:
+	 * given, they would be silently unused. */
+	if (c->sizes_given || c->data_bytes != 0 || c->bytes != 0 || c->fixed ||
+	    c->flows != 1 || src->set || c->dst_ip.set || c->shuffle ||
+	    c->src_ports != 65536 - 1024 || c->dst_ports != 1 ||
+	    c->src_port != 1024 || c->dst_port != 5001 ||
+	    c->pattern != LR_PATTERN_INC || c->udp_cksum != -1)
+		return lr_err(EINVAL, "gen: pcap sends the capture's frames: not "
+			      "with size, data-size, bytes, fixed, flows, src-ip, "
+			      "dst-ip, src-port, dst-port, order, pattern or "
+			      "udp-cksum");
+	if (c->slices != 1)
+		return lr_err(EINVAL, "gen: pcap replays on one queue (slice "
+			      "%u/%u): give the port one tx queue", c->slice,
+			      c->slices);
 	return 0;
 }
 

@@ -8,7 +8,14 @@
 #define LR_GEN_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
+#include <jansson.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "lr_engine.h"
 #include "lr_gen.h"
 
 /* A stalled sender catches up at most this far by default: never an
@@ -36,6 +43,140 @@ share(uint64_t total, uint16_t i, uint16_t n)
 {
 	return total / n + (i < total % n ? 1 : 0);
 }
+
+/* One flow as the fast path writes it: all network order, with the parts of
+ * the checksums that do not change from packet to packet. */
+struct gen_flow {
+	uint32_t id;		/* flow id, host order */
+	uint32_t seq;		/* next sequence number */
+	rte_be32_t src_lo;	/* IPv4 address, or an IPv6 address's last 32 bits */
+	rte_be32_t dst_lo;
+	rte_be16_t src_port;
+	rte_be16_t dst_port;
+	uint32_t ip_sum;	/* IPv4 header without length and checksum */
+	uint32_t udp_sum;	/* pseudo-header addresses and protocol, ports,
+				 * magic and flow id */
+};
+
+struct gen_size {
+	uint32_t len;		/* frame without FCS */
+	uint32_t pay_sum;	/* payload after lr_pkt_hdr, for the UDP sum */
+	double cost;		/* TSC cycles this frame takes at the rate */
+};
+
+struct gen {
+	struct rte_mempool *pool;	/* mbufs pre-filled with the template */
+	struct gen_flow *flows;
+	uint32_t nb_flows;
+	uint32_t next_flow;
+	struct gen_size *sizes;
+	uint32_t nb_sizes;
+	uint32_t next_size;
+	uint16_t burst;
+	bool ipv6;
+	bool cksum;			/* UDP checksum per packet */
+	bool fixed;
+	struct lr_replay *rp;		/* --pcap: the capture, NULL: none */
+	uint64_t remaining;		/* packets still to build */
+	uint64_t bytes_left;		/* frame bytes still to build */
+	bool paced;
+	/* The schedule is kept in whole cycles plus a fraction: a double
+	 * holding the TSC itself loses the fraction once the TSC is large
+	 * (past 2^53, after some 40 days at 2.5 GHz, it cannot even hold
+	 * whole cycles) and rounds every slot the same way: a rate error
+	 * that grows with the uptime. */
+	struct lr_gen_sched sched;	/* written by the lcore */
+	uint64_t max_lag_tsc;		/* the catch-up bound */
+	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
+	double mean_cost;		/* TSC cycles per packet on average */
+	uint16_t nb_pend;		/* built but not yet taken by the queue */
+	struct rte_mbuf *pend[LR_BURST];
+	/* control path only */
+	struct lr_gen_conf conf;
+	uint32_t first_flow;		/* global id of flows[0]'s slice start */
+	uint32_t max_len;
+	double mean_frame;
+	double rate_pps;		/* this task's, 0: unlimited */
+	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
+	double per_byte_tsc;		/* frame bytes with FCS, in cycles */
+	uint64_t want_pkts;		/* its count share, 0: no limit */
+	uint64_t ctl_tx;		/* stall watch: tx_pkts last seen */
+	uint64_t ctl_alloc_fail;	/* and alloc_fail */
+	uint64_t ctl_since_tsc;		/* since when neither moved */
+	bool failed;			/* ended: the port stopped taking frames */
+	char why[384];			/* and why, for the verdict */
+};
+
+struct lr_task;
+struct lr_replay;
+
+/* The fast path's shared steps (gen.c and replay.c). */
+/* Move the schedule on by @p cost cycles: the whole ones into the
+ * integer, the fraction kept apart so that no slot is ever rounded. */
+static inline void
+lr_gen_advance(struct lr_gen_sched *sc, double cost)
+{
+	uint64_t whole;
+
+	cost += sc->next_frac;
+	whole = (uint64_t)cost;
+	sc->next_tsc += whole;
+	sc->next_frac = cost - (double)whole;
+}
+
+/* Send what is pending; @return true when the queue took all of it. */
+static inline bool
+lr_gen_flush(struct lr_task *t, struct gen *g)
+{
+	uint16_t sent = rte_eth_tx_burst(t->port, t->queue, g->pend, g->nb_pend);
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	for (i = 0; i < sent; i++)
+		bytes += g->pend[i]->pkt_len;
+	t->st.tx_pkts += sent;
+	t->st.tx_bytes += bytes;
+	if (sent == g->nb_pend) {
+		g->nb_pend = 0;
+		return true;
+	}
+	/* The queue is full: keep the rest for the next turn, in order. */
+	memmove(g->pend, g->pend + sent, (g->nb_pend - sent) * sizeof(g->pend[0]));
+	g->nb_pend -= sent;
+	t->st.tx_retry++;
+	return false;
+}
+
+/* Is a paced task due at @p now? The first call starts the schedule. A
+ * task behind by more than the catch-up bound (the lcore taken away, or
+ * slower than the rate) makes up at most the bound; what it gives up is
+ * counted late. *@p lag: how far behind it is. */
+static inline bool
+lr_gen_due(struct gen *g, uint64_t now, uint64_t *lag)
+{
+	struct lr_gen_sched *sc = &g->sched;
+
+	if (unlikely(sc->first_tsc == 0))
+		sc->first_tsc = sc->next_tsc = now;	/* first burst */
+	if (sc->next_tsc > now)
+		return false;
+	*lag = now - sc->next_tsc;
+	if (unlikely(*lag > g->max_lag_tsc)) {
+		if (*lag > g->max_lag_seen_tsc)
+			g->max_lag_seen_tsc = *lag;
+		sc->late_tsc += *lag - g->max_lag_tsc;
+		sc->next_tsc = now - g->max_lag_tsc;
+		*lag = g->max_lag_tsc;
+	}
+	return true;
+}
+
+/* --pcap (replay.c): load the capture into the task's memory, send it.
+ * init: 0 or -errno (lr_errmsg says why); g->rp set. */
+int lr_replay_init(struct lr_task *t, struct gen *g, double hz);
+int lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now);
+void lr_replay_report(const struct gen *g, json_t *o);
+void lr_replay_free(struct gen *g);
 
 /* The conf's source and destination ranges, IPv6 defaults applied.
  * @return 0, or -EINVAL for mixed families (lr_errmsg says which). */

@@ -90,6 +90,16 @@ struct lr_gen_conf {
 	double stall_timeout_s;		/**< no tx progress this long with
 					 *   packets waiting ends the task (1),
 					 *   0: never */
+	bool rate_given;		/**< rate was set (pcap: fixed rate) */
+	bool src_mac_given;		/**< pcap: rewrite the source MAC */
+	bool dst_mac_given;
+	/* Replay (--pcap): a capture's frames instead of built ones. */
+	char pcap[256];			/**< the capture, "": none */
+	double speed;			/**< its timing times this (1) */
+	uint64_t loops;			/**< times through it, 0: no end (1) */
+	uint32_t loop_ip_step;		/**< loop k adds k x this to source
+					 *   addresses (0) */
+	bool stamp;			/**< linerate's header into UDP frames */
 };
 
 /**
@@ -165,6 +175,10 @@ bool lr_gen_is_short(double offered, double tolerance);
 bool lr_gen_ipv6(const struct lr_gen_conf *c);
 
 extern const struct lr_role lr_gen_role;
+
+/** gen's options without those of the replay (--pcap ...): what roles
+ *  that send as gen does (rtt) take. */
+extern const struct lr_opt lr_gen_frame_opts[];
 
 
 #endif

@@ -153,6 +153,10 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 		gc = *(const struct lr_gen_conf *)with_conf;
 	else
 		lr_gen_conf_init(&gc);
+	if (gc.pcap[0] != '\0')
+		return lr_err(EINVAL, "rtt: no pcap replay (rtt times the frames "
+			      "it builds; replay with gen --pcap --stamp 1 and "
+			      "count with rx)");
 	for (q = 0; q < nq; q++) {
 		struct rtt_task *rt;
 
@@ -393,5 +397,6 @@ const struct lr_role lr_rtt_role = {
 	.live = rtt_live,
 	.stopped = rtt_stopped,
 	.with = &lr_gen_role,
+	.with_opts = lr_gen_frame_opts,
 	.plan = rtt_plan,
 };

@@ -242,7 +242,7 @@ def test_option_table_examples():
             opts[opts.index("--export") + 1] = "tcp:127.0.0.1:9"
             opts += ["--export-wait", "0"]
             absent = True
-        if "--rate" in opts or "--queues" in opts:
+        if "--rate" in opts or "--queues" in opts or "--pcap" in opts:
             opts.append("--allow-short")	# load is not the example's fault
         r = run(eal("opt%d" % n, lcores=lc) + ["--"] + base + opts + ["--no-live"],
                 timeout=120, cwd=d)

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gen --pcap: a capture's frames replayed. The capture is read once, with
+ * libpcap, into one buffer on the task's socket, with what the fast path
+ * needs of each frame worked out beforehand: where its IP and L4 headers
+ * are, its flow (for --stamp) and its slot in the schedule (the gap to the
+ * next frame at the capture's timing over --speed, or its share of
+ * --rate). Per packet the fast path copies the frame into an mbuf of the
+ * task's pool and, when asked, rewrites it in place: MAC addresses, the
+ * source address shifted per loop (checksums by incremental update, RFC
+ * 1624), linerate's header in the UDP data.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
+
+#include "lr_common.h"
+#include "lr_pool.h"
+#include "lr_port.h"
+#include "gen_internal.h"
+
+#define REPLAY_MAX_BYTES (1ull << 30)	/* frame bytes loaded, at most */
+#define REPLAY_MAX_FRAMES (1u << 24)
+#define REPLAY_POOL_MBUFS 8191
+#define REPLAY_POOL_CACHE 256
+
+enum { L3_NONE, L3_V4, L3_V6 };
+
+/* One frame of the capture, as the fast path sends it. */
+struct rp_frame {
+	uint64_t off;		/* in rp->data */
+	double cost;		/* its slot: TSC cycles to the next frame */
+	uint32_t len;		/* bytes captured, sent as they are */
+	uint32_t flow;		/* index of its 5-tuple, UINT32_MAX: none */
+	uint16_t l3;		/* IP header, 0: not IP */
+	uint16_t l4csum;	/* UDP/TCP checksum field, 0: none to fix */
+	uint16_t stamp;		/* UDP data with room for the header, 0: none */
+	uint8_t l3type;
+	bool udp;		/* l4csum is UDP's: 0 is sent as 0xffff */
+};
+
+struct lr_replay {
+	uint8_t *data;
+	struct rp_frame *f;
+	uint32_t nb;
+	uint32_t next;		/* the next frame to send */
+	uint64_t loop;		/* loops begun before the current one */
+	uint64_t loops;		/* 0: no end */
+	uint32_t step;
+	uint32_t nb_flows;	/* 5-tuples of the stamped frames */
+	uint32_t flow_base;
+	uint32_t *seq;		/* per 5-tuple */
+	bool stamp;
+	bool set_src_mac, set_dst_mac;
+	struct rte_ether_addr src_mac, dst_mac;
+	/* report */
+	uint64_t stamped, unstamped;
+	uint64_t bytes;
+	uint64_t truncated, skipped;
+	double span_s, loop_gap_s;
+	bool timing;
+};
+
+/* RFC 1624's eqn. 3: checksum @p c after a 32-bit word changed. */
+static inline rte_be16_t
+csum_replace4(rte_be16_t c, rte_be32_t from, rte_be32_t to)
+{
+	uint32_t s = (uint16_t)~c;
+
+	s += (uint16_t)~(from & 0xffff);
+	s += (uint16_t)~(from >> 16);
+	s += to & 0xffff;
+	s += to >> 16;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (rte_be16_t)~s;
+}
+
+/* The same over @p n bytes (even, at an even offset of the sum). */
+static inline rte_be16_t
+csum_replace(rte_be16_t c, const void *from, const void *to, size_t n)
+{
+	uint32_t s = (uint16_t)~c;
+
+	s += (uint16_t)~rte_raw_cksum(from, n);
+	s += rte_raw_cksum(to, n);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (rte_be16_t)~s;
+}
+
+struct rp_key {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t proto;
+	uint8_t pad[3];
+};
+
+/* Where a frame's headers are (struct rp_frame), and its 5-tuple. */
+static void
+parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
+      bool *has_key)
+{
+	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	uint16_t type;
+	uint8_t proto;
+	int tags = 0;
+
+	*has_key = false;
+	memset(k, 0, sizeof(*k));
+	if (len < RTE_ETHER_HDR_LEN)
+		return;
+	memcpy(&type, d + 12, 2);
+	while ((type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+		type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) && tags++ < 2) {
+		if (l3 + 4 > len)
+			return;
+		memcpy(&type, d + l3 + 2, 2);
+		l3 += 4;
+	}
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const void *)(d + l3);
+		uint32_t ihl;
+
+		if (l3 + sizeof(*ip) > len || (ip->version_ihl >> 4) != 4)
+			return;
+		ihl = (ip->version_ihl & 0xf) * 4u;
+		if (ihl < sizeof(*ip) || l3 + ihl > len)
+			return;
+		f->l3 = (uint16_t)l3;
+		f->l3type = L3_V4;
+		/* A later fragment has no L4 header. */
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
+			return;
+		proto = ip->next_proto_id;
+		memcpy(k->src, &ip->src_addr, 4);
+		memcpy(k->dst, &ip->dst_addr, 4);
+		l4 = l3 + ihl;
+		/* The first fragment's L4 sum covers the whole datagram:
+		 * fixable, but its data is not all here to stamp. */
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG))
+			proto = proto == IPPROTO_UDP ? 0xfe : proto;
+	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const void *)(d + l3);
+
+		if (l3 + sizeof(*ip) > len || (ip->vtc_flow & 0xf0) != 0x60)
+			return;
+		f->l3 = (uint16_t)l3;
+		f->l3type = L3_V6;
+		proto = ip->proto;
+		memcpy(k->src, ip->src_addr, 16);
+		memcpy(k->dst, ip->dst_addr, 16);
+		l4 = l3 + sizeof(*ip);
+	} else {
+		return;
+	}
+	if (proto == IPPROTO_TCP && l4 + sizeof(struct rte_tcp_hdr) <= len) {
+		f->l4csum = (uint16_t)(l4 + offsetof(struct rte_tcp_hdr, cksum));
+	} else if ((proto == IPPROTO_UDP || proto == 0xfe) &&
+		   l4 + sizeof(struct rte_udp_hdr) <= len) {
+		const struct rte_udp_hdr *u = (const void *)(d + l4);
+
+		/* IPv4's UDP may have no checksum (0): it stays so. */
+		if (u->dgram_cksum != 0 || f->l3type == L3_V6)
+			f->l4csum = (uint16_t)(l4 + offsetof(struct rte_udp_hdr,
+							     dgram_cksum));
+		f->udp = true;
+		ulen = rte_be_to_cpu_16(u->dgram_len);
+		if (proto == IPPROTO_UDP &&
+		    ulen >= sizeof(*u) + LR_HDR_BYTES &&
+		    l4 + sizeof(*u) + LR_HDR_BYTES <= len)
+			f->stamp = (uint16_t)(l4 + sizeof(*u));
+		proto = IPPROTO_UDP;
+	} else {
+		return;
+	}
+	memcpy(&k->sport, d + l4, 2);
+	memcpy(&k->dport, d + l4 + 2, 2);
+	k->proto = proto;
+	*has_key = true;
+}
+
+static pcap_t *
+open_capture(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p;
+
+	p = pcap_open_offline_with_tstamp_precision(path,
+		PCAP_TSTAMP_PRECISION_NANO, err);
+	if (p == NULL) {
+		lr_err(EINVAL, "gen: pcap %s: %s", path, err);
+		return NULL;
+	}
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		lr_err(EINVAL, "gen: pcap %s: link type %s, not Ethernet", path,
+		       pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
+		pcap_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+static uint64_t
+ts_ns(const struct pcap_pkthdr *h)
+{
+	return (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+}
+
+/* Pass one: frames and bytes, and that each fits the port. */
+static int
+measure(struct lr_replay *rp, const char *path, uint32_t max_frame,
+	uint32_t *max_len)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	uint64_t k = 0;
+	pcap_t *p;
+	int r;
+
+	p = open_capture(path);
+	if (p == NULL)
+		return -EINVAL;
+	*max_len = 0;
+	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
+		k++;
+		if (h->caplen < RTE_ETHER_HDR_LEN) {
+			rp->skipped++;
+			continue;
+		}
+		if (h->caplen > max_frame) {
+			pcap_close(p);
+			return lr_err(EINVAL, "gen: pcap %s: frame %" PRIu64 " has "
+				      "%u B, more than the port takes (%u B: "
+				      "set its mtu=)", path, k, h->caplen,
+				      max_frame);
+		}
+		if (h->caplen < h->len)
+			rp->truncated++;
+		rp->nb++;
+		rp->bytes += h->caplen;
+		*max_len = RTE_MAX(*max_len, h->caplen);
+		if (rp->nb > REPLAY_MAX_FRAMES || rp->bytes > REPLAY_MAX_BYTES) {
+			pcap_close(p);
+			return lr_err(EFBIG, "gen: pcap %s: more than %u frames or "
+				      "%llu MB: the replay holds a capture in "
+				      "memory (split it with editcap -c)", path,
+				      REPLAY_MAX_FRAMES, REPLAY_MAX_BYTES >> 20);
+		}
+	}
+	if (r == PCAP_ERROR) {
+		lr_err(EIO, "gen: pcap %s: frame %" PRIu64 ": %s", path, k + 1,
+		       pcap_geterr(p));
+		pcap_close(p);
+		return -EIO;
+	}
+	pcap_close(p);
+	if (rp->nb == 0)
+		return lr_err(EINVAL, "gen: pcap %s: no Ethernet frame in it", path);
+	return 0;
+}
+
+/* Pass two: the frames into rp->data, parsed, flows numbered; the gaps
+ * (ns) into the costs for now. */
+static int
+load(struct lr_replay *rp, const char *path, const char *hname, int socket)
+{
+	struct rte_hash_parameters hp = {
+		.name = hname, .entries = RTE_MAX(rp->nb, 8u),
+		.key_len = sizeof(struct rp_key), .hash_func = rte_jhash,
+		.socket_id = socket,
+	};
+	struct rte_hash *tuples = NULL;
+	struct pcap_pkthdr *h;
+	uint64_t off = 0, prev = 0, first = 0;
+	const u_char *d;
+	uint32_t i = 0;
+	pcap_t *p;
+	int ret = 0;
+
+	p = open_capture(path);
+	if (p == NULL)
+		return -EINVAL;
+	if (rp->stamp) {
+		tuples = rte_hash_create(&hp);
+		if (tuples == NULL) {
+			pcap_close(p);
+			return lr_err(ENOMEM, "gen: pcap: no memory for the flows "
+				      "of %u frames", rp->nb);
+		}
+	}
+	while (i < rp->nb && pcap_next_ex(p, &h, &d) == 1) {
+		struct rp_frame *f = &rp->f[i];
+		struct rp_key key;
+		bool has_key;
+		uint64_t t = ts_ns(h);
+
+		if (h->caplen < RTE_ETHER_HDR_LEN)
+			continue;
+		memcpy(rp->data + off, d, h->caplen);
+		f->off = off;
+		f->len = h->caplen;
+		f->flow = UINT32_MAX;
+		off += h->caplen;
+		parse(rp->data + f->off, f->len, f, &key, &has_key);
+		if (rp->stamp && f->stamp != 0 && has_key) {
+			int32_t pos = rte_hash_add_key(tuples, &key);
+
+			if (pos < 0) {
+				ret = lr_err(ENOMEM, "gen: pcap: flow table full");
+				break;
+			}
+			f->flow = (uint32_t)pos;
+		}
+		/* Gaps in ns for now: a capture may step back (merged
+		 * files): no negative gap. */
+		if (i == 0)
+			first = t;
+		else
+			rp->f[i - 1].cost = t > prev ? (double)(t - prev) : 0;
+		prev = RTE_MAX(prev, t);
+		i++;
+	}
+	pcap_close(p);
+	if (ret == 0 && i != rp->nb)
+		ret = lr_err(EIO, "gen: pcap %s changed while it was read", path);
+	if (ret == 0 && rp->stamp) {
+		/* rte_hash positions are not dense: number them 0..n-1 in
+		 * order of first appearance. */
+		uint32_t *ids = calloc(rte_hash_max_key_id(tuples) + 1u,
+				       sizeof(*ids));
+
+		if (ids == NULL) {
+			ret = lr_err(ENOMEM, "gen: no memory");
+		} else {
+			for (i = 0; i < rp->nb; i++) {
+				uint32_t pos = rp->f[i].flow;
+
+				if (pos == UINT32_MAX)
+					continue;
+				if (ids[pos] == 0)
+					ids[pos] = ++rp->nb_flows;
+				rp->f[i].flow = ids[pos] - 1;
+			}
+			free(ids);
+		}
+	}
+	rte_hash_free(tuples);
+	rp->span_s = (double)(prev - first) / 1e9;
+	/* A loop starts a mean gap after the last frame of the one before;
+	 * a capture of one frame repeats it without a gap. */
+	rp->loop_gap_s = rp->nb > 1 ? rp->span_s / (rp->nb - 1) : 0;
+	rp->f[rp->nb - 1].cost = rp->loop_gap_s * 1e9;
+	return ret;
+}
+
+/* The slots, in TSC cycles: the capture's gaps over the speed, or each
+ * frame's share of the rate; the rate in pps it comes to. */
+static int
+schedule(struct gen *g, const struct lr_port_info *pi, double hz)
+{
+	const struct lr_gen_conf *c = &g->conf;
+	struct lr_replay *rp = g->rp;
+	double per_pkt, per_byte, sum = 0, frames = 0, line;
+	double link_bps = pi->link_speed_mbps * 1e6;
+	uint32_t i;
+	char rs[64];
+
+	rp->timing = !c->rate_given;
+	g->paced = rp->timing ? rp->span_s + rp->loop_gap_s > 0 :
+		   c->rate.unit != LR_RATE_MAX;
+	for (i = 0; i < rp->nb; i++)
+		frames += rp->f[i].len + LR_FCS_BYTES;
+	g->mean_frame = frames / rp->nb;
+	if (rp->timing) {
+		for (i = 0; i < rp->nb; i++) {
+			rp->f[i].cost *= hz / 1e9 / c->speed;
+			sum += rp->f[i].cost;
+		}
+	} else if (g->paced) {
+		if (lr_rate_cost(&c->rate, link_bps, &per_pkt, &per_byte) != 0)
+			return lr_err(EINVAL, "gen: a rate in %% needs the link "
+				      "speed; port %s reports none (give the "
+				      "port speed=10G)", pi->name);
+		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
+		if (link_bps > 0 && per_pkt + per_byte * g->mean_frame <
+		    line * (1 - 1e-9))
+			return lr_err(EINVAL, "gen: rate %s is above port %s's "
+				      "line rate for this capture (%.0f B a frame "
+				      "on average)", lr_rate_str(&c->rate, rs,
+				      sizeof(rs)), pi->name, g->mean_frame);
+		for (i = 0; i < rp->nb; i++) {
+			rp->f[i].cost = (per_pkt + per_byte *
+					 (rp->f[i].len + LR_FCS_BYTES)) * hz;
+			sum += rp->f[i].cost;
+		}
+	}
+	if (g->paced) {
+		g->mean_cost = sum / rp->nb;
+		g->rate_pps = g->mean_cost > 0 ? hz / g->mean_cost : 0;
+		g->per_pkt_tsc = g->mean_cost;	/* unsent frames' slots */
+		g->per_byte_tsc = 0;
+	}
+	return 0;
+}
+
+int
+lr_replay_init(struct lr_task *t, struct gen *g, double hz)
+{
+	const struct lr_gen_conf *c = &g->conf;
+	const struct lr_port_info *pi = lr_port_info(t->port);
+	struct lr_replay *rp;
+	uint32_t max_frame, max_len = 0;
+	char hname[RTE_HASH_NAMESIZE];
+	int ret;
+
+	rp = rte_zmalloc_socket("lr_replay", sizeof(*rp), RTE_CACHE_LINE_SIZE,
+				t->socket);
+	if (rp == NULL)
+		return lr_err(ENOMEM, "gen: no memory on socket %d", t->socket);
+	g->rp = rp;
+	rp->loops = c->loops;
+	rp->step = c->loop_ip_step;
+	rp->stamp = c->stamp;
+	rp->flow_base = c->flow_base;
+	rp->set_src_mac = c->src_mac_given;
+	rp->set_dst_mac = c->dst_mac_given;
+	rp->src_mac = c->src_mac;
+	rp->dst_mac = c->dst_mac;
+	/* What the port takes: its MTU plus Ethernet and two VLAN tags. */
+	max_frame = RTE_MIN((uint32_t)pi->mtu + RTE_ETHER_HDR_LEN + 8,
+			    (uint32_t)LR_FRAME_MAX_BYTES - LR_FCS_BYTES);
+	ret = measure(rp, c->pcap, max_frame, &max_len);
+	if (ret != 0)
+		return ret;
+	rp->data = rte_malloc_socket("lr_replay_data", rp->bytes, 0, t->socket);
+	rp->f = rte_zmalloc_socket("lr_replay_frames", sizeof(*rp->f) * rp->nb,
+				   RTE_CACHE_LINE_SIZE, t->socket);
+	if (rp->data == NULL || rp->f == NULL)
+		return lr_err(ENOMEM, "gen: pcap %s: no memory for %" PRIu64
+			      " MB on socket %d", c->pcap, rp->bytes >> 20,
+			      t->socket);
+	snprintf(hname, sizeof(hname), "lr_rp%u_%u", t->port, t->queue);
+	ret = load(rp, c->pcap, hname, t->socket);
+	if (ret != 0)
+		return ret;
+	if (rp->nb_flows != 0) {
+		rp->seq = rte_zmalloc_socket("lr_replay_seq", sizeof(*rp->seq) *
+					     rp->nb_flows, 0, t->socket);
+		if (rp->seq == NULL)
+			return lr_err(ENOMEM, "gen: no memory");
+	}
+	ret = schedule(g, pi, hz);
+	if (ret != 0)
+		return ret;
+	g->nb_flows = rp->nb_flows;
+	g->first_flow = c->flow_base;
+	g->max_len = max_len;
+	g->pool = lr_pool_get("lr_gen", REPLAY_POOL_MBUFS, REPLAY_POOL_CACHE,
+			      (uint16_t)(RTE_PKTMBUF_HEADROOM + max_len),
+			      t->socket);
+	if (g->pool == NULL)
+		return lr_err(rte_errno, "gen: no pool of %u mbufs of %u B on "
+			      "socket %d", REPLAY_POOL_MBUFS, max_len, t->socket);
+	return 0;
+}
+
+/* The source address of frame @p f (in @p d) plus @p delta, its IPv4
+ * header and L4 checksums kept right. */
+static inline void
+shift_src(const struct rp_frame *f, uint8_t *d, uint32_t delta)
+{
+	/* The address's last 32 bits: IPv4's source, IPv6's bytes 12..15. */
+	uint8_t *a = d + f->l3 + (f->l3type == L3_V4 ?
+				  offsetof(struct rte_ipv4_hdr, src_addr) :
+				  offsetof(struct rte_ipv6_hdr, src_addr) + 12);
+	rte_be32_t from, to;
+	rte_be16_t c;
+
+	memcpy(&from, a, 4);
+	to = rte_cpu_to_be_32(rte_be_to_cpu_32(from) + delta);
+	memcpy(a, &to, 4);
+	if (f->l3type == L3_V4) {
+		struct rte_ipv4_hdr *ip = (void *)(d + f->l3);
+
+		ip->hdr_checksum = csum_replace4(ip->hdr_checksum, from, to);
+	}
+	if (f->l4csum != 0) {
+		memcpy(&c, d + f->l4csum, 2);
+		c = csum_replace4(c, from, to);
+		if (c == 0 && f->udp)
+			c = 0xffff;
+		memcpy(d + f->l4csum, &c, 2);
+	}
+}
+
+/* linerate's header at the start of the UDP data, the sum fixed. */
+static inline void
+stamp(struct lr_replay *rp, const struct rp_frame *f, uint8_t *d,
+      uint32_t flow, uint64_t tsc)
+{
+	uint8_t old[LR_HDR_BYTES];
+	uint8_t *p = d + f->stamp;
+
+	memcpy(old, p, LR_HDR_BYTES);
+	lr_pkt_hdr_write(p, flow, rp->seq[f->flow]++, tsc);
+	if (f->l4csum != 0) {
+		rte_be16_t c;
+
+		memcpy(&c, d + f->l4csum, 2);
+		/* The header is 9 words from an even offset of the UDP
+		 * header; a sum of 0 is sent as 0xffff (RFC 768). */
+		c = csum_replace(c, old, p, LR_HDR_BYTES);
+		if (c == 0)
+			c = 0xffff;
+		memcpy(d + f->l4csum, &c, 2);
+	}
+}
+
+/* Move on by one frame; false when the last loop has ended. */
+static inline bool
+step(struct lr_replay *rp, uint32_t *next, uint64_t *loop)
+{
+	if (++*next < rp->nb)
+		return true;
+	*next = 0;
+	++*loop;
+	return rp->loops == 0 || *loop < rp->loops;
+}
+
+int
+lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
+{
+	struct lr_replay *rp = g->rp;
+	uint32_t next = rp->next;
+	uint64_t loop = rp->loop, lag = 0, tsc;
+	double pos = 0, owed = 0;
+	uint16_t n = 0, i;
+	bool more = true;
+
+	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
+		return 0;
+	if (g->remaining == 0)
+		return 1;
+	if (g->paced) {
+		if (!lr_gen_due(g, now, &lag))
+			return 0;
+		owed = (double)lag - g->sched.next_frac;
+	}
+	/* The frames due (each one whose slot has begun), a burst at most. */
+	while (n < g->burst && n < g->remaining && more &&
+	       (n == 0 || pos <= owed)) {
+		if (g->paced)
+			pos += rp->f[next].cost;
+		n++;
+		more = step(rp, &next, &loop);
+	}
+	if (rte_mempool_get_bulk(g->pool, (void **)g->pend, n) != 0) {
+		t->st.alloc_fail++;
+		return 0;
+	}
+	tsc = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		const struct rp_frame *f = &rp->f[rp->next];
+		struct rte_mbuf *m = g->pend[i];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+
+		rte_memcpy(d, rp->data + f->off, f->len);
+		m->data_len = (uint16_t)f->len;
+		m->pkt_len = f->len;
+		if (rp->set_dst_mac)
+			memcpy(d, &rp->dst_mac, RTE_ETHER_ADDR_LEN);
+		if (rp->set_src_mac)
+			memcpy(d + RTE_ETHER_ADDR_LEN, &rp->src_mac,
+			       RTE_ETHER_ADDR_LEN);
+		if (rp->step != 0 && rp->loop != 0 && f->l3 != 0)
+			shift_src(f, d, (uint32_t)(rp->loop * rp->step));
+		if (rp->stamp) {
+			if (f->flow != UINT32_MAX) {
+				stamp(rp, f, d, rp->flow_base + (uint32_t)
+				      ((rp->step ? rp->loop : 0) * rp->nb_flows) +
+				      f->flow, tsc);
+				rp->stamped++;
+			} else {
+				rp->unstamped++;
+			}
+		}
+		if (g->paced)
+			lr_gen_advance(&g->sched, f->cost);
+		if (!step(rp, &rp->next, &rp->loop)) {
+			g->remaining = 0;	/* the last loop is done */
+		} else if (rp->next == 0 && rp->step != 0 && rp->nb_flows != 0) {
+			/* New flows: their sequences from 0. */
+			memset(rp->seq, 0, sizeof(*rp->seq) * rp->nb_flows);
+		}
+	}
+	g->nb_pend = n;
+	if (g->remaining != 0 && g->remaining != UINT64_MAX)
+		g->remaining -= n;
+	lr_gen_flush(t, g);
+	return 0;
+}
+
+void
+lr_replay_report(const struct gen *g, json_t *o)
+{
+	const struct lr_replay *rp = g->rp;
+
+	json_object_set_new(o, "pcap", json_string(g->conf.pcap));
+	json_object_set_new(o, "pcap_frames", json_integer(rp->nb));
+	json_object_set_new(o, "pcap_bytes", json_integer((json_int_t)rp->bytes));
+	json_object_set_new(o, "pcap_span_s", json_real(rp->span_s));
+	json_object_set_new(o, "pcap_truncated_frames",
+			    json_integer((json_int_t)rp->truncated));
+	json_object_set_new(o, "pcap_skipped_frames",
+			    json_integer((json_int_t)rp->skipped));
+	json_object_set_new(o, "timing", json_string(rp->timing ? "capture" :
+						     "rate"));
+	json_object_set_new(o, "multiplier", json_real(g->conf.speed));
+	json_object_set_new(o, "loops_done", json_integer((json_int_t)rp->loop));
+	if (rp->stamp) {
+		json_object_set_new(o, "stamped_packets",
+				    json_integer((json_int_t)rp->stamped));
+		json_object_set_new(o, "unstamped_packets",
+				    json_integer((json_int_t)rp->unstamped));
+	}
+}
+
+void
+lr_replay_free(struct gen *g)
+{
+	struct lr_replay *rp = g->rp;
+
+	if (rp == NULL)
+		return;
+	rte_free(rp->data);
+	rte_free(rp->f);
+	rte_free(rp->seq);
+	rte_free(rp);
+	g->rp = NULL;
+}
