@@ -172,10 +172,10 @@ def synthetic_buckets(lat):
         lo, hi = marks[i], max(marks[i + 1], marks[i])
         n = left if i == len(shares) - 1 else int(lat["count"] * share)
         left -= n
-        for k in range(5):
-            v = int(lo + (hi - lo) * k / 4)
+        for k in range(16):	# evenly on a log scale
+            v = int(max(lo, 1) * (max(hi, 1) / max(lo, 1)) ** (k / 15))
             b = hist_bucket(v)
-            counts[b] = counts.get(b, 0) + n // 5 + (n % 5 if k == 4 else 0)
+            counts[b] = counts.get(b, 0) + n // 16 + (n % 16 if k == 15 else 0)
     return [[lo, w, c] for (lo, w), c in sorted(counts.items()) if c > 0]
 
 
