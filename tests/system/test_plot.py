@@ -8,9 +8,9 @@ height as asked (--size), IEND at its end. Errors are one line on stderr,
 exit 2, no traceback.
 
 test_hist_rx_run and test_series_rx_run read rx.latency.buckets and the
-document's "series" from the binary's own output: they fail until linerate
-writes them. test_hist_doc and test_series_doc plot small documents built
-here from the same run's real values (marked SYNTHETIC below).
+document's "series" (--series 0.1) from the binary's own output: they fail
+until linerate writes them. test_hist_doc and test_series_doc plot small
+documents built here from the same run's real values (marked SYNTHETIC).
 """
 import json
 import os
@@ -127,8 +127,11 @@ def rx_run():
         lua, out = os.path.join(d, "rx.lua"), os.path.join(d, "rx.json")
         with open(lua, "w") as f:
             f.write(SCENARIO)
-        r = run(eal("plotrx", mem=1024) + ["--", "--no-live", "--json", out, lua],
-                timeout=120)
+        # --series where this linerate has it (test_series_rx_run fails
+        # without); the other tests all the same
+        series = "--series" in run(["--help"]).stdout
+        r = run(eal("plotrx", mem=1024) + ["--"] + (["--series", "0.1"] if series else [])
+                + ["--no-live", "--json", out, lua], timeout=120)
         expect(r.returncode == 0, r.stdout + r.stderr)
         lat = load_json(out)["rx"]["latency"]
         expect(lat["count"] > 100000 and lat["p50_ns"] > 10000, lat)
@@ -147,7 +150,7 @@ def test_hist_rx_run():
     expect(all(b[i][0] + b[i][1] <= b[i + 1][0] for i in range(len(b) - 1)),
            "buckets not ascending")
     rendered("hist", path)
-    rendered("auto", path, (700, 500))
+    rendered("hist", path, (700, 500), "--density")
 
 
 def hist_bucket(v):
@@ -192,6 +195,7 @@ def test_hist_doc():
     json.dump({"version": "SYNTHETIC", "rtt": {"rtt": {"count": 0}, "pairs": [pair]}},
               open(rtt_doc, "w"))
     rendered("hist", rx_doc)
+    rendered("hist", rx_doc, None, "--density")
     rendered("auto", rx_doc, (500, 400))
     rendered("hist", rtt_doc)
     rendered("hist", rtt_doc, None, "--key", "rtt.pairs.0.rtt")
@@ -205,8 +209,11 @@ def test_series_rx_run():
     doc = load_json(path)
     expect("series" in doc, "no series in the result document: this linerate "
            "does not write it yet (%s)" % sorted(doc))
-    expect(len(doc["series"]) >= 1 and "t_s" in doc["series"][0], doc["series"][:2])
+    s = doc["series"]
+    expect(len(s) >= 10 and all("t_s" in p for p in s), s[:2])
+    expect(max(p.get("rx_pps", 0) for p in s) > 100000, s)
     rendered("series", path)
+    rendered("auto", path, (1000, 800))
 
 
 def test_series_doc():
