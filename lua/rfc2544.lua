@@ -14,13 +14,25 @@
 --   dut=delay   the delay role with dut_netem= (tc-netem words: a
 --               "rate 100mbit" link, a "loss 0.1%", a "limit 100"): a device
 --               whose capacity is known, so the search has an answer
+--   dut=testpmd Debian's dpdk-testpmd over two memif ports, dut_fwd=io or
+--               macswap, its forwarding lcore on CPU dut_cpu= (0)
+--   dut=kernel  the Linux kernel in a network namespace over veth pairs and
+--               net_af_packet, dut_mode=forward (IPv4 routing) or bridge,
+--               its receive work on CPU dut_cpu= (0); needs root
+--   (lua/lib/dut.lua sets testpmd and the kernel up and tears them down.
+--   With them gen and rx share the first worker lcore: give that worker
+--   a CPU other than dut_cpu, e.g. --lcores '0@0,1@1'.)
 --
 -- Learning frames first, once per frame size (warmup= s at 10 % of the
 -- line rate, which the DUT sees, RFC 2544 23); each trial then runs
--- trial= seconds at its rate and the receiver drains. A trial whose generator fell short of the rate it was
--- asked (gen's verdict "short": the host, not the DUT, did not offer it) is
--- INVALID: repeated once, and if short again reported so and never taken
--- as a pass (the search treats it as a failure at that rate and says so).
+-- trial= seconds at its rate and the receiver drains. A trial whose
+-- generator fell short of the rate it was asked (gen's verdict "short":
+-- the host, not the DUT, did not offer it), or whose counts a link cannot
+-- make (received > sent, a negative loss, duplicates), is INVALID:
+-- repeated once, and if invalid again reported so and never taken as a
+-- pass (the search treats it as a failure at that rate and says so). Each
+-- trial has flow ids of its own, so that what a DUT still held of an
+-- earlier trial is counted apart (stale), not as this one's.
 -- A DUT's queue hides an overload shorter than it: a trial of T seconds
 -- passes up to (queue frames / T) above the capacity, which is why the RFC
 -- asks for 60 s trials.
@@ -66,8 +78,8 @@ for t in opt.tests:gmatch("[^,]+") do
 	       ("rfc2544: tests=%s: want throughput, latency, loss, b2b"):format(t))
 	want[t] = true
 end
-assert(opt.dut == "wire" or opt.dut == "delay",
-       "rfc2544: dut=wire or dut=delay (with dut_netem=)")
+assert(({ wire = 1, delay = 1, testpmd = 1, kernel = 1 })[opt.dut],
+       "rfc2544: dut=wire, delay (with dut_netem=), testpmd or kernel")
 assert(opt.dut ~= "delay" or opt.dut_netem,
        "rfc2544: dut=delay needs dut_netem= (e.g. \"rate 100mbit\")")
 -- Linux netem's own default queue (1000 frames) unless the SPEC says: the
@@ -77,6 +89,8 @@ if opt.dut_netem and not opt.dut_netem:find("limit") then
 	opt.dut_netem = opt.dut_netem .. " limit 1000"
 end
 
+assert(not (ipv6 and opt.dut == "kernel" and (opt.dut_mode or "forward") == "forward"),
+       "rfc2544: the kernel DUT forwards IPv4: give dut_mode=bridge with ipv6=1")
 local sizes = {}
 for s in tostring(opt.sizes):gmatch("[^,]+") do
 	local n = math.tointeger(tonumber(s))
@@ -85,24 +99,45 @@ for s in tostring(opt.sizes):gmatch("[^,]+") do
 	sizes[#sizes + 1] = n
 end
 
--- The testbed: gen == wire == DUT == wire == rx, or one wire.
+-- The testbed: gen == wire == DUT == wire == rx, or one wire, or a DUT
+-- of its own (lua/lib/dut.lua): its ports, and what gen writes for it.
 local g_port, r_port, dut_a, dut_b
+local ext, gen_extra = nil, {}
 if opt.dut == "wire" then
 	g_port, r_port = assert(linerate.wire("rfc_in"))
-else
+elseif opt.dut == "delay" then
 	g_port, dut_a = assert(linerate.wire("rfc_in"))
 	dut_b, r_port = assert(linerate.wire("rfc_out"))
+else
+	ext = require("dut").open(opt.dut, { fwd = opt.dut_fwd, mode = opt.dut_mode,
+	                                     cpu = opt.dut_cpu, speed = opt.speed })
+	g_port, r_port, gen_extra = ext.tx, ext.rx, ext.gen
 end
+-- An error ends the device too.
+local ext_guard <close> = setmetatable({}, { __close = function()
+	if ext then ext:close() end
+end })
 
 local history = {}
 -- The generator on a worker lcore of its own when there are two (EAL
--- --lcores '0@0,1@1,2@0'); the DUT and the receiver on the other.
+-- --lcores '0@0,1@1,2@0'); the DUT and the receiver on the other. A DUT
+-- outside (testpmd, the kernel) takes a CPU: gen and rx share the first.
 local w = linerate.workers()
-local lc_gen, lc_rest = w[1], w[2] or w[1]
+local lc_gen, lc_rest = w[1], ext and w[1] or (w[2] or w[1])
+
+-- Each trial's frames carry flow ids of its own (flow_base): frames of an
+-- earlier trial that a DUT still held (a kernel's queues, a ring nobody
+-- polled between trials) are then counted apart (unknown_flow), never as
+-- this trial's received or lost.
+local next_base = 0
+local function new_base()
+	next_base = next_base + opt.flows
+	return next_base - opt.flows
+end
 
 -- A stage's DUT (when there is one) and receiver, on the second lcore.
-local function dut_and_rx()
-	local rx = assert(linerate.task{ role = "rx", port = r_port,
+local function dut_and_rx(base)
+	local rx = assert(linerate.task{ role = "rx", port = r_port, flow_base = base,
 	                                 flows = opt.flows, lcore = lc_rest })
 	if opt.dut == "delay" then
 		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
@@ -112,11 +147,14 @@ local function dut_and_rx()
 end
 
 -- One trial: frames of size at pps for secs (or count frames at the line
--- rate for a burst). Returns sent, received, lost, latency, short.
+-- rate for a burst). Returns sent, received, lost, latency, short (gen fell
+-- short), impossible (why the counts cannot be) and invalid (either).
 local function trial(size, pps, secs, count)
-	local rx = dut_and_rx()
+	local base = new_base()
+	local rx = dut_and_rx(base)
 	local g = { role = "gen", port = g_port, size = size, flows = opt.flows,
-	            lcore = lc_gen }
+	            flow_base = base, lcore = lc_gen }
+	for k, v in pairs(gen_extra) do g[k] = v end
 	g.catch_up = opt.catch_up
 	if opt.tolerance then g.rate_tolerance = opt.tolerance end
 	if ipv6 then g.src_ip, g.dst_ip = "fd00::1", "fd00::2" end
@@ -135,15 +173,24 @@ local function trial(size, pps, secs, count)
 	local rec = { size = size, pps = pps, count = count, sent = gs.tx_packets,
 	              received = rs.received, lost = rs.lost,
 	              short = gs.short == true, achieved_pps = gs.achieved_pps,
-	              latency = rs.latency }
+	              stale = rs.unknown_flow_packets, latency = rs.latency }
+	-- Counts a link cannot make (more received than sent, a negative
+	-- loss, duplicates): a fault of the testbed or the tool, never a
+	-- result. Such a trial is invalid, as a short one is.
+	rec.impossible = testbed.impossible(rec.sent, rs)
+	if rec.impossible then
+		io.stderr:write(("rfc2544: %d B at %.0f pps: INVALID: %s\n")
+		                :format(size, pps or 0, rec.impossible))
+	end
+	rec.invalid = rec.short or rec.impossible ~= nil
 	history[#history + 1] = rec
 	return rec
 end
 
--- A trial that counts: repeated once when the generator fell short.
+-- A trial that counts: repeated once when it was invalid.
 local function judged(size, pps)
 	local t = trial(size, pps, opt.trial)
-	if t.short then t = trial(size, pps, opt.trial) end
+	if t.invalid then t = trial(size, pps, opt.trial) end
 	return t
 end
 
@@ -159,14 +206,14 @@ local function search(size, ok)
 	local best, n, invalid = nil, 0, 0
 	local t = judged(size, hi)
 	n = n + 1
-	if t.short then invalid = invalid + 1 end
-	if not t.short and ok(t) then return t, n, invalid end
+	if t.invalid then invalid = invalid + 1 end
+	if not t.invalid and ok(t) then return t, n, invalid end
 	while n < opt.steps and (hi - lo) > hi * opt.resolution / 100 do
 		local mid = (hi + lo) / 2
 		t = judged(size, mid)
 		n = n + 1
-		if t.short then invalid = invalid + 1 end
-		if not t.short and ok(t) then
+		if t.invalid then invalid = invalid + 1 end
+		if not t.invalid and ok(t) then
 			lo, best = mid, t
 		else
 			hi = mid
@@ -176,15 +223,19 @@ local function search(size, ok)
 end
 
 local result = { dut = opt.dut, dut_netem = opt.dut_netem, speed_bps = speed,
-                 trial_s = opt.trial, sizes = {} }
+                 dut_what = ext and ext.what or nil, trial_s = opt.trial, sizes = {} }
 -- Learning frames (RFC 2544 23): once per frame size, before its trials,
 -- the DUT sees the flows at a tenth of the line rate (not counted).
 local function learn(size)
 	if opt.warmup <= 0 then return end
-	local rx = dut_and_rx()
-	local lg = assert(linerate.task{ role = "gen", port = g_port, size = size,
-		flows = opt.flows, rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10),
-		duration = opt.warmup, lcore = lc_gen })
+	local base = new_base()
+	local rx = dut_and_rx(base)
+	local lc = { role = "gen", port = g_port, size = size, flows = opt.flows,
+		flow_base = base,
+		rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10),
+		duration = opt.warmup, lcore = lc_gen }
+	for k, v in pairs(gen_extra) do lc[k] = v end
+	local lg = assert(linerate.task(lc))
 	linerate.start()
 	lg:wait(opt.warmup + 30)
 	rx:wait{ idle = 0.1, timeout = 10 }
@@ -209,7 +260,7 @@ for _, size in ipairs(sizes) do
 		local p50s, worst = {}, 0
 		for _ = 1, opt.latency_trials do
 			local t = judged(size, r.ndr_pps)
-			if not t.short and t.latency and t.latency.p50_ns then
+			if not t.invalid and t.latency and t.latency.p50_ns then
 				p50s[#p50s + 1] = t.latency.p50_ns
 				worst = math.max(worst, t.latency.max_ns or 0)
 				r.latency_p99_ns = math.max(r.latency_p99_ns or 0,
@@ -227,8 +278,8 @@ for _, size in ipairs(sizes) do
 		for pct = 100, 10, -10 do
 			local t = judged(size, line * pct / 100)
 			r.loss[#r.loss + 1] = { pct = pct, loss = loss_ratio(t),
-			                        invalid = t.short }
-			if t.lost == 0 and not t.short then clean = clean + 1 else clean = 0 end
+			                        invalid = t.invalid }
+			if t.lost == 0 and not t.invalid then clean = clean + 1 else clean = 0 end
 			if clean == 2 then break end
 		end
 	end
@@ -239,7 +290,7 @@ for _, size in ipairs(sizes) do
 		for _ = 1, opt.b2b_trials do
 			local lo, hi = 0, opt.b2b_max
 			local t = trial(size, nil, nil, hi)
-			if t.lost == 0 and t.received == hi then
+			if not t.impossible and t.lost == 0 and t.received == hi then
 				lo = hi
 			else
 				local n = 1
@@ -247,7 +298,11 @@ for _, size in ipairs(sizes) do
 					local mid = (lo + hi) // 2
 					t = trial(size, nil, nil, mid)
 					n = n + 1
-					if t.lost == 0 and t.received == mid then lo = mid else hi = mid end
+					if not t.impossible and t.lost == 0 and t.received == mid then
+						lo = mid
+					else
+						hi = mid
+					end
 				end
 			end
 			best = best and math.min(best, lo) or lo
@@ -261,7 +316,8 @@ result.trials = #history
 -- The RFC's tables.
 local function mpps(x) return x and ("%9.4f"):format(x / 1e6) or "        -" end
 print(("rfc2544: dut=%s%s, %s b/s, trials of %g s, %d trials in all")
-      :format(opt.dut, opt.dut_netem and (" (" .. opt.dut_netem .. ")") or "",
+      :format(opt.dut, opt.dut_netem and (" (" .. opt.dut_netem .. ")") or
+	      ext and (" (" .. ext.what .. ")") or "",
 	      opt.speed, opt.trial, #history))
 print("  size |  line Mpps |   NDR Mpps  % line | PDR Mpps (loss) | trials inv | lat p50 us  worst us | b2b frames")
 for _, r in ipairs(result.sizes) do
