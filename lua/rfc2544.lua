@@ -46,6 +46,8 @@
 --   speed=BPS         the link speed the % refer to (10G)
 --   resolution=PCT    the search stops when hi - lo < PCT % of hi (0.5)
 --   steps=N           at most N trials a search (20)
+--   guess=PCT         after a failed first trial, bracket what the DUT let
+--                     through -/+ PCT % (5; 0: plain binary search)
 --   pdr=RATIO         the partial-drop rate's loss ratio (0.001)
 --   trial=S           trial seconds (1; RFC 2544 says 60, give trial=60)
 --   warmup=S          learning frames' seconds (0.1)
@@ -61,7 +63,7 @@ local testbed = require("testbed")
 local opt = testbed.args(arg, { sizes = "64,128,256,512,1024,1280,1518",
                                 tests = "throughput,latency,loss,b2b",
                                 max = 100, speed = "10G", resolution = 0.5,
-                                steps = 20, pdr = 0.001, trial = 1,
+                                steps = 20, pdr = 0.001, trial = 1, guess = 5,
                                 warmup = 0.1, latency_trials = 3,
                                 b2b_max = 100000, b2b_trials = 2, flows = 1,
                                 dut = "wire", catch_up = 20000 })
@@ -199,25 +201,49 @@ local function loss_ratio(t)
 	return total > 0 and t.lost / total or 1
 end
 
--- Binary search for the highest rate whose trial passes ok(t).
-local function search(size, ok)
-	local line = linerate.line_rate(speed, size)
-	local hi, lo = line * opt.max / 100, 0
-	local best, n, invalid = nil, 0, 0
-	local t = judged(size, hi)
-	n = n + 1
-	if t.invalid then invalid = invalid + 1 end
-	if not t.invalid and ok(t) then return t, n, invalid end
-	while n < opt.steps and (hi - lo) > hi * opt.resolution / 100 do
-		local mid = (hi + lo) / 2
-		t = judged(size, mid)
+-- The highest rate whose trial passes ok(t), by binary search, within
+-- resolution % of it. @p known holds every trial of this frame size so
+-- far (the NDR search's, for the PDR's): the highest valid pass below the
+-- lowest valid failure bounds the search before any new trial (a rate
+-- whose trial lost nothing passes the PDR too). Without a failure known,
+-- the first trial is at the top rate; when it fails, what the DUT let
+-- through is a guess of its capacity, and two trials at guess -/+ guess%
+-- bracket it (TRex's optimised search, checked here rather than assumed).
+-- Returns the passing trial (nil: none), new trials, invalid ones.
+local function search(size, ok, known)
+	local top = linerate.line_rate(speed, size) * opt.max / 100
+	local lo, hi, best, failed = 0, top, nil, false
+	local n, invalid = 0, 0
+	for _, t in ipairs(known) do
+		if not t.invalid and not ok(t) and t.pps <= hi then hi, failed = t.pps, true end
+	end
+	for _, t in ipairs(known) do
+		if not t.invalid and ok(t) and t.pps < hi and t.pps >= lo then lo, best = t.pps, t end
+	end
+	if best and best.pps >= top then return best, 0, 0 end
+	local function try(pps)
+		local t = judged(size, pps)
 		n = n + 1
+		known[#known + 1] = t
 		if t.invalid then invalid = invalid + 1 end
 		if not t.invalid and ok(t) then
-			lo, best = mid, t
-		else
-			hi = mid
+			lo, best = pps, t
+			return true, t
 		end
+		hi = pps
+		return false, t
+	end
+	if not failed then
+		local pass, t = try(top)
+		if pass then return best, n, invalid end
+		local est = not t.invalid and t.received / opt.trial or 0
+		local a, b = est * (1 - opt.guess / 100), est * (1 + opt.guess / 100)
+		if opt.guess > 0 and a > lo and a < hi and n < opt.steps then
+			if try(a) and b < hi and n < opt.steps then try(b) end
+		end
+	end
+	while n < opt.steps and (hi - lo) > hi * opt.resolution / 100 do
+		try((hi + lo) / 2)
 	end
 	return best, n, invalid
 end
@@ -247,11 +273,12 @@ for _, size in ipairs(sizes) do
 	local r = { size = size, line_pps = line }
 	learn(size)
 	if want.throughput or want.latency then
-		local ndr, n, inv = search(size, function(t) return t.lost == 0 end)
+		local known = {}
+		local ndr, n, inv = search(size, function(t) return t.lost == 0 end, known)
 		r.ndr_pps = ndr and ndr.pps or 0
 		r.ndr_trials, r.ndr_invalid = n, inv
 		local pdr, n2, inv2 = search(size, function(t)
-			return loss_ratio(t) <= opt.pdr end)
+			return loss_ratio(t) <= opt.pdr end, known)
 		r.pdr_pps = pdr and pdr.pps or 0
 		r.pdr_loss = pdr and loss_ratio(pdr) or nil
 		r.pdr_trials, r.pdr_invalid = n2, inv2
