@@ -111,9 +111,9 @@ def adapt(cmd, name):
     for j, o in enumerate(opts):
         if o == "--duration" and float(opts[j + 1]) > 1:
             opts[j + 1] = "0.5"
-    if "--rate" in opts and not script:
-        # A rate this shared machine cannot keep is flagged (exit 3), not
-        # an example that does not run.
+    if ("--rate" in opts or "--pcap" in opts) and not script:
+        # A rate (or a capture's timing) this shared machine cannot keep
+        # is flagged (exit 3), not an example that does not run.
         opts.append("--allow-short")
     if script:
         # A scenario: its steps cut short (seconds= is every sweep's).
