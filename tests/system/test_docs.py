@@ -119,6 +119,12 @@ def adapt(cmd, name):
         # A scenario: its steps cut short (seconds= is every sweep's).
         if not any(o.startswith("seconds=") for o in opts):
             opts.append("seconds=0.2")
+        if any(o.endswith("rfc2544.lua") for o in opts):
+            # RFC 2544 over every size and test takes minutes: the
+            # example's DUT and options, one size, a few short trials
+            # (the last key=value wins).
+            opts += ["sizes=%d" % (84 if "ipv6=1" in opts else 64),
+                     "tests=throughput", "trial=0.1", "warmup=0.01", "steps=4"]
     return base + ne + ["--", "--no-live"] + opts, None
 
 
