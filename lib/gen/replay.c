@@ -244,11 +244,12 @@ measure(struct lr_replay *rp, const char *path, uint32_t max_frame,
 			continue;
 		}
 		if (h->caplen > max_frame) {
+			uint32_t caplen = h->caplen;	/* pcap's, freed on close */
+
 			pcap_close(p);
 			return lr_err(EINVAL, "gen: pcap %s: frame %" PRIu64 " has "
 				      "%u B, more than the port takes (%u B: "
-				      "set its mtu=)", path, k, h->caplen,
-				      max_frame);
+				      "set its mtu=)", path, k, caplen, max_frame);
 		}
 		if (h->caplen < h->len)
 			rp->truncated++;
