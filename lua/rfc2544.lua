@@ -288,9 +288,13 @@ for _, size in ipairs(sizes) do
 		-- search ran it (the NDR search took an invalid trial at that
 		-- rate as a failure).
 		if pdr and pdr.lost == 0 and pdr.pps > r.ndr_pps then
-			r.ndr_pps = pdr.pps
+			ndr, r.ndr_pps = pdr, pdr.pps
 		end
 		r.pdr_pps = pdr and pdr.pps or 0
+		-- The latency of the trials that decided each rate (every frame
+		-- of them, as TRex's ndr_bench reports latency at each).
+		r.ndr_latency = ndr and ndr.latency or nil
+		r.pdr_latency = pdr and pdr.latency or nil
 		r.pdr_loss = pdr and loss_ratio(pdr) or nil
 		r.pdr_trials, r.pdr_invalid = n2, inv2
 	end
