@@ -793,6 +793,9 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 			      "with size, data-size, bytes, fixed, flows, src-ip, "
 			      "dst-ip, src-port, dst-port, order, pattern or "
 			      "udp-cksum");
+	if (c->rate_given && c->speed != 1)
+		return lr_err(EINVAL, "gen: multiplier scales the capture's timing; "
+			      "rate replaces it: give one");
 	if (c->slices != 1)
 		return lr_err(EINVAL, "gen: pcap replays on one queue (slice "
 			      "%u/%u): give the port one tx queue", c->slice,

@@ -191,7 +191,8 @@ def test_count_loops_forever_and_bad_input():
                       (["--pcap", src, "--size", "128"], "not with size"),
                       (["--pcap", src, "--flows", "4"], "not with size"),
                       (["--loops", "3"], "go with pcap"),
-                      (["--pcap", src, "--multiplier", "0"], "multiplier")):
+                      (["--pcap", src, "--multiplier", "0"], "multiplier"),
+                      (["--pcap", src, "--multiplier", "2", "--rate", "1000"], "give one")):
         r = gen("rpbad", "net_null0", *opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
 
