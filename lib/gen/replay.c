@@ -654,3 +654,84 @@ lr_replay_free(struct gen *g)
 	rte_free(rp);
 	g->rp = NULL;
 }
+
+/* For tests/fuzz/fuzz_replay: the control-path steps above without a task
+ * (gen_internal.h). */
+static void
+frame_info(const struct rp_frame *f, bool has_key,
+	   struct lr_replay_frame_info *fi)
+{
+	memset(fi, 0, sizeof(*fi));
+	fi->l3 = f->l3;
+	fi->l4csum = f->l4csum;
+	fi->stamp = f->stamp;
+	fi->l3type = f->l3type;
+	fi->udp = f->udp;
+	fi->has_key = has_key;
+}
+
+void
+lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
+		      bool stamp_it, uint8_t *out,
+		      struct lr_replay_frame_info *fi)
+{
+	struct lr_replay rp = { .stamp = stamp_it };
+	struct rp_frame f = { .len = len, .flow = UINT32_MAX };
+	struct rp_key key;
+	uint32_t seq = 7;
+	bool has_key;
+
+	parse(d, len, &f, &key, &has_key);
+	frame_info(&f, has_key, fi);
+	memcpy(out, d, len);
+	/* As lr_replay_poll() does. */
+	if (delta != 0 && f.l3 != 0) {
+		shift_src(&f, out, delta);
+		fi->shifted = true;
+	}
+	if (stamp_it && f.stamp != 0 && has_key) {
+		f.flow = 0;
+		rp.seq = &seq;
+		stamp(&rp, &f, out, 1, 0x0123456789abcdefull);
+		fi->stamped = true;
+	}
+}
+
+int
+lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp_it,
+		     void (*each)(const uint8_t *d, uint32_t len,
+				  const struct lr_replay_frame_info *fi,
+				  uint32_t flow, void *arg),
+		     void *arg)
+{
+	struct lr_replay *rp = calloc(1, sizeof(*rp));
+	uint32_t max_len, i;
+	int ret;
+
+	if (rp == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	rp->stamp = stamp_it;
+	ret = measure(rp, path, max_frame, &max_len);
+	if (ret == 0) {
+		rp->data = malloc(rp->bytes ? rp->bytes : 1);
+		rp->f = calloc(rp->nb, sizeof(*rp->f));
+		ret = rp->data == NULL || rp->f == NULL ?
+		      lr_err(ENOMEM, "gen: no memory") :
+		      load(rp, path, "lr_rp_check", SOCKET_ID_ANY);
+	}
+	for (i = 0; ret == 0 && i < rp->nb; i++) {
+		struct lr_replay_frame_info fi;
+
+		frame_info(&rp->f[i], rp->f[i].flow != UINT32_MAX, &fi);
+		if (rp->f[i].flow != UINT32_MAX && rp->f[i].flow >= rp->nb_flows)
+			ret = lr_err(ERANGE, "gen: flow %u of %u", rp->f[i].flow,
+				     rp->nb_flows);
+		else
+			each(rp->data + rp->f[i].off, rp->f[i].len, &fi,
+			     rp->f[i].flow, arg);
+	}
+	free(rp->data);
+	free(rp->f);
+	free(rp);
+	return ret;
+}
