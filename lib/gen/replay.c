@@ -244,10 +244,13 @@ measure(struct lr_replay *rp, const char *path, uint32_t max_frame,
 			continue;
 		}
 		if (h->caplen > max_frame) {
+			/* h is libpcap's: read before pcap_close frees it. */
+			uint32_t caplen = h->caplen;
+
 			pcap_close(p);
 			return lr_err(EINVAL, "gen: pcap %s: frame %" PRIu64 " has "
 				      "%u B, more than the port takes (%u B: "
-				      "set its mtu=)", path, k, h->caplen,
+				      "set its mtu=)", path, k, caplen,
 				      max_frame);
 		}
 		if (h->caplen < h->len)
