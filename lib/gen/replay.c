@@ -116,7 +116,7 @@ static void
 parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
       bool *has_key)
 {
-	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen, ip_end;
 	uint16_t type;
 	uint8_t proto;
 	int tags = 0;
@@ -151,6 +151,7 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 		memcpy(k->src, &ip->src_addr, 4);
 		memcpy(k->dst, &ip->dst_addr, 4);
 		l4 = l3 + ihl;
+		ip_end = l3 + rte_be_to_cpu_16(ip->total_length);
 		/* The first fragment's L4 sum covers the whole datagram:
 		 * fixable, but its data is not all here to stamp. */
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG))
@@ -166,6 +167,7 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 		memcpy(k->src, ip->src_addr, 16);
 		memcpy(k->dst, ip->dst_addr, 16);
 		l4 = l3 + sizeof(*ip);
+		ip_end = l4 + rte_be_to_cpu_16(ip->payload_len);
 	} else {
 		return;
 	}
@@ -181,9 +183,13 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 							     dgram_cksum));
 		f->udp = true;
 		ulen = rte_be_to_cpu_16(u->dgram_len);
+		/* The header inside the frame, the UDP length and the IP
+		 * length: the sum covers what the IP length says, and a
+		 * stamp in the bytes past it (a trailer, padding) would
+		 * spoil a right sum. */
 		if (proto == IPPROTO_UDP &&
 		    ulen >= sizeof(*u) + LR_HDR_BYTES &&
-		    l4 + sizeof(*u) + LR_HDR_BYTES <= len)
+		    l4 + sizeof(*u) + LR_HDR_BYTES <= RTE_MIN(len, ip_end))
 			f->stamp = (uint16_t)(l4 + sizeof(*u));
 		proto = IPPROTO_UDP;
 	} else {

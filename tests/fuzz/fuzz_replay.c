@@ -189,8 +189,15 @@ check(const uint8_t *d, uint32_t len, uint32_t delta, bool stamp)
 	sums_of(out, len, &fo, &after);
 	if ((before.ip == 1 && after.ip != 1) ||
 	    (before.l4 == 1 && after.l4 != 1) ||
-	    (before.l4_zero && (fo.l4csum != 0 || !fo.udp)))
+	    (before.l4_zero && (fo.l4csum != 0 || !fo.udp))) {
+		fprintf(stderr, "fuzz_replay: frame of %u B, l3 %u (%s) l4csum %u "
+			"stamp %u%s%s: ip sum %d -> %d, l4 sum %d -> %d, "
+			"udp sum 0: %d\n", len, fi.l3, fi.l3type == 1 ? "IPv4" :
+			"IPv6", fi.l4csum, fi.stamp, fi.shifted ? " shifted" : "",
+			fi.stamped ? " stamped" : "", before.ip, after.ip,
+			before.l4, after.l4, before.l4_zero);
 		abort();
+	}
 	free(out);
 }
 
