@@ -228,7 +228,7 @@ add_names(const struct lr_opt *o)
 static void push_value(lua_State *L, struct rd *r, int depth);
 
 static void
-push_key(lua_State *L, struct rd *r)
+push_key(lua_State *L, struct rd *r, int depth)
 {
 	static const char *const common[] = {
 		"role", "port", "queue", "lcore", "lcores", "duration",
@@ -265,7 +265,7 @@ push_key(lua_State *L, struct rd *r)
 		lua_pushinteger(L, (lua_Integer)byte(r) - 2);
 		break;
 	default:
-		push_value(L, r, 3);	/* any value, but nil */
+		push_value(L, r, depth - 1);	/* any value, but nil */
 		if (lua_isnil(L, -1)) {
 			lua_pop(L, 1);
 			lua_pushliteral(L, "");
@@ -289,6 +289,9 @@ push_value(lua_State *L, struct rd *r, int depth)
 	char buf[256];
 	size_t n;
 
+	/* A C function's stack is LUA_MINSTACK deep: a table in a table
+	 * (as a key too) needs more. */
+	luaL_checkstack(L, 4, "fuzz_luaconf");
 	switch (k % 9) {
 	case 0:
 		lua_pushstring(L, odd[byte(r) % RTE_DIM(odd)]);
@@ -328,7 +331,7 @@ push_value(lua_State *L, struct rd *r, int depth)
 		}
 		lua_newtable(L);
 		for (n = byte(r) % 4; n > 0; n--) {
-			push_key(L, r);
+			push_key(L, r, depth - 1);
 			push_value(L, r, depth - 1);
 			if (lua_isnil(L, -2) || lua_isnil(L, -1) ||
 			    (lua_type(L, -2) == LUA_TNUMBER &&
@@ -362,7 +365,7 @@ build_table(lua_State *L, struct rd *r)
 		}
 	}
 	for (n = 0; n < 24 && r->at < r->n; n++) {
-		push_key(L, r);
+		push_key(L, r, 2);
 		push_value(L, r, 2);
 		if (lua_isnil(L, -2) || lua_isnil(L, -1) ||
 		    (lua_type(L, -2) == LUA_TNUMBER && isnan(lua_tonumber(L, -2))))
