@@ -289,6 +289,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 				if (u[i].channel != ch || u[i].status != 0)
 					abort();
+				/* Its hash's channel (the model's or the NIC's),
+				 * unless a fragment steered to its first's. */
+				if (u[i].frag == LR_FRAG_NONE &&
+				    u[i].channel != u[i].hash % channels)
+					abort();
 				/* A record of some frame that parsed... */
 				for (k = 0; k < nf; k++)
 					if (uh_same(&u[i], &fr[k].ref) &&
