@@ -20,8 +20,9 @@
  * record of the frame (the fast and the model backends agree on every
  * frame), its lengths inside the frame; both copies of a frame land on
  * one channel, the one its hash (or the NIC's) picks unless it is a
- * fragment; the channel tells the probes the trim asked for; every mbuf
- * back in its pool.
+ * fragment; the channel tells the probes the trim asked for, and the
+ * bytes a packet moves to a probe are no more than it; every mbuf back in
+ * its pool.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -169,6 +170,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t got_ch[LR_DIST_CHANNELS_MAX] = { 0 };
 	size_t off;
 	json_t *rep, *mal, *per;
+	double bpp;
 
 	if (size < 4)
 		return 0;
@@ -373,6 +375,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rep == NULL || mal == NULL || json_array_size(per) != channels ||
 	    jint(rep, "handed") != handed || jint(rep, "channel_ring_full") != 0 ||
 	    handed + malformed != n || t->st.drops != malformed)
+		abort();
+	/* What a probe is handed per packet: no more than the trim, a UH
+	 * record with uh. */
+	bpp = json_real_value(json_object_get(rep, "bytes_per_packet"));
+	if ((ingress == LR_INGRESS_TRIM && bpp > trim) ||
+	    (ingress == LR_INGRESS_UH && bpp != sizeof(struct lr_fw_uh)))
 		abort();
 	for (ch = 0; ch < channels; ch++)
 		if ((uint64_t)json_integer_value(json_array_get(per, ch)) != got_ch[ch])
