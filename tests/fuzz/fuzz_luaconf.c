@@ -20,7 +20,8 @@
  *
  * Invariants beside ASan/UBSan: a conversion (and any call into the
  * module) ends in a result or a Lua error whose message is a non-empty
- * string; never a C-level abort.
+ * string; never a C-level abort; a built table converted twice gives the
+ * same outcome and message.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -388,12 +389,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int with;
 
 		for (with = 0; with < 2; with++) {
+			int ret[2], k;
+
 			lua_getglobal(L, "linerate");
 			lua_getfield(L, -1, with ? "plan" : "task");
 			r.at = 1;
 			build_table(L, &r);
-			if (lua_pcall(L, 1, 1, 0) != LUA_OK &&
-			    lua_type(L, -1) != LUA_TSTRING)
+			/* Twice on the same table: the same outcome, the same
+			 * message (no state kept between conversions). */
+			for (k = 0; k < 2; k++) {
+				lua_pushvalue(L, 2);
+				lua_pushvalue(L, 3);
+				ret[k] = lua_pcall(L, 1, 1, 0);
+				if (ret[k] != LUA_OK && lua_type(L, -1) != LUA_TSTRING)
+					abort();
+			}
+			if (ret[0] != ret[1] ||
+			    (ret[0] != LUA_OK && ret[0] != LUA_ERRMEM &&
+			     strcmp(lua_tostring(L, -1), lua_tostring(L, -2)) != 0 &&
+			     steps <= STEPS_MAX))
 				abort();
 			lua_settop(L, 0);
 		}
