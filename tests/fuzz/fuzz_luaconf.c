@@ -91,9 +91,13 @@ budget_hook(lua_State *L, lua_Debug *ar)
 	}
 }
 
+/* Upvalue 2 of a function that takes its first argument only. */
+static char first_only;
+
 /* A call into the module: its result, or its error checked and raised
  * again. Upvalue 1 the function, upvalue 2 a fixed second argument
- * (conversion: with the companion or not), nil: none. */
+ * (conversion: with the companion or not), nil: none, &first_only: the
+ * first argument alone (json's second is a file to write). */
 static int
 checked(lua_State *L)
 {
@@ -101,7 +105,10 @@ checked(lua_State *L)
 
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
-	if (fixed) {
+	if (lua_touserdata(L, lua_upvalueindex(2)) == &first_only) {
+		lua_settop(L, 2);
+		n = 1;
+	} else if (fixed) {
 		lua_settop(L, 2);
 		lua_pushvalue(L, lua_upvalueindex(2));
 		n = 2;
@@ -117,7 +124,8 @@ checked(lua_State *L)
 	return lua_gettop(L);
 }
 
-/* linerate.NAME, checked, into the table at -1 (fixed: a second argument). */
+/* linerate.NAME, checked, into the table at -1 (fixed 0 or 1: a second
+ * argument; -1: as given; -2: the first alone). */
 static void
 wrap(lua_State *L, int mod, const char *name, lua_CFunction f, int fixed)
 {
@@ -125,7 +133,9 @@ wrap(lua_State *L, int mod, const char *name, lua_CFunction f, int fixed)
 		lua_pushcfunction(L, f);
 	else
 		lua_getfield(L, mod, name);
-	if (fixed < 0)
+	if (fixed == -2)
+		lua_pushlightuserdata(L, &first_only);
+	else if (fixed < 0)
 		lua_pushnil(L);
 	else
 		lua_pushboolean(L, fixed);
@@ -145,9 +155,10 @@ new_state(void)
 		{ LUA_COLIBNAME, luaopen_coroutine },
 		{ NULL, NULL },
 	};
+	/* What writes nothing, opens nothing, starts nothing. */
 	static const char *const pure[] = {
-		"json", "frame_size", "data_size", "line_rate", "overhead",
-		"workers", "now", "tsc_hz", NULL,
+		"frame_size", "data_size", "line_rate", "overhead", "workers",
+		"now", "tsc_hz", NULL,
 	};
 	static const char *const unsafe[] = {
 		"dofile", "loadfile", "load", "require", "print", NULL,
@@ -181,6 +192,7 @@ new_state(void)
 		wrap(L, mod, pure[i], NULL, -1);
 	lua_getfield(L, mod, "version");
 	lua_setfield(L, -2, "version");
+	wrap(L, mod, "json", NULL, -2);		/* never json(v, path) */
 	wrap(L, mod, "task", lr_lua_conf, 0);
 	wrap(L, mod, "plan", lr_lua_conf, 1);
 	wrap(L, mod, "conf", lr_lua_conf, -1);
