@@ -19,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
-ALL="parse seq ipfix opts netem solve"
+ALL="parse seq ipfix opts netem solve dist replay luaconf"
 
 case "${1:-}" in
 --build)

@@ -178,6 +178,36 @@ int lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now);
 void lr_replay_report(const struct gen *g, json_t *o);
 void lr_replay_free(struct gen *g);
 
+/* For tests/fuzz/fuzz_replay (not the fast path): where parse() found a
+ * frame's headers, and what a replay would rewrite. */
+struct lr_replay_frame_info {
+	uint16_t l3;		/* IP header, 0: not IP */
+	uint16_t l4csum;	/* UDP/TCP checksum field, 0: none to fix */
+	uint16_t stamp;		/* UDP data stamped, 0: none */
+	uint8_t l3type;		/* 0 none, 1 IPv4, 2 IPv6 */
+	bool udp;
+	bool has_key;		/* a 5-tuple (a flow to stamp) */
+	bool shifted;		/* the source address was shifted */
+	bool stamped;		/* linerate's header was written */
+};
+
+/* Parse frame @p d of @p len bytes as a capture's frame is, then into
+ * @p out (len bytes) the frame as a replay sends it: the source shifted
+ * by @p delta (when not 0 and IP), stamped when @p stamp and it has room. */
+void lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
+			   bool stamp, uint8_t *out,
+			   struct lr_replay_frame_info *fi);
+
+/* The capture at @p path read as lr_replay_init() reads it (both passes;
+ * flows numbered when @p stamp), frames longer than @p max_frame refused,
+ * then @p each called on every frame loaded; all freed again. EAL needed
+ * (the flow table). @return 0, or the error lr_replay_init() would give. */
+int lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp,
+			 void (*each)(const uint8_t *d, uint32_t len,
+				      const struct lr_replay_frame_info *fi,
+				      uint32_t flow, void *arg),
+			 void *arg);
+
 /* The conf's source and destination ranges, IPv6 defaults applied.
  * @return 0, or -EINVAL for mixed families (lr_errmsg says which). */
 int lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,

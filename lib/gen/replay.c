@@ -116,7 +116,7 @@ static void
 parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
       bool *has_key)
 {
-	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen, ip_end;
 	uint16_t type;
 	uint8_t proto;
 	int tags = 0;
@@ -151,6 +151,7 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 		memcpy(k->src, &ip->src_addr, 4);
 		memcpy(k->dst, &ip->dst_addr, 4);
 		l4 = l3 + ihl;
+		ip_end = l3 + rte_be_to_cpu_16(ip->total_length);
 		/* The first fragment's L4 sum covers the whole datagram:
 		 * fixable, but its data is not all here to stamp. */
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG))
@@ -166,6 +167,7 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 		memcpy(k->src, ip->src_addr, 16);
 		memcpy(k->dst, ip->dst_addr, 16);
 		l4 = l3 + sizeof(*ip);
+		ip_end = l4 + rte_be_to_cpu_16(ip->payload_len);
 	} else {
 		return;
 	}
@@ -181,9 +183,13 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 							     dgram_cksum));
 		f->udp = true;
 		ulen = rte_be_to_cpu_16(u->dgram_len);
+		/* The header inside the frame, the UDP length and the IP
+		 * length: the sum covers what the IP length says, and a
+		 * stamp in the bytes past it (a trailer, padding) would
+		 * spoil a right sum. */
 		if (proto == IPPROTO_UDP &&
 		    ulen >= sizeof(*u) + LR_HDR_BYTES &&
-		    l4 + sizeof(*u) + LR_HDR_BYTES <= len)
+		    l4 + sizeof(*u) + LR_HDR_BYTES <= RTE_MIN(len, ip_end))
 			f->stamp = (uint16_t)(l4 + sizeof(*u));
 		proto = IPPROTO_UDP;
 	} else {
@@ -244,12 +250,14 @@ measure(struct lr_replay *rp, const char *path, uint32_t max_frame,
 			continue;
 		}
 		if (h->caplen > max_frame) {
-			uint32_t caplen = h->caplen;	/* pcap's, freed on close */
+			/* h is libpcap's: read before pcap_close frees it. */
+			uint32_t caplen = h->caplen;
 
 			pcap_close(p);
 			return lr_err(EINVAL, "gen: pcap %s: frame %" PRIu64 " has "
 				      "%u B, more than the port takes (%u B: "
-				      "set its mtu=)", path, k, caplen, max_frame);
+				      "set its mtu=)", path, k, caplen,
+				      max_frame);
 		}
 		if (h->caplen < h->len)
 			rp->truncated++;
@@ -654,4 +662,85 @@ lr_replay_free(struct gen *g)
 	rte_free(rp->seq);
 	rte_free(rp);
 	g->rp = NULL;
+}
+
+/* For tests/fuzz/fuzz_replay: the control-path steps above without a task
+ * (gen_internal.h). */
+static void
+frame_info(const struct rp_frame *f, bool has_key,
+	   struct lr_replay_frame_info *fi)
+{
+	memset(fi, 0, sizeof(*fi));
+	fi->l3 = f->l3;
+	fi->l4csum = f->l4csum;
+	fi->stamp = f->stamp;
+	fi->l3type = f->l3type;
+	fi->udp = f->udp;
+	fi->has_key = has_key;
+}
+
+void
+lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
+		      bool stamp_it, uint8_t *out,
+		      struct lr_replay_frame_info *fi)
+{
+	struct lr_replay rp = { .stamp = stamp_it };
+	struct rp_frame f = { .len = len, .flow = UINT32_MAX };
+	struct rp_key key;
+	uint32_t seq = 7;
+	bool has_key;
+
+	parse(d, len, &f, &key, &has_key);
+	frame_info(&f, has_key, fi);
+	memcpy(out, d, len);
+	/* As lr_replay_poll() does. */
+	if (delta != 0 && f.l3 != 0) {
+		shift_src(&f, out, delta);
+		fi->shifted = true;
+	}
+	if (stamp_it && f.stamp != 0 && has_key) {
+		f.flow = 0;
+		rp.seq = &seq;
+		stamp(&rp, &f, out, 1, 0x0123456789abcdefull);
+		fi->stamped = true;
+	}
+}
+
+int
+lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp_it,
+		     void (*each)(const uint8_t *d, uint32_t len,
+				  const struct lr_replay_frame_info *fi,
+				  uint32_t flow, void *arg),
+		     void *arg)
+{
+	struct lr_replay *rp = calloc(1, sizeof(*rp));
+	uint32_t max_len, i;
+	int ret;
+
+	if (rp == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	rp->stamp = stamp_it;
+	ret = measure(rp, path, max_frame, &max_len);
+	if (ret == 0) {
+		rp->data = malloc(rp->bytes ? rp->bytes : 1);
+		rp->f = calloc(rp->nb, sizeof(*rp->f));
+		ret = rp->data == NULL || rp->f == NULL ?
+		      lr_err(ENOMEM, "gen: no memory") :
+		      load(rp, path, "lr_rp_check", SOCKET_ID_ANY);
+	}
+	for (i = 0; ret == 0 && i < rp->nb; i++) {
+		struct lr_replay_frame_info fi;
+
+		frame_info(&rp->f[i], rp->f[i].flow != UINT32_MAX, &fi);
+		if (rp->f[i].flow != UINT32_MAX && rp->f[i].flow >= rp->nb_flows)
+			ret = lr_err(ERANGE, "gen: flow %u of %u", rp->f[i].flow,
+				     rp->nb_flows);
+		else
+			each(rp->data + rp->f[i].off, rp->f[i].len, &fi,
+			     rp->f[i].flow, arg);
+	}
+	free(rp->data);
+	free(rp->f);
+	free(rp);
+	return ret;
 }

@@ -24,6 +24,14 @@ int luaopen_linerate(lua_State *L);
  */
 int lr_lua_run(const char *script, int argc, char **argv);
 
+/**
+ * The confs linerate.task{} (@p with false) or linerate.plan{} (true: the
+ * companion's too) make of the table at index 1, made and dropped: no
+ * port looked up, no task (tests/fuzz/fuzz_luaconf). Lua: conf(t, with)
+ * -> true, or a Lua error naming the key or value refused.
+ */
+int lr_lua_conf(lua_State *L);
+
 /** From a signal handler: stop the running script at its next Lua step. */
 void lr_lua_interrupt(void);
 

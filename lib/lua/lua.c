@@ -381,10 +381,10 @@ role_set(void *arg, const char *key, const char *val)
 	return lr_role_conf_set(rc->role, rc->conf, rc->with, key, val);
 }
 
-/* The role and port of a task{} or plan{} table at index 1 (@p what
- * names the call in errors); pushes nothing. */
+/* The role of a task{} or plan{} table at index 1 (@p what names the
+ * call in errors); leaves role= on the stack. */
 static const struct lr_role *
-table_role_port(lua_State *L, const char *what, uint16_t *port)
+table_role(lua_State *L, const char *what)
 {
 	const struct lr_role *role;
 
@@ -395,6 +395,16 @@ table_role_port(lua_State *L, const char *what, uint16_t *port)
 	role = lr_role_find(lua_tostring(L, -1));
 	if (role == NULL)
 		luaL_error(L, "%s: no role '%s'", what, lua_tostring(L, -1));
+	return role;
+}
+
+/* The role and port of a task{} or plan{} table at index 1 (@p what
+ * names the call in errors); pushes nothing. */
+static const struct lr_role *
+table_role_port(lua_State *L, const char *what, uint16_t *port)
+{
+	const struct lr_role *role = table_role(L, what);
+
 	lua_getfield(L, 1, "port");
 	if (lua_isnil(L, -1))
 		luaL_error(L, "%s: 'port' is missing", what);
@@ -433,6 +443,23 @@ table_conf(lua_State *L, const struct lr_role *role, bool with,
 		role->with->conf_init(rc->with);
 	}
 	apply_table(L, 1, role->name, rc, role_set, common);
+}
+
+int
+lr_lua_conf(lua_State *L)
+{
+	static const char *const common[] = {
+		"role", "port", "queue", "lcore", "lcores", "duration", NULL
+	};
+	const struct lr_role *role = table_role(L, "conf");
+	bool with = lua_toboolean(L, 2);
+	struct role_confs rc;
+
+	lua_pop(L, 1);
+	table_duration(L, "conf");
+	table_conf(L, role, with, common, &rc);
+	lua_pushboolean(L, 1);
+	return 1;
 }
 
 /* linerate.task{role=, port=, queue=0, lcore=first worker, duration=, ...}
