@@ -1052,8 +1052,16 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 		}
 		flow[k] = &r->flows[idx];
 		rte_prefetch0(flow[k]);
-		if (r->flat != NULL)
+		if (r->flat != NULL) {
+			/* Its entry's head and the bucket this frame's
+			 * latency falls in (the entry is 2 KB). */
+			uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
+			uint64_t c = now > tx ? now - tx : 0;
+
 			rte_prefetch0(&r->flat[idx]);
+			rte_prefetch0(&r->flat[idx].b[flat_bucket(
+				c < (1ull << 32) ? (c * r->ns_mult) >> 32 : 0)]);
+		}
 		hdr[k] = h;
 		len[k] = pkts[i]->pkt_len;
 		if (trace)

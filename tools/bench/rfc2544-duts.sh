@@ -24,7 +24,7 @@ for d in $DUTS; do
 	case $d in
 	wire) args="dut=wire" ;;
 	testpmd-*) args="dut=testpmd dut_fwd=${d#testpmd-}" ;;
-	kernel-*) args="dut=kernel dut_mode=${d#kernel-} max=10" ;;
+	kernel-*) args="dut=kernel dut_mode=${d#kernel-}" ;;
 	*) echo "rfc2544-duts: unknown DUT $d" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
