@@ -102,6 +102,7 @@ usage(FILE *f)
 "linerate %s - DPDK packet generator, receiver and flow probe\n"
 "\n"
 "usage: linerate [EAL options] -- [options] SCRIPT.lua [script args]\n"
+"       linerate [EAL options] -- [options] NAME [args]   (lua/NAME.lua: rfc2544, per-sweep...)\n"
 "       linerate [EAL options] -- --role ROLE --port PORT [options]\n"
 "       linerate solve FILE... [options]   (no EAL; see solve --help)\n"
 "       linerate --help | --version\n"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1239,10 +1240,26 @@ set_path(lua_State *L, const char *script)
 	lua_pop(L, 1);
 }
 
+/* A script named without a directory that is not here is one of
+ * linerate's own: "rfc2544" or "rfc2544.lua" is LR_LUA_DIR/rfc2544.lua,
+ * so that a scenario runs by its name (linerate ... -- rfc2544 dut=...). */
+static const char *
+find_script(const char *script, char *buf, size_t len)
+{
+	size_t n = strlen(script);
+
+	if (strchr(script, '/') != NULL || access(script, F_OK) == 0)
+		return script;
+	snprintf(buf, len, "%s/%s%s", LR_LUA_DIR, script,
+		 n > 4 && strcmp(script + n - 4, ".lua") == 0 ? "" : ".lua");
+	return access(buf, R_OK) == 0 ? buf : script;
+}
+
 int
 lr_lua_run(const char *script, int argc, char **argv)
 {
 	lua_State *L = luaL_newstate();
+	char own[PATH_MAX];
 	int i, ret;
 
 	if (L == NULL) {
@@ -1252,6 +1269,7 @@ lr_lua_run(const char *script, int argc, char **argv)
 	luaL_openlibs(L);
 	luaL_requiref(L, "linerate", luaopen_linerate, 1);
 	lua_pop(L, 1);
+	script = find_script(script, own, sizeof(own));
 
 	/* arg[0] is the script, arg[1..] its arguments, as lua(1) does. */
 	lua_createtable(L, argc, 1);

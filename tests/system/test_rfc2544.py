@@ -131,6 +131,21 @@ def test_kernel_dut():
     expect("lrd" not in ns and "lrd" not in links, ns + links)
 
 
+def test_by_name():
+    # The short form: the scenario by its name, from linerate's lua/, in a
+    # directory that has no such file.
+    d = tmpdir()
+    out = os.path.join(d, "n.json")
+    r = run(eal("rfcn", lcores="0@0,1@1,2@0", mem=2048) +
+            ["--", "rfc2544", "dut=delay", "dut_netem=rate 1gbit", "sizes=64",
+             "tests=throughput", "trial=0.1", "warmup=0", "steps=3", "json=" + out],
+            timeout=300, cwd=d)
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    expect(load_json(out)["sizes"][0]["size"] == 64, out)
+    r = run(eal("rfcn2") + ["--", "no-such-scenario"], timeout=60, cwd=d)
+    expect(r.returncode == 1 and "no-such-scenario" in r.stderr, r.stderr)
+
+
 def test_bad_arguments():
     for args, msg in ((["dut=router"], "dut=wire, delay"),
                       (["dut=testpmd", "dut_fwd=csum"], "fwd=io or fwd=macswap"),
@@ -144,4 +159,4 @@ def test_bad_arguments():
 
 if __name__ == "__main__":
     main([test_ndr_never_above_the_capacity, test_testpmd_dut, test_kernel_dut,
-          test_bad_arguments])
+          test_by_name, test_bad_arguments])
