@@ -8,6 +8,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +52,6 @@ struct rep {
 struct lr_latency {
 	unsigned int boot;
 	uint64_t rng;
-	uint8_t poisson[65536];	/* 16-bit uniform -> Poisson(1) */
 	uint64_t bits;		/* unused random bits */
 	unsigned int nbits;
 	bool hw_given;
@@ -110,6 +110,10 @@ splitmix64(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* 16-bit uniform -> Poisson(1), the same for every solver: built once. */
+static uint8_t lr_poisson[65536];
+static pthread_once_t lr_poisson_once = PTHREAD_ONCE_INIT;
+
 /* Poisson(1) from 16 random bits: the table's steps are the CDF rounded to
  * 1/65536, so P(k) is off by at most 1.5e-5. */
 static inline unsigned int
@@ -121,15 +125,16 @@ poisson1(struct lr_latency *lat)
 		lat->bits = splitmix64(&lat->rng);
 		lat->nbits = 4;
 	}
-	v = lat->poisson[lat->bits & 0xffff];
+	v = lr_poisson[lat->bits & 0xffff];
 	lat->bits >>= 16;
 	lat->nbits--;
 	return v;
 }
 
 static void
-poisson_table(uint8_t *t)
+poisson_table(void)
 {
+	uint8_t *t = lr_poisson;
 	double p = exp(-1), cdf = p;
 	unsigned int k = 0, i, edge = (unsigned int)lround(cdf * 65536);
 
@@ -154,7 +159,7 @@ lr_latency_create(const struct lr_latency_conf *conf)
 	lat->boot = conf != NULL && conf->boot ? conf->boot :
 		LR_LATENCY_BOOT_DEFAULT;
 	lat->rng = conf != NULL ? conf->seed : 0;
-	poisson_table(lat->poisson);
+	pthread_once(&lr_poisson_once, poisson_table);
 	return lat;
 }
 

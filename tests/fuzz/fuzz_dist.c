@@ -159,13 +159,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lr_dist_conf dc;
 	struct lr_dist_channel dch;
 	struct lr_fw_conf fc;
-	struct lr_thash th;
+	/* The reference's tables, one per key (default, "ms"): built once. */
+	static struct lr_thash th[2];
+	static bool th_built[2];
 	struct lr_task *t;
 	struct rte_mbuf *tx[LR_BURST];
 	char buf[16];
 	uint8_t ingress;
 	uint16_t trim;
-	unsigned int nf = 0, n = 0, i, k, ch, channels, polls;
+	unsigned int key_ms, nf = 0, n = 0, i, k, ch, channels, polls;
 	uint64_t handed = 0, malformed = 0, want_bad[LR_PARSE_REASONS] = { 0 };
 	uint64_t got_ch[LR_DIST_CHANNELS_MAX] = { 0 };
 	size_t off;
@@ -177,13 +179,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ingress = (data[0] & 3) == 3 ? LR_INGRESS_FULL : data[0] & 3;
 	channels = data[1] % LR_DIST_CHANNELS_MAX + 1u;
 	trim = (uint16_t)(64 + ((data[2] << 8 | data[3]) % (9018 - 64 + 1)));
+	key_ms = (data[0] & 16) != 0;
 	lr_dist_conf_init(&dc);
 	snprintf(buf, sizeof(buf), "%u", channels);
 	if (lr_dist_conf_set(&dc, "channels", buf) != 0 ||
 	    lr_dist_conf_set(&dc, "channel-ring", "64") != 0 ||
 	    lr_dist_conf_set(&dc, "backend", data[0] & 4 ? "model" : "fast") != 0 ||
 	    lr_dist_conf_set(&dc, "hash", data[0] & 8 ? "l3" : "l4") != 0 ||
-	    (data[0] & 16 && lr_dist_conf_set(&dc, "hash-key", "ms") != 0))
+	    (key_ms && lr_dist_conf_set(&dc, "hash-key", "ms") != 0))
 		abort();
 	if (ingress == LR_INGRESS_TRIM) {
 		snprintf(buf, sizeof(buf), "%u", trim);
@@ -200,8 +203,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fc.key_len = dc.key_len;
 	fc.channels = (uint8_t)channels;
 	fc.l4 = !dc.l3;
-	lr_thash_init(&th, fc.key, fc.key_len);
-	fc.state = &th;
+	if (!th_built[key_ms]) {
+		lr_thash_init(&th[key_ms], fc.key, fc.key_len);
+		th_built[key_ms] = true;
+	}
+	fc.state = &th[key_ms];
 
 	for (off = 4; off + 10 <= size && nf < PAIRS; nf++) {
 		struct frame *f = &fr[nf];
