@@ -13,6 +13,7 @@
 #                                      the fixed one; prints executions and
 #                                      coverage; a crash is left as
 #                                      build-fuzz/crash-NAME-* and fails
+#   tools/fuzz.sh --runs N [NAME...]   the same, N executions each
 #
 # BUILD_FUZZ=DIR picks another build directory. Exit 0 when no harness
 # crashed, 1 otherwise, 77 for --smoke without a fuzz build.
@@ -48,30 +49,44 @@ case "${1:-}" in
 	done
 	exit $fail
 	;;
-'' | -*)
-	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+'' | -[!-]* | --[!r]*)
+	sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
 
-secs=$1
-shift
+if [ "$1" = --runs ]; then
+	limit="-runs=${2:?fuzz: --runs N}"
+	shift 2
+else
+	limit="-max_total_time=$1"
+	shift
+fi
+case "$limit" in
+*=[0-9]*) ;;
+*) echo "fuzz: '${limit#*=}' is not a count of seconds or runs" >&2; exit 2 ;;
+esac
 names=${*:-$ALL}
+for h in $names; do
+	[ -d "tests/fuzz/corpus/$h" ] || { echo "fuzz: no harness '$h' (one of: $ALL)" >&2; exit 2; }
+done
 [ -x "$B/tests/fuzz/fuzz_parse" ] || "$0" --build || exit 1
 fail=0
-printf "%-8s %12s %10s %8s %s\n" harness executions exec/s cov result
+printf "%-8s %12s %10s %8s %8s %s\n" harness executions exec/s seconds cov result
 for h in $names; do
 	mkdir -p "$B/corpus/$h"
 	log=$B/fuzz_$h.log
-	"$B/tests/fuzz/fuzz_$h" -max_total_time="$secs" -max_len=4096 \
+	t0=$(date +%s)
+	"$B/tests/fuzz/fuzz_$h" "$limit" -max_len=4096 \
 		-artifact_prefix="$B/crash-$h-" -print_final_stats=1 \
 		"$B/corpus/$h" "tests/fuzz/corpus/$h" >"$log" 2>&1
 	rc=$?
+	took=$(($(date +%s) - t0))
 	execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
 	rate=$(grep -Eo 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
 	cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+')
 	res=ok
 	[ $rc -eq 0 ] || { res="CRASH (see $log)"; fail=1; }
-	printf "%-8s %12s %10s %8s %s\n" "$h" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$res"
+	printf "%-8s %12s %10s %8s %8s %s\n" "$h" "${execs:-?}" "${rate:-?}" "$took" "${cov:-?}" "$res"
 done
 exit $fail
