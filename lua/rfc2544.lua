@@ -51,7 +51,10 @@
 --   pdr=RATIO         the partial-drop rate's loss ratio (0.001)
 --   trial=S           trial seconds (1; RFC 2544 says 60, give trial=60)
 --   warmup=S          learning frames' seconds (0.1)
---   latency_trials=N  trials at the NDR for the latency (3; the RFC: 20)
+--   latency_trials=N  trials at the NDR for the latency (3; the RFC: 20):
+--                     median of their p50s, worst, the histogram and the
+--                     jitter (RFC 3550's J, mean over the flows, and the
+--                     mean |D|; rx's flow_latency) of the median trial
 --   b2b_max=N         the longest burst tried (100000); b2b_trials=N (2)
 --   flows=N           flows (1)
 --   catch_up=US       gen's catch-up after a stall of the host (20000: a
@@ -142,10 +145,12 @@ local function new_base()
 	return next_base - opt.flows
 end
 
--- A stage's DUT (when there is one) and receiver, on the second lcore.
-local function dut_and_rx(base)
+-- A stage's DUT (when there is one) and receiver, on the second lcore;
+-- with @p jitter, rx keeps each flow's latency and RFC 3550 jitter.
+local function dut_and_rx(base, jitter)
 	local rx = assert(linerate.task{ role = "rx", port = r_port, flow_base = base,
-	                                 flows = opt.flows, lcore = lc_rest })
+	                                 flows = opt.flows, lcore = lc_rest,
+	                                 flow_latency = jitter and 1 or 0 })
 	if opt.dut == "delay" then
 		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
 		                      netem = opt.dut_netem, lcore = lc_rest })
@@ -154,11 +159,12 @@ local function dut_and_rx(base)
 end
 
 -- One trial: frames of size at pps for secs (or count frames at the line
--- rate for a burst). Returns sent, received, lost, latency, short (gen fell
--- short), impossible (why the counts cannot be) and invalid (either).
-local function trial(size, pps, secs, count)
+-- rate for a burst). Returns sent, received, lost, latency (and jitter
+-- when asked), short (gen fell short), impossible (why the counts cannot
+-- be) and invalid (either).
+local function trial(size, pps, secs, count, jitter)
 	local base = new_base()
-	local rx = dut_and_rx(base)
+	local rx = dut_and_rx(base, jitter)
 	local g = { role = "gen", port = g_port, size = size, flows = opt.flows,
 	            flow_base = base, lcore = lc_gen }
 	for k, v in pairs(gen_extra) do g[k] = v end
@@ -180,7 +186,8 @@ local function trial(size, pps, secs, count)
 	local rec = { size = size, pps = pps, count = count, sent = gs.tx_packets,
 	              received = rs.received, lost = rs.lost,
 	              short = gs.short == true, achieved_pps = gs.achieved_pps,
-	              stale = rs.unknown_flow_packets, latency = rs.latency }
+	              stale = rs.unknown_flow_packets, latency = rs.latency,
+	              jitter = rs.jitter }
 	-- Counts no device can make (more received than sent, a negative
 	-- loss): a fault of the testbed or the tool, never a result. Such a
 	-- trial is invalid, as a short one is. (Reordering and duplicates
@@ -200,9 +207,9 @@ local function trial(size, pps, secs, count)
 end
 
 -- A trial that counts: repeated once when it was invalid.
-local function judged(size, pps)
-	local t = trial(size, pps, opt.trial)
-	if t.invalid then t = trial(size, pps, opt.trial) end
+local function judged(size, pps, jitter)
+	local t = trial(size, pps, opt.trial, nil, jitter)
+	if t.invalid then t = trial(size, pps, opt.trial, nil, jitter) end
 	return t
 end
 
@@ -306,7 +313,7 @@ for _, size in ipairs(sizes) do
 	if want.latency and (r.ndr_pps or 0) > 0 then
 		local p50s, worst, trials = {}, 0, {}
 		for _ = 1, opt.latency_trials do
-			local t = judged(size, r.ndr_pps)
+			local t = judged(size, r.ndr_pps, true)
 			if not t.invalid and t.latency and t.latency.p50_ns then
 				p50s[#p50s + 1] = t.latency.p50_ns
 				trials[#trials + 1] = t
@@ -318,10 +325,14 @@ for _, size in ipairs(sizes) do
 		table.sort(p50s)
 		r.latency_median_ns = p50s[(#p50s + 1) // 2]
 		-- Every frame's latency, not 20 tagged ones: the whole histogram
-		-- (rx's buckets) of the trial with the median p50.
+		-- (rx's buckets) of the trial with the median p50, and its jitter
+		-- (RFC 3550's, the mean over the flows, and the mean |D|).
 		for _, t in ipairs(trials) do
 			if t.latency.p50_ns == r.latency_median_ns then
 				r.latency = t.latency
+				r.jitter = t.jitter
+				r.jitter_ns = t.jitter and t.jitter.flows > 0 and
+					t.jitter.rfc3550_mean_ns or nil
 				break
 			end
 		end
@@ -375,9 +386,9 @@ print(("rfc2544: dut=%s%s, %s b/s, trials of %g s, %d trials in all")
       :format(opt.dut, opt.dut_netem and (" (" .. opt.dut_netem .. ")") or
 	      ext and (" (" .. ext.what .. ")") or "",
 	      opt.speed, opt.trial, #history))
-print("  size |  line Mpps |   NDR Mpps  % line | PDR Mpps (loss) | trials inv | lat p50 us  worst us | b2b frames")
+print("  size |  line Mpps |   NDR Mpps  % line | PDR Mpps (loss) | trials inv | lat p50 us  worst us jitter us | b2b frames")
 for _, r in ipairs(result.sizes) do
-	print(("%6d | %s | %s %6.2f | %s %-6s | %6s %3s | %10s %9s | %s"):format(
+	print(("%6d | %s | %s %6.2f | %s %-6s | %6s %3s | %10s %9s %9s | %s"):format(
 		r.size, mpps(r.line_pps), mpps(r.ndr_pps),
 		r.ndr_pps and 100 * r.ndr_pps / r.line_pps or 0, mpps(r.pdr_pps),
 		r.pdr_loss and ("%.0e"):format(r.pdr_loss) or "",
@@ -385,6 +396,7 @@ for _, r in ipairs(result.sizes) do
 		r.ndr_invalid and (r.ndr_invalid + r.pdr_invalid) or "-",
 		r.latency_median_ns and ("%.2f"):format(r.latency_median_ns / 1e3) or "-",
 		r.latency_worst_ns and ("%.1f"):format(r.latency_worst_ns / 1e3) or "-",
+		r.jitter_ns and ("%.3f"):format(r.jitter_ns / 1e3) or "-",
 		r.b2b_frames or "-"))
 	if r.loss then
 		local parts = {}
@@ -399,13 +411,14 @@ result.history = history
 if opt.json then assert(linerate.json(result, opt.json)) end
 if opt.csv then
 	local f = assert(io.open(opt.csv, "w"))
-	f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns,b2b_frames,trials,invalid\n")
+	f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns,b2b_frames,trials,invalid,jitter_ns\n")
 	for _, r in ipairs(result.sizes) do
-		f:write(("%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s\n"):format(r.size,
+		f:write(("%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s\n"):format(r.size,
 			r.line_pps, r.ndr_pps or 0, r.pdr_pps or 0, r.pdr_loss or "",
 			r.latency_median_ns or "", r.latency_worst_ns or "",
 			r.b2b_frames or "", (r.ndr_trials or 0) + (r.pdr_trials or 0),
-			(r.ndr_invalid or 0) + (r.pdr_invalid or 0)))
+			(r.ndr_invalid or 0) + (r.pdr_invalid or 0),
+			r.jitter_ns and ("%.1f"):format(r.jitter_ns) or ""))
 	end
 	f:close()
 end

@@ -417,20 +417,6 @@ unique_of(const struct lr_rx_counts *c)
 }
 
 static void
-rx_report(const struct lr_task *t, json_t *o)
-{
-	const struct rx *r = t->priv;
-	struct lr_rx_counts c;
-
-	lr_rx_counts(t, &c);
-	rx_counts_json(o, &c, unique_of(&c));
-	set_int(o, "flow_table", r->nb_flows);
-	set_int(o, "flow_base", r->flow_base);
-	if (r->hist != NULL)
-		json_object_set_new(o, "latency", lr_hist_json(r->hist));
-}
-
-static void
 counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 {
 #define FRAME_ADD(name, key, what) d->name += c->name;
@@ -605,6 +591,22 @@ jitter_json(const struct lr_flat *m, uint32_t n)
 	json_object_set_new(o, "mean_delta_ns", json_real(pairs ?
 			    (double)dsum / (double)pairs : 0));
 	return o;
+}
+
+static void
+rx_report(const struct lr_task *t, json_t *o)
+{
+	const struct rx *r = t->priv;
+	struct lr_rx_counts c;
+
+	lr_rx_counts(t, &c);
+	rx_counts_json(o, &c, unique_of(&c));
+	set_int(o, "flow_table", r->nb_flows);
+	set_int(o, "flow_base", r->flow_base);
+	if (r->hist != NULL)
+		json_object_set_new(o, "latency", lr_hist_json(r->hist));
+	if (r->flat != NULL)
+		json_object_set_new(o, "jitter", jitter_json(r->flat, r->nb_flows));
 }
 
 static double

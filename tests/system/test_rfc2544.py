@@ -91,6 +91,36 @@ def check_ndr(doc):
     return s
 
 
+def test_latency_jitter():
+    # A DUT that delays each frame by 200 us +/- 100 us (netem's jitter,
+    # uniform), offered 0.03 % of 10G (4464 frames/s, 224 us apart: no
+    # reordering): the latency trial at the NDR reports the jitter of the
+    # frames' transit times. For independent uniform delays on [-a, a],
+    # E|D| = 2a/3 = 67 us. A stall of this shared machine only adds to
+    # |D| (frames held and let go together differ by their 224 us), so the
+    # mean |D| is above 30 us whatever the load; without the DUT's jitter
+    # it is a few us. A loaded machine may leave no valid latency trial:
+    # then no jitter is reported.
+    r, out, csv_out = rfc("rfcj", "dut=delay", "dut_netem=delay 200us 100us",
+                          "max=0.03", "sizes=64", "tests=throughput,latency",
+                          "trial=0.2", "warmup=0.02", "steps=6", "resolution=5",
+                          "latency_trials=1")
+    expect(r.returncode == 0, r.stdout + r.stderr)
+    s = load_json(out)["sizes"][0]
+    rows = list(csv.DictReader(open(csv_out)))
+    expect("jitter us" in r.stdout, r.stdout)
+    if s.get("latency_trials", 0) == 0:
+        expect(rows[0]["jitter_ns"] == "" and "jitter_ns" not in s, s)
+        print("  skip: no valid latency trial")
+        return
+    j = s["jitter"]
+    expect(j["flows"] == 1 and s["jitter_ns"] == j["rfc3550_mean_ns"] > 0, j)
+    expect(j["mean_delta_ns"] > 30e3, j)
+    expect(abs(float(rows[0]["jitter_ns"]) - s["jitter_ns"]) < 1, rows)
+    print("  jitter at the NDR: RFC 3550 %.1f us, mean |D| %.1f us (E|D| 66.7 us)" % (
+        j["rfc3550_mean_ns"] / 1e3, j["mean_delta_ns"] / 1e3))
+
+
 def test_testpmd_dut():
     # Debian's dpdk-testpmd forwards between two memif ports, started and
     # ended by the scenario: an NDR it passed whole, and nothing left
@@ -164,5 +194,6 @@ def test_bad_arguments():
 
 
 if __name__ == "__main__":
-    main([test_ndr_never_above_the_capacity, test_testpmd_dut, test_kernel_dut,
+    main([test_ndr_never_above_the_capacity, test_latency_jitter, test_testpmd_dut,
+          test_kernel_dut,
           test_by_name, test_bad_arguments])
