@@ -99,7 +99,10 @@ def adapt(cmd, name):
     elif pci and "--queues" in opts:
         q = int(opts[opts.index("--queues") + 1])
         base = eal(name, lcores="0@0,(1-%d)@1" % q, mem=mem)
-    script = any(o.endswith(".lua") for o in opts)
+    # A scenario: a script, or one of lua/ by its name (linerate -- rfc2544)
+    # where no --role is given.
+    script = any(o.endswith(".lua") for o in opts) or "--role" not in opts and \
+        any(os.path.exists(os.path.join(SRC, "lua", o + ".lua")) for o in opts)
     if pci and "mode=ports" in opts:
         return None, "two cabled NIC ports"
     if pci:
@@ -119,7 +122,7 @@ def adapt(cmd, name):
         # A scenario: its steps cut short (seconds= is every sweep's).
         if not any(o.startswith("seconds=") for o in opts):
             opts.append("seconds=0.2")
-        if any(o.endswith("rfc2544.lua") for o in opts):
+        if any(o.endswith("rfc2544.lua") or o == "rfc2544" for o in opts):
             # RFC 2544 over every size and test takes minutes: the
             # example's DUT and options, one size, a few short trials
             # (the last key=value wins).
