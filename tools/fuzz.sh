@@ -14,6 +14,11 @@
 #                                      coverage; a crash is left as
 #                                      build-fuzz/crash-NAME-* and fails
 #   tools/fuzz.sh --runs N [NAME...]   the same, N executions each
+#   tools/fuzz.sh --coverage [NAME...] the source lines each harness's
+#                                      corpus (working and fixed) covers,
+#                                      in the files it is for: a build with
+#                                      clang's source coverage in
+#                                      build-fuzz-cov, llvm-cov's counts
 #
 # BUILD_FUZZ=DIR picks another build directory. Exit 0 when no harness
 # crashed, 1 otherwise, 77 for --smoke without a fuzz build.
@@ -22,6 +27,22 @@ cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
 ALL="parse seq ipfix opts netem solve dist replay luaconf"
 
+# The sources each harness is for (its coverage is counted in these).
+files_of() {
+	case $1 in
+	parse) echo lib/probe/parse.c lib/probe/lr_parse.h lib/reflect/lr_reflect.h ;;
+	seq) echo lib/rx/lr_seq.h ;;
+	ipfix) echo lib/ipfix/ipfix.c ;;
+	opts) echo lib/common/opt.c lib/engine/engine.c lib/gen/gen_conf.c ;;
+	netem) echo lib/netem/spec.c lib/netem/netem.c lib/netem/dist.c ;;
+	solve) echo lib/latency/read.c lib/latency/latency.c ;;
+	dist) echo lib/dist/dist.c lib/dist/fw_fast.c lib/dist/thash.c \
+		lib/probe/lr_parse_mbuf.h firmware-model/*.c ;;
+	replay) echo lib/gen/replay.c ;;
+	luaconf) echo lib/lua/lua.c ;;
+	esac
+}
+
 case "${1:-}" in
 --build)
 	command -v clang >/dev/null || { echo "fuzz: needs clang (apt-get install clang)" >&2; exit 1; }
@@ -29,6 +50,49 @@ case "${1:-}" in
 		-Dbuildtype=debugoptimized >/dev/null || exit 1
 	ninja -C "$B" >/dev/null || exit 1
 	echo "fuzz: harnesses built in $B"
+	exit 0
+	;;
+--coverage)
+	shift
+	C=$B-cov
+	for t in clang llvm-profdata llvm-cov; do
+		command -v $t >/dev/null || { echo "fuzz: needs $t (apt-get install clang llvm)" >&2; exit 1; }
+	done
+	[ -d "$C" ] || CC=clang meson setup "$C" -Dfuzz=true -Dtests=false \
+		-Dbuildtype=debugoptimized \
+		-Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
+		-Dc_link_args=-fprofile-instr-generate >/dev/null || exit 1
+	ninja -C "$C" >/dev/null || exit 1
+	printf "%-8s %7s %16s %14s %14s  %s\n" harness inputs lines functions branches files
+	for h in ${*:-$ALL}; do
+		[ -d "tests/fuzz/corpus/$h" ] || { echo "fuzz: no harness '$h'" >&2; exit 2; }
+		rm -f "$C/$h"-*.profraw
+		dirs="tests/fuzz/corpus/$h"
+		[ -d "$B/corpus/$h" ] && dirs="$B/corpus/$h $dirs"
+		n=$(find $dirs -type f | wc -l)
+		# -runs=0: the corpus is run once, nothing mutated.
+		LLVM_PROFILE_FILE="$C/$h-%p.profraw" "$C/tests/fuzz/fuzz_$h" \
+			-runs=0 -max_len=4096 $dirs >"$C/cov_$h.log" 2>&1 ||
+			{ echo "fuzz: fuzz_$h failed on its corpus (see $C/cov_$h.log)" >&2; exit 1; }
+		llvm-profdata merge -sparse "$C/$h"-*.profraw -o "$C/$h.profdata" || exit 1
+		llvm-cov report "$C/tests/fuzz/fuzz_$h" -instr-profile="$C/$h.profdata" \
+			>"$C/cov_$h.txt" || exit 1
+		# A row: file, regions, missed, cover, functions, missed,
+		# executed, lines, missed, cover, branches, missed, cover. The
+		# harness's files summed (a header once, though compiled in twice).
+		awk -v h="$h" -v n="$n" -v f="$(files_of $h)" '
+		BEGIN { nf = split(f, want, " ") }
+		NF >= 13 { for (i = 1; i <= nf; i++)
+			if (substr($1, length($1) - length(want[i]) + 1) == want[i] &&
+			    !seen[want[i]]++) {
+				fn += $5; fm += $6; ln += $8; lm += $9; bn += $11; bm += $12
+			} }
+		END { printf "%-8s %7d %5d/%-5d %3d%% %4d/%-4d %3d%% %4d/%-4d %3d%%  %s\n",
+			h, n, ln - lm, ln, ln ? (ln - lm) * 100 / ln : 0,
+			fn - fm, fn, fn ? (fn - fm) * 100 / fn : 0,
+			bn - bm, bn, bn ? (bn - bm) * 100 / bn : 0, f }' "$C/cov_$h.txt"
+	done
+	echo "(per file: $C/cov_NAME.txt; llvm-cov show for the lines)"
 	exit 0
 	;;
 --smoke)
