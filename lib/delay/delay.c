@@ -234,7 +234,7 @@ static const struct lr_opt delay_opts[] = {
 	{ "late", LR_OPT_UINT, DC(late_ns), 0, UINT32_MAX, NULL, "NS",
 	  "a frame sent later than due by more than NS ns is counted late "
 	  "(10000)", "`--late 1000`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 static void

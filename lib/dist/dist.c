@@ -205,7 +205,7 @@ const struct lr_opt lr_dist_opts[] = {
 	  "as `--ingress trim=B` (0: off)", "`--trim 64`", NULL },
 	{ "count", LR_OPT_UINT, DC(count), 0, UINT64_MAX, NULL, "N",
 	  "stop after N packets, 0: no limit (0)", "`--count 1000000`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 int

@@ -719,13 +719,13 @@ const struct lr_opt lr_gen_opts[] = {
 	  "of the data of UDP frames with 18 B of it or more, UDP checksum "
 	  "fixed, so that rx accounts the replay (0)",
 	  "`--pcap trace.pcap --stamp 1`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 /* rtt's companion options: no replay (its frames must come back). */
 const struct lr_opt lr_gen_frame_opts[] = {
 	GEN_FRAME_OPTS
-	{ NULL },
+	{ 0 },
 };
 
 int

@@ -217,7 +217,7 @@ const struct lr_opt lr_exporter_opts[] = {
 	{ "template-period", LR_OPT_UINT, EC(ipfix.template_period_s), 0, 86400,
 	  NULL, "S", "UDP: templates again every S s (60)",
 	  "`--template-period 10`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 int

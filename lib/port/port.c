@@ -143,7 +143,7 @@ const struct lr_opt lr_port_opts[] = {
 	  "the PMD reports: 10G for net_null, net_ring, net_pcap and the virtual "
 	  "wire, 100G for net_memif, a NIC its link's; gen logs the speed a % "
 	  "took)", "`--speed 100G`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 int

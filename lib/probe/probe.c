@@ -134,7 +134,7 @@ static const struct lr_opt probe_opts[] = {
 	  "(scripts) with `channel`: the dist task to read, by id", "`dist = d`",
 	  NULL },
 	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, export, lr_exporter_opts),
-	{ NULL },
+	{ 0 },
 };
 
 static int

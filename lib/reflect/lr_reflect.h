@@ -77,12 +77,14 @@ struct lr_reflect_frame {
  * Parse the frame @p d of @p len bytes (the first segment): Ethernet, one
  * optional 802.1Q tag, IPv4 (any IHL) or IPv6 (no extension header), UDP
  * or TCP; OWN when it is UDP whose data starts with linerate's magic and
- * holds the header. Reads no byte past @p len.
+ * holds the header, inside the datagram as both the IP and the UDP length
+ * say (the sum covers no more: a stamp past either would not be in it).
+ * Reads no byte past @p len.
  */
 static inline enum lr_reflect_kind
 lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 {
-	uint32_t l3 = RTE_ETHER_HDR_LEN, l4;
+	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ip_end, dgram;
 	uint16_t type;
 	uint8_t proto;
 	const struct rte_udp_hdr *udp;
@@ -111,6 +113,7 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 			return LR_REFLECT_OTHER;
 		proto = ip->next_proto_id;
 		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
+		ip_end = l3 + rte_be_to_cpu_16(ip->total_length);
 	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
 
@@ -119,6 +122,7 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 		f->l3 = (uint16_t)l3;
 		proto = ip->proto;
 		l4 = l3 + sizeof(*ip);
+		ip_end = l4 + rte_be_to_cpu_16(ip->payload_len);
 	} else {
 		return LR_REFLECT_OTHER;
 	}
@@ -130,12 +134,13 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 	f->udp = true;
 	udp = (const struct rte_udp_hdr *)(d + l4);
 	h = (const struct lr_pkt_hdr *)(udp + 1);
-	if (!lr_hdr_magic_ok(h->magic) ||
-	    rte_be_to_cpu_16(udp->dgram_len) < sizeof(*udp) + LR_HDR_BYTES)
+	/* The datagram as far as the IP and the UDP length both go. */
+	dgram = RTE_MIN((uint32_t)rte_be_to_cpu_16(udp->dgram_len),
+			ip_end > l4 ? ip_end - l4 : 0);
+	if (!lr_hdr_magic_ok(h->magic) || dgram < sizeof(*udp) + LR_HDR_BYTES)
 		return LR_REFLECT_OTHER;
-	/* The UDP data as far as the segment and the UDP length both go. */
-	f->udp_data = (uint16_t)RTE_MIN(len - l4 - sizeof(*udp),
-			(uint32_t)rte_be_to_cpu_16(udp->dgram_len) - sizeof(*udp));
+	/* The UDP data as far as the segment and the datagram both go. */
+	f->udp_data = (uint16_t)RTE_MIN(len - l4, dgram) - sizeof(*udp);
 	if (h->magic & rte_cpu_to_be_16(LR_HDR_REFLECTED))
 		return LR_REFLECT_LOOPED;
 	return LR_REFLECT_OWN;

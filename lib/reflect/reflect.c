@@ -191,7 +191,7 @@ static const struct lr_opt reflect_opts[] = {
 	  "delay frames): more than the port's pool spares is an error, frames "
 	  "past it are counted over_hold; 0: what the pool spares (0)",
 	  "`--rate 1M`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 static void

@@ -74,7 +74,7 @@ static const struct lr_opt rtt_opts[] = {
 	{ "samples-max", LR_OPT_UINT, TC(samples_max), 1, 1u << 28, NULL, "N",
 	  "RTTs kept for --samples per queue, 8 B each; past them a frame is "
 	  "counted, not written (1M)", "`--samples-max 10M`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 static void

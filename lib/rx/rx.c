@@ -203,7 +203,7 @@ static const struct lr_opt rx_opts[] = {
 	  "maketable) to FILE, and say the mean and deviation to give the "
 	  "delay role or tc with it: `delay MU SIGMA distribution FILE` (no)",
 	  "`--dist-out path.dist`", NULL },
-	{ NULL },
+	{ 0 },
 };
 
 static int

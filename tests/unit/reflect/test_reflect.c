@@ -363,6 +363,61 @@ test_cut_frames(void **state)
 	}
 }
 
+/* The datagram ends where its IP length says, though the UDP length says
+ * more and the frame runs on (padding, a trailer): the stamps go inside it
+ * or nowhere, and the sum, which covers only it, holds. A datagram whose IP
+ * length leaves no room for linerate's header is no frame of ours. (Found
+ * by fuzz_parse: the stamps went past the IP length, the sum went wrong.) */
+static void
+test_stamps_inside_ip_length(void **state)
+{
+	unsigned int v6, data;
+
+	(void)state;
+	for (v6 = 0; v6 < 2; v6++) {
+		for (data = 0; data <= PAYLOAD; data++) {
+			struct frame o;
+			struct lr_reflect_frame f;
+			struct rte_udp_hdr *u;
+			enum lr_reflect_kind k;
+			bool room;
+
+			build(&o, v6, false, IPPROTO_UDP, LR_HDR_MAGIC, true, data);
+			u = (void *)(o.b + o.l4);
+			/* The IP length cut to data bytes of UDP data. */
+			if (v6) {
+				struct rte_ipv6_hdr *ip = (void *)(o.b + o.l3);
+
+				ip->payload_len = rte_cpu_to_be_16(8 + data);
+				u->dgram_cksum = 0;
+				u->dgram_cksum = rte_ipv6_udptcp_cksum(ip, u);
+			} else {
+				struct rte_ipv4_hdr *ip = (void *)(o.b + o.l3);
+
+				ip->total_length = rte_cpu_to_be_16(20 + 8 + data);
+				ip->hdr_checksum = 0;
+				ip->hdr_checksum = rte_ipv4_cksum(ip);
+				u->dgram_cksum = 0;
+				u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
+			}
+			assert_int_equal(verify(&o, true), 0);
+			k = lr_reflect_parse(o.b, o.len, &f);
+			if (data < LR_HDR_BYTES) {
+				assert_int_equal(k, LR_REFLECT_OTHER);
+				continue;
+			}
+			assert_int_equal(k, LR_REFLECT_OWN);
+			assert_int_equal(f.udp_data, data);
+			lr_reflect_swap(o.b, &f);
+			room = lr_reflect_mark(o.b, &f, true, 77);
+			assert_int_equal(room, data >= LR_HDR_BYTES + LR_STAMPS_BYTES);
+			if (room)
+				lr_reflect_stamp_tx(o.b, f.l4, f.ipv4, 99);
+			assert_int_equal(verify(&o, true), 0);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -373,6 +428,7 @@ main(void)
 		cmocka_unit_test(test_checksums_hold_everywhere),
 		cmocka_unit_test(test_others),
 		cmocka_unit_test(test_cut_frames),
+		cmocka_unit_test(test_stamps_inside_ip_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
