@@ -25,13 +25,14 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
-ALL="parse seq ipfix opts netem solve dist replay luaconf"
+ALL="parse seq rx ipfix opts netem solve dist replay luaconf"
 
 # The sources each harness is for (its coverage is counted in these).
 files_of() {
 	case $1 in
 	parse) echo lib/probe/parse.c lib/probe/lr_parse.h lib/reflect/lr_reflect.h ;;
 	seq) echo lib/rx/lr_seq.h ;;
+	rx) echo lib/rx/rx.c lib/rx/lr_seq.h lib/common/lr_wire.h ;;
 	ipfix) echo lib/ipfix/ipfix.c ;;
 	opts) echo lib/common/opt.c lib/engine/engine.c lib/gen/gen_conf.c ;;
 	netem) echo lib/netem/spec.c lib/netem/netem.c lib/netem/dist.c ;;
