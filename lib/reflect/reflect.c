@@ -47,7 +47,8 @@
 	X(tx_dropped,       "tx_dropped",       "not taken after --tx-retries: dropped") \
 	X(over_hold,        "over_hold",        "--add-delay: the wheel was full: dropped") \
 	X(held,             "held",             "--add-delay: held now") \
-	X(held_at_stop,     "held_at_stop",     "--add-delay: held when the task ended, freed")
+	X(held_at_stop,     "held_at_stop",     "--add-delay: held when the task ended, freed") \
+	X(past_count,       "past_count",       "received past --count, freed unread (not in 'in')")
 
 struct reflect_counts {
 #define FIELD(name, key, what) uint64_t name;
@@ -567,14 +568,27 @@ reflect_poll(struct lr_task *t, uint64_t now)
 	uint32_t own = 0, looped = 0, others = 0, stamped = 0, runts = 0;
 	uint64_t bytes = 0, obytes = 0;
 
+	if (unlikely(r->remaining == 0)) {
+		/* --count reached: only what the wheel holds goes on. */
+		if (r->c.held != 0)
+			release(t, r, rte_rdtsc());
+		return r->c.held == 0;
+	}
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
+	/* --count N reflects N exactly: the rest of the burst that reaches
+	 * it is freed unread, counted apart (as rx does). */
+	if (unlikely(n > r->remaining)) {
+		r->c.past_count += n - r->remaining;
+		rte_pktmbuf_free_bulk(pkts + r->remaining,
+				      n - (unsigned int)r->remaining);
+		n = (uint16_t)r->remaining;
+	}
 	if (n == 0) {
 		if (r->delay && r->c.held != 0) {
 			release(t, r, rte_rdtsc());
 			return 0;
 		}
-		return (unlikely(t->capture) && lr_task_capture_end(t)) ||
-		       r->remaining == 0;
+		return unlikely(t->capture) && lr_task_capture_end(t);
 	}
 	now = rte_rdtsc();
 	for (i = 0; i < n && i < LR_PREFETCH; i++)

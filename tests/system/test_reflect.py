@@ -335,6 +335,33 @@ run("hold", { add_delay = "delay 2ms", rate = 1000 }, 20000)
            got["hold"])
 
 
+def test_count_is_exact():
+    """--count N reflects N frames: what the burst that reached N held
+    past it is freed unread and counted apart (past_count, not in 'in'),
+    and nothing is taken after it, with --add-delay too (the held frames
+    are sent, the task ends)."""
+    frames = [f for _ in range(15) for f in own_frames()[:7]]   # 105
+    out, doc = reflect_pcap("rfcount", frames, "--count", "40")
+    expect(len(out) == 40 and doc["in"] == 40 and doc["reflected"] == 40, doc)
+    expect(0 <= doc["past_count"] < 32 and doc["conserved"], doc)
+    # Endless input (net_null), others reflected and held 10 ms: before,
+    # the task took every frame until --duration.
+    d = tmpdir()
+    js = os.path.join(d, "r.json")
+    r = run(eal("rfcountd") + ["--", "--role", "reflect", "--port", "net_null0",
+                               "--peer", "net_null1", "--others", "reflect",
+                               "--count", "1000", "--add-delay", "delay 10ms",
+                               "--duration", "20", "--json", js, "--no-live"],
+            timeout=60)
+    expect(r.returncode == 0, r.stderr[-1500:])
+    doc = load_json(js)["reflect"]
+    expect(doc["in"] == 1000 and doc["others_reflected"] == 1000 and
+           0 <= doc["past_count"] < 32 and doc["conserved"] and
+           doc["out"] + doc["tx_dropped"] + doc["over_hold"] +
+           doc["held_at_stop"] == 1000, doc)
+    expect(load_json(js)["elapsed_s"] < 20, load_json(js)["elapsed_s"])
+
+
 def test_cli_rtt_and_reflect_on_null():
     """--role rtt and --role reflect from the command line (net_null)."""
     r = run(eal("rfclir") + ["--", "--role", "rtt", "--port", "net_null0",
@@ -384,6 +411,6 @@ if __name__ == "__main__":
           test_never_reflects_twice, test_others_from_our_mac_are_looped,
           test_rtt_over_the_wire,
           test_add_delay_raises_the_minimum, test_samples_file,
-          test_rtt_over_memif, test_drops_are_counted,
+          test_rtt_over_memif, test_drops_are_counted, test_count_is_exact,
           test_cli_rtt_and_reflect_on_null,
           test_bad_options])
