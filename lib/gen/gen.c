@@ -505,6 +505,13 @@ gen_init(struct lr_task *t, const void *arg)
 	ret = build_sizes(g, pi, (double)rte_get_tsc_hz());
 	if (ret != 0)
 		goto fail;
+	/* One pre-built frame: the byte budget is a count of it, its last
+	 * frame ending it as a built one does. */
+	if (g->fixed && g->bytes_left != UINT64_MAX) {
+		uint64_t fb = g->sizes[0].len + LR_FCS_BYTES;
+
+		g->remaining = RTE_MIN(g->remaining, (g->bytes_left + fb - 1) / fb);
+	}
 	g->paced = c->rate.unit != LR_RATE_MAX;
 	if (g->paced)
 		warn_shared_cpu(t->lcore);

@@ -409,6 +409,21 @@ limits_and_slices(void **state)
 	assert_int_equal(t->st.tx_pkts, 11);
 	assert_int_equal(bytes, 11000);
 
+	/* One pre-built frame (--fixed): the same budget, the same frames;
+	 * the budget ending on a frame's last byte. */
+	lr_gen_conf_init(&c);
+	set(&c, "size", "1000");
+	set(&c, "bytes", "10500");
+	set(&c, "fixed", "1");
+	bytes = 0;
+	t = run(&c, count_only, &bytes);
+	assert_int_equal(t->st.tx_pkts, 11);
+	assert_int_equal(bytes, 11000);
+	set(&c, "bytes", "10000");
+	bytes = 0;
+	t = run(&c, count_only, &bytes);
+	assert_int_equal(t->st.tx_pkts, 10);
+
 	lr_gen_conf_init(&c);
 	set(&c, "count", "10");
 	set(&c, "flows", "5");
