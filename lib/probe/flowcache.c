@@ -59,8 +59,6 @@ struct lr_fc {
 	uint64_t scan_ns;		/* time of the last walk */
 	double scan_carry;		/* buckets owed to the walk */
 	uint64_t epoch_ns;		/* deadlines count ticks from here */
-	uint32_t inactive_ticks;
-	uint32_t active_ticks;
 	struct lr_fc_conf conf;
 	struct lr_fc_counts c;
 };
@@ -68,12 +66,6 @@ struct lr_fc {
 /* Deadlines count ticks of 2^20 ns (1.05 ms): a shift, not a division, per
  * packet. */
 #define TICK_SHIFT 20
-
-static uint32_t
-ticks_of_s(uint32_t s)
-{
-	return (uint32_t)(((uint64_t)s * NS + (1u << TICK_SHIFT) - 1) >> TICK_SHIFT);
-}
 
 void
 lr_fc_conf_init(struct lr_fc_conf *c)
@@ -141,8 +133,6 @@ lr_fc_create(const struct lr_fc_conf *c)
 	}
 	fc->mask = nb - 1;
 	fc->conf = *c;
-	fc->inactive_ticks = ticks_of_s(c->inactive_s);
-	fc->active_ticks = ticks_of_s(c->active_s);
 	return fc;
 
 free_frag:
@@ -281,21 +271,30 @@ past(uint32_t deadline, uint32_t now_t)
 	return (int32_t)(deadline - now_t) <= 0;
 }
 
+/* The tick of a flow's timeout: the earlier of its inactive timeout (from
+ * its last packet) and its active one (from its first), rounded down, so
+ * that a look at a flow is never late; expired() decides, to the ns. */
 static inline uint32_t
-deadline(struct lr_fc *fc, const struct fc_rec *r, uint32_t now_t)
+deadline(struct lr_fc *fc, const struct fc_rec *r)
 {
-	uint32_t idle = now_t + fc->inactive_ticks;
-	uint32_t act = tick_of(fc, r->first_ns) + fc->active_ticks;
+	uint32_t idle = tick_of(fc, r->last_ns + (uint64_t)fc->conf.inactive_s * NS);
+	uint32_t act = tick_of(fc, r->first_ns + (uint64_t)fc->conf.active_s * NS);
 
 	return (int32_t)(idle - act) < 0 ? idle : act;
 }
 
-/* Why a flow whose deadline passed ends: idle, or active for too long. */
+/* Has a flow whose deadline passed timed out at @p now_ns, to the ns? Idle
+ * or active, whichever came first; 0 (none) when not yet: a tick's rounding
+ * never ends a flow early, nor gives an idle one the active reason. */
 static inline enum lr_flow_end
-expired_why(const struct lr_fc *fc, const struct fc_rec *r, uint64_t now_ns)
+expired(const struct lr_fc *fc, const struct fc_rec *r, uint64_t now_ns)
 {
-	return r->last_ns + fc->conf.inactive_s * NS <= now_ns ?
-	       LR_FLOW_END_IDLE : LR_FLOW_END_ACTIVE;
+	uint64_t idle = r->last_ns + (uint64_t)fc->conf.inactive_s * NS;
+	uint64_t act = r->first_ns + (uint64_t)fc->conf.active_s * NS;
+
+	if (idle <= act)
+		return now_ns >= idle ? LR_FLOW_END_IDLE : 0;
+	return now_ns >= act ? LR_FLOW_END_ACTIVE : 0;
 }
 
 /* A slot for a new flow: an empty one, or the least recently seen flow of
@@ -317,11 +316,16 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 
 static inline void
 record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_parsed *p, bool swapped, uint64_t now_ns, uint32_t now_t)
+	const struct lr_parsed *p, bool swapped, uint64_t now_ns)
 {
 	struct fc_rec *r = &b->rec[j];
 
-	r->last_ns = now_ns;
+	/* A capture's packets may come out of time order (merged files,
+	 * queues): the flow spans its earliest to its latest. */
+	if (likely(now_ns >= r->last_ns))
+		r->last_ns = now_ns;
+	else if (now_ns < r->first_ns)
+		r->first_ns = now_ns;
 	if (unlikely(swapped != (bool)r->swapped)) {
 		/* Biflow, the reverse direction. */
 		struct fc_rev *v = rev_of(fc, b, j);
@@ -342,7 +346,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		if (p->ttl > r->max_ttl)
 			r->max_ttl = p->ttl;
 	}
-	b->expire[j] = deadline(fc, r, now_t);
+	b->expire[j] = deadline(fc, r);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
 		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
 }
@@ -350,13 +354,14 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
        const struct lr_flow_key *k, const struct lr_parsed *p, bool swapped,
-       uint64_t now_ns, uint32_t now_t)
+       uint64_t now_ns)
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
 
 	r->key = *k;
 	r->first_ns = now_ns;
+	r->last_ns = now_ns;
 	r->packets = 0;
 	r->bytes = 0;
 	r->tcp_flags = 0;
@@ -373,7 +378,7 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	record_packet(fc, b, j, p, swapped, now_ns, now_t);
+	record_packet(fc, b, j, p, swapped, now_ns);
 }
 
 /* A first fragment leaves its ports; a later one takes them into @p copy.
@@ -467,17 +472,19 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
 				found = (int)j;
 		if (found >= 0 && past(b->expire[found], now_t)) {
+			enum lr_flow_end why = expired(fc, &b->rec[found], now_ns);
+
 			/* Its time was up before the walk came by. */
-			end_flow(fc, b, (unsigned int)found,
-				 expired_why(fc, &b->rec[found], now_ns));
-			found = -1;
+			if (why != 0) {
+				end_flow(fc, b, (unsigned int)found, why);
+				found = -1;
+			}
 		}
 		if (found >= 0)
 			record_packet(fc, b, (unsigned int)found, pk[i], swap[i],
-				now_ns, now_t);
+				now_ns);
 		else
-			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns,
-			       now_t);
+			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns);
 	}
 }
 
@@ -503,8 +510,11 @@ expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_t,
 	unsigned int j, n = 0;
 
 	for (j = 0; j < LR_FC_WAYS; j++) {
-		if (b->sig[j] != 0 && past(b->expire[j], now_t)) {
-			end_flow(fc, b, j, expired_why(fc, &b->rec[j], now_ns));
+		enum lr_flow_end why;
+
+		if (b->sig[j] != 0 && past(b->expire[j], now_t) &&
+		    (why = expired(fc, &b->rec[j], now_ns)) != 0) {
+			end_flow(fc, b, j, why);
 			n++;
 		}
 	}

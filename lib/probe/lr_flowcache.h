@@ -8,9 +8,13 @@
  * two flows whose hashes collide stay two flows.
  *
  * Expiry: each record carries its deadline, min(last + inactive, first +
- * active) in ticks of 2^20 ns, in the bucket line; lr_fc_expire() walks the buckets so that the
- * whole table is seen once a second, so a flow leaves no later than its
- * timeout + 1 s even when no more packets arrive. Time is what the caller
+ * active) in ticks of 2^20 ns rounded down, in the bucket line; a flow
+ * found past it ends when its timeout is up to the ns (idle or active,
+ * whichever came first), never before. lr_fc_expire() walks the buckets so
+ * that the whole table is seen once a second, so a flow leaves no later than
+ * its timeout + 1 s even when no more packets arrive. A packet stamped
+ * before the flow's last (a merged capture) widens it, never shortens it:
+ * first <= last always. Time is what the caller
  * says: Unix ns now, or a capture's own times (the walk then follows the
  * trace: a second of trace walks the whole table once). TCP FIN or RST ends
  * a flow at once; a full bucket evicts its oldest record (lackOfResources);

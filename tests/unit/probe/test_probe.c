@@ -444,8 +444,8 @@ cache_timeouts(void **state)
 	lr_fc_update(fc, &pp, 1, 0, T0);
 	lr_fc_expire(fc, T0);
 	assert_int_equal(lr_fc_expire(fc, T0 + SEC), 0);	/* 1 s idle */
-	/* Deadlines are kept in ticks of 1.05 ms, rounded up: 2 s later and
-	 * a tick, it is gone. */
+	/* Idle 2 s (to the ns; the walk comes by a bucket once a second):
+	 * gone. */
 	assert_int_equal(lr_fc_expire(fc, T0 + 2 * SEC + 2 * MS), 1);
 	assert_int_equal(out[0].end_reason, LR_FLOW_END_IDLE);
 
@@ -478,6 +478,53 @@ cache_timeouts(void **state)
 	lr_fc_update(fc, &pp, 1, 0, T0 + 40 * SEC);
 	assert_int_equal(lr_fc_flush(fc), 1);
 	assert_int_equal(lr_fc_counts(fc)->export_drops, 1);
+	lr_fc_free(fc);
+}
+
+/* Timeouts to the ns, whatever the ticks: a flow idle a little less than
+ * its inactive timeout lives on (before, a tick's rounding ended it, with
+ * the active reason); one idle just as long ends, idle. And a capture's
+ * packets out of time order: the record spans the earliest to the latest,
+ * never ending before it starts. */
+static void
+cache_timeouts_exact(void **state)
+{
+	struct lr_fc *fc = cache(64, NULL);
+	struct lr_parsed p = pkt(5, 17, 0, 64);
+	const struct lr_parsed *pp = &p;
+	const uint64_t tick = 1ull << 20, t = T0 + tick - 1;	/* a tick's end */
+	uint64_t ts[3];
+
+	(void)state;
+	lr_fc_update(fc, &pp, 1, 0, T0);
+	lr_fc_expire(fc, T0);
+	lr_fc_update(fc, &pp, 1, 0, t);
+	lr_fc_update(fc, &pp, 1, 0, t + 2 * SEC - MS / 4);	/* idle 1.99975 s */
+	assert_int_equal(nb_out, 0);
+	/* The walk, over the whole table (the last was 4 s ago). */
+	assert_int_equal(lr_fc_expire(fc, t + 4 * SEC - MS), 0);
+	/* A packet 2 s after the last: the flow ended idle, a new one. */
+	lr_fc_update(fc, &pp, 1, 0, t + 4 * SEC - MS / 4);
+	assert_int_equal(nb_out, 1);
+	assert_int_equal(out[0].end_reason, LR_FLOW_END_IDLE);
+	assert_int_equal(out[0].packets, 3);
+	assert_int_equal(lr_fc_flush(fc), 1);
+	nb_out = 0;
+
+	ts[0] = T0 + 20 * SEC;
+	ts[1] = T0 + 19 * SEC;		/* a second earlier */
+	ts[2] = T0 + 20 * SEC + MS;
+	p = pkt(6, 17, 0, 64);
+	pp = &p;
+	{
+		const struct lr_parsed *three[3] = { &p, &p, &p };
+
+		lr_fc_update_ts(fc, three, 3, 0, ts);
+	}
+	assert_int_equal(lr_fc_flush(fc), 1);
+	assert_int_equal(out[0].packets, 3);
+	assert_true(out[0].first_ns == T0 + 19 * SEC);
+	assert_true(out[0].last_ns == T0 + 20 * SEC + MS);
 	lr_fc_free(fc);
 }
 
@@ -670,6 +717,7 @@ main(void)
 		cmocka_unit_test(cache_counts_flows),
 		cmocka_unit_test(cache_collisions_and_full),
 		cmocka_unit_test(cache_timeouts),
+		cmocka_unit_test(cache_timeouts_exact),
 		cmocka_unit_test(cache_biflow),
 		cmocka_unit_test(cache_fragments),
 		cmocka_unit_test(cache_trace_times),
