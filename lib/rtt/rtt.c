@@ -198,7 +198,9 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 /* ---- results ---- */
 
 struct rtt_sum {
-	uint64_t sent, received, lost, dup, reordered, unstamped, samples;
+	uint64_t sent, dup, reordered, unstamped, samples;
+	int64_t received, lost;		/* signed: counts that contradict
+					 * themselves are reported, not hidden */
 	struct lr_hist rtt, res, net;
 };
 
@@ -212,8 +214,9 @@ sum_add(struct rtt_sum *s, const struct rtt_task *rt)
 
 	s->sent += rt->gen->st.tx_pkts;
 	lr_rx_counts(rt->rx, &c);
-	s->received += c.own - c.untracked - c.unknown_flow - c.dup;
-	s->lost += (uint64_t)(c.lost > 0 ? c.lost : 0);
+	s->received += (int64_t)c.own - (int64_t)c.untracked -
+		       (int64_t)c.unknown_flow - (int64_t)c.dup;
+	s->lost += c.lost;
 	s->dup += c.dup;
 	s->reordered += c.out_of_order;
 	h = lr_rx_latency(rt->rx);
@@ -241,8 +244,14 @@ sum_json(const struct rtt_sum *s)
 	json_t *o = json_object();
 
 	set_int(o, "sent", s->sent);
-	set_int(o, "received", s->received);
-	set_int(o, "lost", s->lost);
+	json_object_set_new(o, "received", json_integer(s->received));
+	json_object_set_new(o, "lost", json_integer(s->lost));
+	/* Sequence accounting never takes back more than it counted lost,
+	 * and a frame is counted once: such counts are a fault, said so. */
+	if (s->lost < 0 || s->received < 0)
+		json_object_set_new(o, "invalid", json_string(s->lost < 0 ?
+				    "lost < 0: impossible counts" :
+				    "received < 0: impossible counts"));
 	set_int(o, "duplicates", s->dup);
 	set_int(o, "reordered", s->reordered);
 	json_object_set_new(o, "rtt", lr_hist_json(&s->rtt));
