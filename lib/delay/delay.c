@@ -1135,6 +1135,20 @@ now_ns(const struct delay *dl, uint64_t tsc)
 	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
 }
 
+/* The bytes of what the port took: a frame it did not take yet may be
+ * freed at the stop, never sent. */
+static inline void
+count_tx(struct rte_mbuf **m, uint16_t n, struct lr_task_stats *st)
+{
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	st->tx_pkts += n;
+	st->tx_bytes += bytes;
+}
+
 /* Send what the queue did not take before. @return true when all went. */
 static inline bool
 flush_pend(struct dir *d, struct lr_task_stats *st)
@@ -1145,9 +1159,9 @@ flush_pend(struct dir *d, struct lr_task_stats *st)
 		return true;
 	n = rte_eth_tx_burst(d->out_port, d->out_queue, d->pend + d->pend_off,
 			     d->nb_pend - d->pend_off);
+	count_tx(d->pend + d->pend_off, n, st);
 	d->pend_off += n;
 	d->c.out += n;
-	st->tx_pkts += n;
 	if (d->pend_off < d->nb_pend)
 		return false;
 	d->nb_pend = d->pend_off = 0;
@@ -1160,7 +1174,7 @@ tx(struct dir *d, struct rte_mbuf **m, uint16_t k, struct lr_task_stats *st)
 	uint16_t n = rte_eth_tx_burst(d->out_port, d->out_queue, m, k);
 
 	d->c.out += n;
-	st->tx_pkts += n;
+	count_tx(m, n, st);
 	if (n < k) {
 		d->c.tx_full++;
 		st->tx_retry++;
@@ -1184,10 +1198,8 @@ pass(struct dir *d, struct lr_task_stats *st)
 		return;
 	d->c.in += n;
 	st->rx_pkts += n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		st->rx_bytes += m[i]->pkt_len;
-		st->tx_bytes += m[i]->pkt_len;
-	}
 	tx(d, m, n, st);
 }
 
@@ -1289,7 +1301,6 @@ dequeue(struct dir *d, uint64_t now, struct lr_task_stats *st)
 		mb->data_len = r[i]->len;
 		mb->pkt_len = r[i]->len;
 		rte_memcpy(rte_pktmbuf_mtod(mb, void *), r[i] + 1, r[i]->len);
-		st->tx_bytes += r[i]->len;
 		if (r[i]->tts <= now) {
 			lr_hist_add(d->lateness, late);
 			if (late > d->late_ns)

@@ -214,6 +214,39 @@ def test_limit_counts_what_it_drops():
     expect(f["out"] + f["over_limit"] == n, f)
 
 
+def test_tx_bytes_are_what_was_sent():
+    """Nobody reads the delay's output (no impairment: the pass path): its
+    ring fills, the frames the port did not take wait and are freed at the
+    stop. The task's tx_bytes are those of the frames the port took, no
+    more (before, a waiting frame's were counted too)."""
+    d = tmpdir()
+    script = os.path.join(d, "txb.lua")
+    with open(script, "w") as f:
+        f.write("""
+linerate.live(false)
+local w = linerate.workers()
+local a, b = assert(linerate.wire("txba", { mbufs = 16383 }))
+local c, _ = assert(linerate.wire("txbc", { mbufs = 16383 }))
+local dl = assert(linerate.task{ role = "delay", port = b, peer = c,
+                                 lcore = w[1] })
+local g = assert(linerate.task{ role = "gen", port = a, count = 20000,
+                                rate = "500000", size = 64, lcore = w[1] })
+linerate.start()
+assert(g:wait(30))
+linerate.sleep(0.2)
+linerate.stop()
+local s = dl:stats()
+print(("txb %d %d"):format(s.tx_packets, s.tx_bytes))
+""")
+    r = run(eal("dltxb", mem=1024) + ["--", script], timeout=120)
+    expect(r.returncode == 0, (r.stdout[-800:], r.stderr[-1500:]))
+    line = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("txb ")]
+    expect(len(line) == 1, r.stdout)
+    pkts, nbytes = int(line[0][1]), int(line[0][2])
+    # The ring's worth went (4095), not all; 60 B each without the FCS.
+    expect(0 < pkts < 20000 and nbytes == 60 * pkts, (pkts, nbytes))
+
+
 def test_rate_serialises():
     # rate 100mbit: 1518 B frames leave one per 121.12 us (1514 B of
     # qdisc_pkt_len at 100 Mb/s), however fast they came, so the last of
@@ -468,5 +501,6 @@ if __name__ == "__main__":
     main([test_bad_spec_and_options, test_constant_delay,
           test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
           test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
+          test_tx_bytes_are_what_was_sent,
           test_rate_serialises, test_queue_pairs, test_back_direction, test_memif_two_processes,
           test_pcap_matches_the_oracle, test_tcp_through_184ms])
