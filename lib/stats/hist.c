@@ -29,11 +29,18 @@ lr_hist_bucket_low(unsigned int i, uint64_t *width)
 void
 lr_hist_merge(struct lr_hist *dst, const struct lr_hist *src)
 {
+	uint64_t n = 0, c;
 	unsigned int i;
 
-	for (i = 0; i < LR_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-	dst->count += src->count;
+	/* The count is what the buckets hold: @p src may be a running
+	 * task's, whose count a read may find ahead of its buckets, and
+	 * the quantiles walk the buckets up to a rank of the count. */
+	for (i = 0; i < LR_HIST_BUCKETS; i++) {
+		c = src->b[i];
+		dst->b[i] += c;
+		n += c;
+	}
+	dst->count += n;
 	dst->sum += src->sum;
 	if (src->min < dst->min)
 		dst->min = src->min;
