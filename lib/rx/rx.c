@@ -832,17 +832,31 @@ out:
 
 /* The fast path: one burst per poll. */
 
+/* The most a frame's headers and stamps take: Ethernet, a tag, IPv4 with
+ * options, UDP, linerate's header and the reflector's stamps (120 B). */
+#define RX_HDRS_MAX (RTE_ETHER_HDR_LEN + 4 + 60 + 8 + LR_HDR_BYTES + \
+		     LR_STAMPS_BYTES)
+
 /*
  * Find linerate's header: Ethernet, at most one 802.1Q tag, IPv4 (not a
- * fragment, any IHL) or IPv6 (UDP as next header), UDP.
+ * fragment, any IHL) or IPv6 (UDP as next header), UDP. A chain whose
+ * first segment is shorter than the headers (a PMD that splits headers
+ * off) is read into @p scratch (RX_HDRS_MAX bytes) first.
  * @return the header, or NULL (foreign) with *bad set when the magic is
  * there but the lengths do not fit the frame.
  */
 static inline const struct lr_pkt_hdr *
-find_hdr(const struct rte_mbuf *m, bool *bad)
+find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+
+	if (unlikely(len < RX_HDRS_MAX && len < m->pkt_len)) {
+		len = RTE_MIN(m->pkt_len, (uint32_t)RX_HDRS_MAX);
+		d = rte_pktmbuf_read(m, 0, len, scratch);
+		if (d == NULL)
+			return NULL;	/* a chain shorter than pkt_len */
+	}
 	const struct rte_udp_hdr *udp;
 	const struct lr_pkt_hdr *h;
 	uint16_t type;
@@ -1003,6 +1017,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	struct rx *r = t->priv;
 	struct rte_mbuf *pkts[LR_BURST];
 	const struct lr_pkt_hdr *hdr[LR_BURST];
+	uint8_t scratch[LR_BURST][RX_HDRS_MAX];	/* split headers, read */
 	struct lr_seq *flow[LR_BURST];
 	uint32_t len[LR_BURST];
 	uint64_t when[LR_BURST];
@@ -1034,7 +1049,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 		if (i + LR_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + LR_PREFETCH], void *));
 		bytes += pkts[i]->pkt_len;
-		h = find_hdr(pkts[i], &bad);
+		h = find_hdr(pkts[i], &bad, scratch[i]);
 		if (unlikely(h == NULL)) {
 			if (bad)
 				r->c.malformed++;

@@ -6,8 +6,7 @@
  * number and TX time from the input. An rx task is made on one end of a
  * virtual wire per input and polled here on the main lcore, one frame at a
  * time, so that each frame's class is seen; every frame goes twice, whole
- * and as a chain of two mbufs (the first holding at least 128 bytes: every
- * header rx reads is there, as on a NIC that scatters).
+ * and as a chain of two mbufs cut anywhere (headers split off too).
  *
  * Input: byte 0 (bits 0-5 flows - 1, bit 6 per-flow latency, bit 7 flow
  * ids from 1000); then frames, each [kind 1][len 2][cut 1] and either len
@@ -52,7 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define POOL_MBUFS 63
 #define FRAME_MAX 9216
 #define FRAMES_MAX 24
-#define FIRST_SEG 128
 
 static uint16_t wire[2];
 static unsigned int lcore;
@@ -259,8 +257,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pkts0 = fl->pkts;
 			bytes0 = fl->bytes;
 		}
-		cut = len > FIRST_SEG ?
-		      FIRST_SEG + (uint32_t)(((uint64_t)r[3] * (len - FIRST_SEG)) >> 8) : 0;
+		cut = len > 1 ? 1 + (uint32_t)(((uint64_t)r[3] * (len - 1)) >> 8) : 0;
 		for (k = 0; k < 2; k++) {
 			struct rte_mbuf *m = mbuf_of(buf, len, k ? cut : 0);
 
