@@ -605,7 +605,7 @@ main(int argc, char **argv)
 	char runtime_dir[PATH_MAX] = "";
 	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
-	int eal_argc, ret, rc_exit;
+	int eal_argc, ret, rc_exit, checked;
 	FILE *human;
 
 	/* Commands that need no EAL come before anything DPDK. */
@@ -729,12 +729,21 @@ main(int argc, char **argv)
 	}
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
-	if (lr_roles_check() != 0) {
+	checked = lr_roles_check();
+	if (checked != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
 	lr_engine_cleanup();
+	/* The tasks held the IPFIX export open until now, and a file's close
+	 * can fail too (an error the file system kept for it): asked again,
+	 * unless it was said already. */
+	if (checked == 0 && lr_roles_check() != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
 	lr_port_close_all();
 	/*
 	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps DPDK's memory while

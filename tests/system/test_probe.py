@@ -958,6 +958,22 @@ def test_jumbo_chains_same_with_channels():
         expect(got == want, (opts, got[:3], want[:3]))
 
 
+def test_file_export_to_a_full_disk_fails_the_run():
+    # /dev/full takes no byte: every record is lost, and the run fails.
+    # stdio's buffer once took the messages, and the counters said all
+    # delivered, none lost, with 0 B written; the run exited 0.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "full.pcap"), os.path.join(d, "full.json")
+    gen_pcap("fullg", pcap, "--count", "300", "--flows", "30")
+    r = run(eal("fullp", mem=1024) + ["--", "--role", "probe", "--port",
+                                      "net_pcap0,rx_pcap=" + pcap, "--entries", "1024",
+                                      "--export", "file:/dev/full", "--json", out,
+                                      "--no-live"])
+    expect(r.returncode == 1 and "records_lost" in r.stderr, (r.returncode, r.stderr))
+    e = load_json(out)["probe"]["exporter"]
+    expect(e["records"] == 0 and e["bytes"] == 0 and e["records_lost"] == 31, e)
+
+
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_udp_export_paced_nfcapd_gets_every_record, test_udp_pace_bounded_at_the_end,
@@ -971,4 +987,4 @@ if __name__ == "__main__":
           test_trim_counts_original_lengths, test_bad_options, test_export_port_out_of_range,
           test_channels_and_ingress_modes_same_flows, test_distributor_bad_input,
           test_capture_times_and_trace_timeouts, test_capture_ends_by_itself,
-          test_jumbo_chains_same_with_channels])
+          test_jumbo_chains_same_with_channels, test_file_export_to_a_full_disk_fails_the_run])
