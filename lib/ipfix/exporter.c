@@ -188,7 +188,8 @@ const struct lr_opt lr_exporter_opts[] = {
 	{ "export", LR_OPT_FUNC, 0, 0, 0, 0, opt_to, "TO",
 	  "`udp:HOST:PORT` (IPv4, a name, or `[IPv6]:PORT`; PORT 1..65535, "
 	  "anything else is a bad option), `tcp:HOST:PORT`, `file:PATH` (IPFIX "
-	  "file, RFC 5655; `file:-` is stdout), or `none` (none)",
+	  "file, RFC 5655; `file:-` is stdout, which then holds IPFIX alone: "
+	  "the live line and the summary go to stderr), or `none` (none)",
 	  "`--export tcp:192.0.2.10:4739`", NULL },
 	{ "export-rate", LR_OPT_UINT, EC(rate_mps), 0, 10000000, NULL, "N",
 	  "UDP: IPFIX messages a second, the end-of-run flush included; 0: as "

@@ -186,7 +186,10 @@ size_t lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6);
  */
 int lr_ipfix_dest_check(const char *dest);
 
-/** A file of messages back to back (RFC 5655); "-" is stdout. */
+/**
+ * A file of messages back to back (RFC 5655); "-" is stdout, which then
+ * carries nothing else (lr_stdout_set_binary()).
+ */
 int lr_ipfix_file_open(const char *path, void **ctx);
 /**
  * Write one message whole (write(2), over short writes and EINTR).

@@ -49,6 +49,7 @@ lr_ipfix_file_open(const char *path, void **ctx)
 		/* What stdio holds goes first; from here stdout is ours. */
 		fflush(stdout);
 		f->fd = STDOUT_FILENO;
+		lr_stdout_set_binary();
 	} else {
 		f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			     0666);

@@ -209,6 +209,7 @@ lr_stats_tick(void)
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct lr_stats_totals t;
 	char tx[96], rx[96], extra[160];
+	FILE *out;
 	double secs;
 
 	if (series != NULL)
@@ -222,12 +223,13 @@ lr_stats_tick(void)
 			grew(t.tx_bytes, live_last.tx_bytes), secs);
 		fmt_dir(rx, sizeof(rx), "rx", grew(t.rx_pkts, live_last.rx_pkts),
 			grew(t.rx_bytes, live_last.rx_bytes), secs);
-		fprintf(live_out ? live_out : stdout,
-			"[%7.1f s] %s | %s | local drops %" PRIu64 "%s\n",
+		/* Looked up each time: IPFIX to stdout may have begun since. */
+		out = lr_human_out(live_out ? live_out : stdout);
+		fprintf(out, "[%7.1f s] %s | %s | local drops %" PRIu64 "%s\n",
 			(double)(now - run_start_tsc) / hz, tx, rx,
 			grew(t.drops, live_last.drops),
 			roles_live(extra, sizeof(extra)));
-		fflush(live_out ? live_out : stdout);
+		fflush(out);
 	}
 	live_last = t;
 	live_last_tsc = now;
@@ -318,9 +320,13 @@ lr_stats_results(void)
 int
 lr_stats_write_json(const char *path)
 {
-	json_t *doc = lr_stats_results();
+	json_t *doc;
 	int ret;
 
+	if (strcmp(path, "-") == 0 && lr_stdout_binary())
+		return lr_err(EINVAL, "json: stdout carries the IPFIX export "
+			      "(file:-): give a file");
+	doc = lr_stats_results();
 	if (strcmp(path, "-") == 0) {
 		ret = json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
