@@ -411,6 +411,20 @@ check_output(const char *opt, const char *path)
 	return -EXIT_USAGE;
 }
 
+/* Does an option send IPFIX to stdout (--export file:-)? Then stdout
+ * carries nothing else. */
+static bool
+exports_to_stdout(const struct opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_kv; i++)
+		if (strcmp(o->kv[i].key, "export") == 0 &&
+		    strcmp(o->kv[i].val, "file:-") == 0)
+			return true;
+	return false;
+}
+
 /*
  * EAL's argv with --huge-unlink added: without it every run leaves its
  * hugepage files (-m of them, 256 MiB for -m 256) in /dev/hugepages after it
@@ -605,7 +619,7 @@ main(int argc, char **argv)
 	char runtime_dir[PATH_MAX] = "";
 	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
-	int eal_argc, ret, rc_exit;
+	int eal_argc, ret, rc_exit, checked;
 	FILE *human;
 
 	/* Commands that need no EAL come before anything DPDK. */
@@ -677,6 +691,15 @@ main(int argc, char **argv)
 		free(wc);
 		return EXIT_USAGE;
 	}
+	if (exports_to_stdout(&o) &&
+	    ((o.json != NULL && strcmp(o.json, "-") == 0) ||
+	     (o.csv != NULL && strcmp(o.csv, "-") == 0))) {
+		fprintf(stderr, "linerate: --export file:- writes IPFIX to "
+			"stdout: give --json and --csv a file (see --help)\n");
+		free(rc);
+		free(wc);
+		return EXIT_USAGE;
+	}
 
 	eal_argv = eal_args(eal_argc, argv, &eal_argc);
 	ret = rte_eal_init(eal_argc, eal_argv);
@@ -694,7 +717,9 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	lr_stats_init();
 	/* Results written to stdout ('-') have it to themselves: the live
-	 * line and the summary go to stderr then. */
+	 * line and the summary go to stderr then. So does IPFIX to stdout
+	 * (file:-), from when the exporter opens it, by CLI or Lua
+	 * (lr_human_out()). */
 	human = (o.json != NULL && strcmp(o.json, "-") == 0) ||
 		(o.csv != NULL && strcmp(o.csv, "-") == 0) ? stderr : stdout;
 	lr_stats_live(o.live, human);
@@ -711,7 +736,7 @@ main(int argc, char **argv)
 	lr_engine_stop();
 	lr_stats_series_flush();
 	if (o.role != NULL && lr_engine_task_count() > 0) {
-		print_summary(human);
+		print_summary(lr_human_out(human));
 		/* A rate that fell short or a port that stopped is not a
 		 * success (a script judges its own tasks). */
 		if (rc_exit == 0)
@@ -729,12 +754,21 @@ main(int argc, char **argv)
 	}
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
-	if (lr_roles_check() != 0) {
+	checked = lr_roles_check();
+	if (checked != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
 	lr_engine_cleanup();
+	/* The tasks held the IPFIX export open until now, and a file's close
+	 * can fail too (an error the file system kept for it): asked again,
+	 * unless it was said already. */
+	if (checked == 0 && lr_roles_check() != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
 	lr_port_close_all();
 	/*
 	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps DPDK's memory while

@@ -11,6 +11,7 @@
 #include "lr_common.h"
 
 static __thread char errmsg[256];
+static bool stdout_binary;
 
 static void
 vset(int errnum, const char *fmt, va_list ap)
@@ -55,6 +56,24 @@ void
 lr_err_clear(void)
 {
 	errmsg[0] = '\0';
+}
+
+void
+lr_stdout_set_binary(void)
+{
+	stdout_binary = true;
+}
+
+bool
+lr_stdout_binary(void)
+{
+	return stdout_binary;
+}
+
+FILE *
+lr_human_out(FILE *want)
+{
+	return want == stdout && stdout_binary ? stderr : want;
 }
 
 int

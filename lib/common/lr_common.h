@@ -11,8 +11,10 @@
 #ifndef LR_COMMON_H
 #define LR_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_common.h>
 
@@ -111,6 +113,20 @@ const char *lr_errmsg(void);
 
 /** Forget the last message. */
 void lr_err_clear(void);
+
+/**
+ * From now on stdout carries binary data (IPFIX to "file:-"): text for
+ * people that would go there goes to stderr (lr_human_out()), and results
+ * may not be written there. Control path.
+ */
+void lr_stdout_set_binary(void);
+
+/** Does stdout carry binary data (lr_stdout_set_binary())? */
+bool lr_stdout_binary(void);
+
+/** Where text for people meant for @p want goes: stderr instead of a
+ *  binary stdout, else @p want. */
+FILE *lr_human_out(FILE *want);
 
 /** Parse a non-negative number with an optional k/M/G suffix (powers of 10). */
 int lr_parse_u64(const char *s, uint64_t *out);

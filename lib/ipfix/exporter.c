@@ -47,10 +47,11 @@ none_open(const char *where, const struct lr_ipfix_tx_conf *c, void **ctx)
 	return 0;
 }
 
-static void
+static int
 none_close(void *ctx)
 {
 	RTE_SET_USED(ctx);
+	return 0;
 }
 
 /* Counts what it would have sent: the probe's cost without a collector. */
@@ -77,6 +78,7 @@ static struct {
 	struct lr_ipfix x;
 	uint64_t flush_s;
 	uint64_t lost_before;		/* records lost by a closed exporter */
+	char close_err[256];		/* why a transport's close failed, "" */
 	unsigned int users;		/* opens not yet closed */
 	struct rte_ring *rings[RINGS_MAX];
 	unsigned int nb_rings;
@@ -186,7 +188,8 @@ const struct lr_opt lr_exporter_opts[] = {
 	{ "export", LR_OPT_FUNC, 0, 0, 0, 0, opt_to, "TO",
 	  "`udp:HOST:PORT` (IPv4, a name, or `[IPv6]:PORT`; PORT 1..65535, "
 	  "anything else is a bad option), `tcp:HOST:PORT`, `file:PATH` (IPFIX "
-	  "file, RFC 5655; `file:-` is stdout), or `none` (none)",
+	  "file, RFC 5655; `file:-` is stdout, which then holds IPFIX alone: "
+	  "the live line and the summary go to stderr), or `none` (none)",
 	  "`--export tcp:192.0.2.10:4739`", NULL },
 	{ "export-rate", LR_OPT_UINT, EC(rate_mps), 0, 10000000, NULL, "N",
 	  "UDP: IPFIX messages a second, the end-of-run flush included; 0: as "
@@ -421,7 +424,8 @@ lr_exporter_close(void)
 	rte_spinlock_lock(&ex.lock);
 	lr_ipfix_close(&ex.x, unix_s());
 	deliver_locked();
-	ex.ops->close(ex.ctx);
+	if (ex.ops->close(ex.ctx) != 0)
+		snprintf(ex.close_err, sizeof(ex.close_err), "%s", lr_errmsg());
 	ex.lost_before += ex.x.c.records_lost;
 	ex.up = false;
 	rte_spinlock_unlock(&ex.lock);
@@ -551,8 +555,12 @@ lr_exporter_check(void)
 	rte_spinlock_lock(&ex.lock);
 	lost = ex.lost_before + (ex.up ? ex.x.c.records_lost : 0);
 	rte_spinlock_unlock(&ex.lock);
-	if (lost == 0)
-		return 0;
-	return lr_err(EIO, "probe: %" PRIu64 " IPFIX records not delivered to "
-		      "%s (records_lost)", lost, ex.conf.to);
+	if (lost != 0)
+		return lr_err(EIO, "probe: %" PRIu64 " IPFIX records not "
+			      "delivered to %s (records_lost)", lost, ex.conf.to);
+	if (ex.close_err[0] != '\0')
+		return lr_err(EIO, "probe: export %s: %s: the records counted "
+			      "delivered may not all be there", ex.conf.to,
+			      ex.close_err);
+	return 0;
 }

@@ -86,7 +86,8 @@ int lr_exporter_open(const struct lr_exporter_conf *c);
 /**
  * One user is done. The last one sends what the encoder holds, gives the
  * transport up to wait_s to deliver (lr_exporter_deliver()) and closes it;
- * its lost records still count in lr_exporter_check().
+ * its lost records, and a close that failed (a file whose last writes the
+ * file system refused late), still count in lr_exporter_check().
  */
 void lr_exporter_close(void);
 
@@ -146,7 +147,8 @@ void lr_exporter_report(json_t *o);
  * application's exit status.
  *
  * @return 0, or -EIO with lr_errmsg() saying how many records were lost
- *   and where to (records_lost in the result document).
+ *   and where to (records_lost in the result document), or that closing
+ *   the transport failed.
  */
 int lr_exporter_check(void);
 

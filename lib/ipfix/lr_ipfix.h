@@ -186,11 +186,22 @@ size_t lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6);
  */
 int lr_ipfix_dest_check(const char *dest);
 
-/** A file of messages back to back (RFC 5655); "-" is stdout. */
+/**
+ * A file of messages back to back (RFC 5655); "-" is stdout, which then
+ * carries nothing else (lr_stdout_set_binary()).
+ */
 int lr_ipfix_file_open(const char *path, void **ctx);
+/**
+ * Write one message whole (write(2), over short writes and EINTR).
+ * @return 0 once all of it is in the file; else -errno, the message is
+ *   lost, and a part of it that went in is cut off again (ftruncate). A
+ *   file that cannot be cut (a pipe, a terminal) takes nothing more after
+ *   such a part: every later send returns -EPIPE.
+ */
 int lr_ipfix_file_send(void *ctx, const void *msg, size_t len,
 		       uint32_t records);
-void lr_ipfix_file_close(void *ctx);
+/** @return 0, or close(2)'s -errno (lr_errmsg() says so). */
+int lr_ipfix_file_close(void *ctx);
 
 /**
  * UDP to "host:port" (IPv4 or [IPv6]:port). UDP has no acknowledgement: a
@@ -216,8 +227,8 @@ int lr_ipfix_udp_poll(void *ctx, unsigned int wait_ms);
 uint64_t lr_ipfix_udp_discard(void *ctx);
 /** Message bytes waiting, messages refused for want of room. */
 void lr_ipfix_udp_state(const void *ctx, size_t *waiting, uint64_t *refused);
-/** Drop what waits (counted lost) and close. */
-void lr_ipfix_udp_close(void *ctx);
+/** Drop what waits (counted lost) and close. @return 0. */
+int lr_ipfix_udp_close(void *ctx);
 
 /**
  * TCP to "host:port" (RFC 7011 §10.4): one stream, templates at the start
@@ -255,8 +266,8 @@ struct lr_ipfix_tcp_state {
 };
 
 void lr_ipfix_tcp_state(const void *ctx, struct lr_ipfix_tcp_state *s);
-/** Drop what waits (counted lost) and close. */
-void lr_ipfix_tcp_close(void *ctx);
+/** Drop what waits (counted lost) and close. @return 0. */
+int lr_ipfix_tcp_close(void *ctx);
 
 /** What a transport's open() takes beside its destination. */
 struct lr_ipfix_tx_conf {
@@ -297,8 +308,10 @@ struct lr_ipfix_transport_ops {
 	/** NULL with poll. Drop what waits, each message counted lost.
 	 *  @return messages dropped. */
 	uint64_t (*discard)(void *ctx);
-	/** Drop what waits (counted lost) and close. */
-	void (*close)(void *ctx);
+	/** Drop what waits (counted lost) and close. @return 0, or -errno
+	 *  with lr_errmsg(): the file may not hold what was counted
+	 *  delivered. */
+	int (*close)(void *ctx);
 	/** May be NULL. Add the transport's own counters to @p o. */
 	void (*report)(const void *ctx, json_t *o);
 	/** May be NULL. Why messages still wait after @p wait_s seconds of

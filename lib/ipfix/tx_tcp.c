@@ -283,7 +283,7 @@ lr_ipfix_tcp_state(const void *ctx, struct lr_ipfix_tcp_state *s)
 	s->up = t->fd >= 0 && !t->connecting;
 }
 
-void
+int
 lr_ipfix_tcp_close(void *ctx)
 {
 	struct tcp_ctx *t = ctx;
@@ -293,6 +293,7 @@ lr_ipfix_tcp_close(void *ctx)
 		close(t->fd);
 	lr_ipfix_mq_free(&t->q);
 	free(t);
+	return 0;
 }
 
 static int

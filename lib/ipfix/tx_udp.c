@@ -150,7 +150,7 @@ lr_ipfix_udp_state(const void *ctx, size_t *waiting, uint64_t *refused)
 	*refused = u->refused;
 }
 
-void
+int
 lr_ipfix_udp_close(void *ctx)
 {
 	struct udp_ctx *u = ctx;
@@ -159,6 +159,7 @@ lr_ipfix_udp_close(void *ctx)
 	lr_ipfix_mq_free(&u->q);
 	close(u->fd);
 	free(u);
+	return 0;
 }
 
 static int

@@ -692,6 +692,9 @@ lr_rx_write_csv(const char *path)
 	FILE *f;
 	int ret = 0;
 
+	if (strcmp(path, "-") == 0 && lr_stdout_binary())
+		return lr_err(EINVAL, "csv: stdout carries the IPFIX export "
+			      "(file:-): give a file");
 	m = merge_flows(&base, &n);
 	if (m != NULL)
 		fl = merge_flat(base, n, &nomem);

@@ -108,6 +108,15 @@ roles_live(char *buf, size_t len)
 	return buf;
 }
 
+/* A total's growth since @p last; 0 when it went back (a port's counters
+ * that could not be read this time, tasks that went away), where the
+ * unsigned difference would say about 1.8e19. */
+static uint64_t
+grew(uint64_t now, uint64_t last)
+{
+	return now >= last ? now - last : 0;
+}
+
 static void series_tick(uint64_t now, uint64_t hz, bool force);
 
 int
@@ -170,7 +179,7 @@ series_tick(uint64_t now, uint64_t hz, bool force)
 			LR_FCS_BYTES * (t.rx_pkts - series_last.rx_pkts)) * 8);
 #undef RATE
 	json_object_set_new(o, "local_drops", json_integer((json_int_t)
-			    (t.drops >= series_last.drops ? t.drops - series_last.drops : 0)));
+			    grew(t.drops, series_last.drops)));
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		if (r->sample != NULL)
 			r->sample(o);
@@ -200,6 +209,7 @@ lr_stats_tick(void)
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct lr_stats_totals t;
 	char tx[96], rx[96], extra[160];
+	FILE *out;
 	double secs;
 
 	if (series != NULL)
@@ -209,15 +219,17 @@ lr_stats_tick(void)
 	lr_stats_totals(&t);
 	if (live_last_tsc != 0) {
 		secs = (double)(now - live_last_tsc) / hz;
-		fmt_dir(tx, sizeof(tx), "tx", t.tx_pkts - live_last.tx_pkts,
-			t.tx_bytes - live_last.tx_bytes, secs);
-		fmt_dir(rx, sizeof(rx), "rx", t.rx_pkts - live_last.rx_pkts,
-			t.rx_bytes - live_last.rx_bytes, secs);
-		fprintf(live_out ? live_out : stdout,
-			"[%7.1f s] %s | %s | local drops %" PRIu64 "%s\n",
+		fmt_dir(tx, sizeof(tx), "tx", grew(t.tx_pkts, live_last.tx_pkts),
+			grew(t.tx_bytes, live_last.tx_bytes), secs);
+		fmt_dir(rx, sizeof(rx), "rx", grew(t.rx_pkts, live_last.rx_pkts),
+			grew(t.rx_bytes, live_last.rx_bytes), secs);
+		/* Looked up each time: IPFIX to stdout may have begun since. */
+		out = lr_human_out(live_out ? live_out : stdout);
+		fprintf(out, "[%7.1f s] %s | %s | local drops %" PRIu64 "%s\n",
 			(double)(now - run_start_tsc) / hz, tx, rx,
-			t.drops - live_last.drops, roles_live(extra, sizeof(extra)));
-		fflush(live_out ? live_out : stdout);
+			grew(t.drops, live_last.drops),
+			roles_live(extra, sizeof(extra)));
+		fflush(out);
 	}
 	live_last = t;
 	live_last_tsc = now;
@@ -308,9 +320,13 @@ lr_stats_results(void)
 int
 lr_stats_write_json(const char *path)
 {
-	json_t *doc = lr_stats_results();
+	json_t *doc;
 	int ret;
 
+	if (strcmp(path, "-") == 0 && lr_stdout_binary())
+		return lr_err(EINVAL, "json: stdout carries the IPFIX export "
+			      "(file:-): give a file");
+	doc = lr_stats_results();
 	if (strcmp(path, "-") == 0) {
 		ret = json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);

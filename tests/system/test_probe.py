@@ -11,7 +11,7 @@ import struct
 import subprocess
 import time
 
-from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+from lrtest import LINERATE, SRC, eal, expect, load_json, main, run, tmpdir
 
 
 def probe_flows(name, *args):
@@ -958,6 +958,96 @@ def test_jumbo_chains_same_with_channels():
         expect(got == want, (opts, got[:3], want[:3]))
 
 
+def ipfix_stream(path):
+    """The records of a file that must be IPFIX messages back to back and
+    nothing else (ipfixDump says an error but exits 0 on other bytes)."""
+    data = open(path, "rb").read()
+    off = 0
+    while off + 16 <= len(data):
+        v, n = struct.unpack(">HH", data[off:off + 4])
+        expect(v == 10 and n >= 16, (off, data[off:off + 64]))
+        off += n
+    expect(off == len(data), (off, len(data)))
+    return ipfixdump(path)
+
+
+def test_export_to_stdout_is_ipfix_only():
+    # --export file:- makes stdout the IPFIX stream: the live line (once
+    # a second, so the run lasts 2.5 s) and the summary go to stderr, as
+    # with --json -. They once landed in stdout between the messages.
+    # stdout, whole, is messages that ipfixDump reads, with as many
+    # records as the exporter counted.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "so.pcap"), os.path.join(d, "so.json")
+    ipfix = os.path.join(d, "so.ipfix")
+    gen_pcap("sog", pcap, "--count", "300", "--flows", "30")
+    with open(ipfix, "wb") as f:
+        r = subprocess.run([LINERATE] + eal("sop", mem=1024) +
+                           ["--", "--role", "probe", "--port",
+                            "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
+                            "--duration", "2.5", "--entries", "1024",
+                            "--export", "file:-", "--json", out],
+                           stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
+    expect(r.returncode == 0, r.stderr)
+    expect("local drops" in r.stderr and "linerate: tx " in r.stderr, r.stderr)
+    e = load_json(out)["probe"]["exporter"]
+    recs = ipfix_stream(ipfix)
+    expect(e["records_lost"] == 0 and len(recs) == e["records"], (len(recs), e))
+    expect(len([x for x in recs if "sourceIPv4Address" in x]) == 30, len(recs))
+    # The same from a script (export = "file:-" in the task's table),
+    # whose write_json("-") is refused then; on the CLI --json - is a bad
+    # option beside it.
+    script = os.path.join(d, "so.lua")
+    with open(script, "w") as f:
+        f.write(STDOUT_RUN)
+    with open(ipfix, "wb") as f:
+        r = subprocess.run([LINERATE] + eal("sol", mem=1024) + ["--", script, out],
+                           stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
+    expect(r.returncode == 0, r.stderr)
+    expect("local drops" in r.stderr and "stdout carries the IPFIX" in r.stderr,
+           r.stderr)
+    e = load_json(out)["probe"]["exporter"]
+    recs = ipfix_stream(ipfix)
+    expect(e["records_lost"] == 0 and len(recs) == e["records"], (len(recs), e))
+    expect(len([x for x in recs if "sourceIPv4Address" in x]) == 20, len(recs))
+    r = run(eal("sou") + ["--", "--role", "probe", "--port", "net_null0",
+                          "--export", "file:-", "--json", "-"])
+    expect(r.returncode == 2 and "file:-" in r.stderr, (r.returncode, r.stderr))
+
+
+
+def test_file_export_to_a_full_disk_fails_the_run():
+    # /dev/full takes no byte: every record is lost, and the run fails.
+    # stdio's buffer once took the messages, and the counters said all
+    # delivered, none lost, with 0 B written; the run exited 0.
+    d = tmpdir()
+    pcap, out = os.path.join(d, "full.pcap"), os.path.join(d, "full.json")
+    gen_pcap("fullg", pcap, "--count", "300", "--flows", "30")
+    r = run(eal("fullp", mem=1024) + ["--", "--role", "probe", "--port",
+                                      "net_pcap0,rx_pcap=" + pcap, "--entries", "1024",
+                                      "--export", "file:/dev/full", "--json", out,
+                                      "--no-live"])
+    expect(r.returncode == 1 and "records_lost" in r.stderr, (r.returncode, r.stderr))
+    e = load_json(out)["probe"]["exporter"]
+    expect(e["records"] == 0 and e["bytes"] == 0 and e["records_lost"] == 31, e)
+
+STDOUT_RUN = r"""
+local linerate = require("linerate")
+local a, b = assert(linerate.wire("so"))
+local probe = assert(linerate.task{ role = "probe", port = b, entries = 1024,
+                                    export = "file:-" })
+local gen = assert(linerate.task{ role = "gen", port = a, flows = 20,
+                                  rate = 1500, count = 2500 })
+linerate.start()
+assert(gen:wait(30))
+probe:wait{ idle = 0.3 }
+linerate.stop()
+assert(linerate.write_json(arg[1]))
+local ok, err = linerate.write_json("-")
+assert(not ok)
+io.stderr:write(err, "\n")
+"""
+
 if __name__ == "__main__":
     main([test_file_export_read_by_ipfixdump, test_udp_export_read_by_nfcapd,
           test_udp_export_paced_nfcapd_gets_every_record, test_udp_pace_bounded_at_the_end,
@@ -971,4 +1061,5 @@ if __name__ == "__main__":
           test_trim_counts_original_lengths, test_bad_options, test_export_port_out_of_range,
           test_channels_and_ingress_modes_same_flows, test_distributor_bad_input,
           test_capture_times_and_trace_timeouts, test_capture_ends_by_itself,
-          test_jumbo_chains_same_with_channels])
+          test_jumbo_chains_same_with_channels, test_export_to_stdout_is_ipfix_only,
+          test_file_export_to_a_full_disk_fails_the_run])

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE		/* memfd_create(), F_ADD_SEALS */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -9,8 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,7 +264,7 @@ ipfixdump_reads_the_file(void **state)
 	lr_ipfix_add(&x, &r, NOW);
 	assert_int_equal(lr_ipfix_stats(&x, 5, 6, 7, NOW), 0);
 	lr_ipfix_close(&x, NOW);
-	lr_ipfix_file_close(ctx);
+	assert_int_equal(lr_ipfix_file_close(ctx), 0);
 	snprintf(cmd, sizeof(cmd), "ipfixDump --in %s 2>&1", path);
 	p = popen(cmd, "r");
 	assert_non_null(p);
@@ -272,6 +278,210 @@ ipfixdump_reads_the_file(void **state)
 	    strstr(out, "2025-11-22 08:26:41.123") == NULL ||
 	    strstr(out, "exportedFlowRecordTotalCount") == NULL)
 		fail_msg("ipfixDump said:\n%s", out);
+}
+
+/* The file at @p path into @p s, for walk(). */
+static void
+load(struct sink *s, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	memset(s, 0, sizeof(*s));
+	s->len = fread(s->buf, 1, sizeof(s->buf), f);
+	assert_true(feof(f));
+	fclose(f);
+}
+
+/* A file that takes nothing (/dev/full: ENOSPC): every record is lost.
+ * A message counted delivered once fwrite() had put it in stdio's buffer,
+ * and the counters said 40 records delivered, none lost, 0 B written. */
+static void
+file_full_loses_every_record(void **state)
+{
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int i;
+	void *ctx;
+
+	(void)state;
+	assert_int_equal(lr_ipfix_file_open("/dev/full", &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_file_send, ctx), 0);
+	for (i = 0; i < 40; i++) {
+		rec(&r, i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(lr_ipfix_file_close(ctx), 0);
+	assert_int_equal(x.c.records, 0);
+	assert_int_equal(x.c.records_lost, 40);
+	assert_int_equal(x.c.records_waiting, 0);
+	assert_int_equal(x.c.messages, 0);
+	assert_int_equal(x.c.bytes, 0);
+	assert_true(x.c.send_errors > 0);
+}
+
+/* A file with room: every record delivered, the file as long as the
+ * bytes counted, and it reads back message by message. */
+static void
+file_delivers_every_record(void **state)
+{
+	static struct sink s;
+	char path[] = "/tmp/lr_ipfix_XXXXXX";
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int i, tmpl;
+	void *ctx;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lr_ipfix_file_open(path, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_file_send, ctx), 0);
+	for (i = 0; i < 1000; i++) {
+		rec(&r, i, i % 3 == 0);
+		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
+	}
+	assert_int_equal(lr_ipfix_stats(&x, 0, 0, 0, NOW), 0);
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(lr_ipfix_file_close(ctx), 0);
+	load(&s, path);
+	unlink(path);
+	assert_int_equal(x.c.records, 1001);
+	assert_int_equal(x.c.records_lost, 0);
+	assert_int_equal(x.c.send_errors, 0);
+	assert_int_equal(s.len, x.c.bytes);
+	assert_int_equal(walk(&s, c.mtu, &tmpl), 1001);
+}
+
+/* Add records from @p *i until the first message has gone whole, then
+ * let the file grow only @p slack bytes past it (RLIMIT_FSIZE: a write
+ * past it is cut short, the next one fails with EFBIG, as on a full
+ * disk). @return the records delivered in that message. */
+static uint64_t
+first_message_then_cap(struct lr_ipfix *x, unsigned int *i, rlim_t slack,
+		       struct rlimit *old)
+{
+	struct rlimit lim;
+	struct lr_flow_rec r;
+
+	for (; x->c.messages == 0; (*i)++) {
+		rec(&r, *i, false);
+		lr_ipfix_add(x, &r, NOW);
+	}
+	assert_int_equal(x->c.send_errors, 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, old), 0);
+	lim = *old;
+	lim.rlim_cur = x->c.bytes + slack;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	return x->c.records;
+}
+
+/*
+ * A disk that fills in the middle of a message: the part written is cut
+ * off again (ftruncate), so the file holds whole messages only, exactly
+ * the ones counted delivered; the records of every message that did not
+ * fit are lost. stdio once left 20 B of a message there, which misaligned
+ * every later message, and counted them delivered.
+ */
+static void
+file_short_write_cut_back(void **state)
+{
+	static struct sink s;
+	char path[] = "/tmp/lr_ipfix_XXXXXX";
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	struct rlimit old;
+	void (*old_xfsz)(int);
+	unsigned int i = 0, tmpl;
+	uint64_t first;
+	void *ctx;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lr_ipfix_file_open(path, &ctx), 0);
+	lr_ipfix_conf_init(&c);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_file_send, ctx), 0);
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
+	first = first_message_then_cap(&x, &i, 20, &old);
+	for (; i < 200; i++) {
+		rec(&r, i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_close(&x, NOW);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, old_xfsz);
+	assert_int_equal(lr_ipfix_file_close(ctx), 0);
+	load(&s, path);
+	unlink(path);
+	assert_true(first > 0 && first < 200);
+	assert_int_equal(x.c.records, first);
+	assert_int_equal(x.c.records_lost, 200 - first);
+	assert_int_equal(x.c.records_waiting, 0);
+	assert_int_equal(s.len, x.c.bytes);
+	assert_int_equal(walk(&s, c.mtu, &tmpl), first);
+}
+
+/*
+ * A file that cannot be cut back (a memfd sealed against shrinking, as a
+ * pipe or a terminal cannot be either): after a message went in half,
+ * nothing more is written, even when there is room again, and every later
+ * record is lost; what came before stays delivered.
+ */
+static void
+file_uncuttable_stops_after_a_short_write(void **state)
+{
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	struct rlimit old;
+	struct stat st;
+	void (*old_xfsz)(int);
+	unsigned int i = 0;
+	uint64_t first;
+	char path[64];
+	void *ctx;
+	int mfd;
+
+	(void)state;
+	mfd = memfd_create("lr_ipfix", MFD_ALLOW_SEALING);
+	assert_true(mfd >= 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+	assert_int_equal(lr_ipfix_file_open(path, &ctx), 0);
+	assert_int_equal(fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	lr_ipfix_conf_init(&c);
+	assert_int_equal(lr_ipfix_init(&x, &c, lr_ipfix_file_send, ctx), 0);
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
+	first = first_message_then_cap(&x, &i, 20, &old);
+	for (; x.c.send_errors == 0 && i < 200; i++) {
+		rec(&r, i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	setrlimit(RLIMIT_FSIZE, &old);	/* room again */
+	signal(SIGXFSZ, old_xfsz);
+	for (; i < 200; i++) {
+		rec(&r, i, false);
+		lr_ipfix_add(&x, &r, NOW);
+	}
+	lr_ipfix_close(&x, NOW);
+	assert_int_equal(lr_ipfix_file_close(ctx), 0);
+	assert_int_equal(fstat(mfd, &st), 0);
+	close(mfd);
+	assert_int_equal(x.c.records, first);
+	assert_int_equal(x.c.records_lost, 200 - first);
+	assert_int_equal(x.c.records_waiting, 0);
+	/* The first message and 20 B of the second, nothing after them. */
+	assert_int_equal(st.st_size, x.c.bytes + 20);
 }
 
 static void
@@ -653,6 +863,10 @@ main(void)
 		cmocka_unit_test(smallest_mtu_holds_templates_and_a_record),
 		cmocka_unit_test(refused_sends_are_counted),
 		cmocka_unit_test(ipfixdump_reads_the_file),
+		cmocka_unit_test(file_full_loses_every_record),
+		cmocka_unit_test(file_delivers_every_record),
+		cmocka_unit_test(file_short_write_cut_back),
+		cmocka_unit_test(file_uncuttable_stops_after_a_short_write),
 		cmocka_unit_test(udp_to_a_collector_and_to_none),
 		cmocka_unit_test(tcp_reconnects_in_order_and_sees_fin),
 		cmocka_unit_test(tcp_never_up_counts_every_record_lost),

@@ -128,6 +128,44 @@ results_flag_short(void **state)
 	json_decref(doc);
 }
 
+/*
+ * The live line's drops over the second: a total that went back (a port's
+ * counters that could not be read this time, tasks that went away) is no
+ * drop. It printed the difference as unsigned, about 1.8e19.
+ */
+static void
+live_drops_never_negative(void **state)
+{
+	struct lr_gen_conf c;
+	struct lr_task *t;
+	unsigned int w;
+	char line[512];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_true(lr_engine_workers(&w, 1) >= 1);
+	lr_gen_conf_init(&c);
+	t = lr_task_create(&lr_gen_role, w, wire[0], 0, 0, &c);
+	assert_non_null(t);
+	f = tmpfile();
+	assert_non_null(f);
+	t->st.drops = 100;
+	lr_stats_live(true, f);
+	lr_stats_tick();		/* the baseline */
+	usleep(1100 * 1000);
+	t->st.drops = 40;
+	lr_stats_tick();		/* a line: 60 fewer than a second ago */
+	lr_stats_live(false, stdout);
+	rewind(f);
+	n = fread(line, 1, sizeof(line) - 1, f);
+	line[n] = '\0';
+	fclose(f);
+	if (strstr(line, "local drops 0 ") == NULL &&
+	    strstr(line, "local drops 0\n") == NULL)
+		fail_msg("live line: '%s'", line);
+}
+
 static int
 setup(void **state)
 {
@@ -242,6 +280,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(results_sum_tasks),
 		cmocka_unit_test(results_flag_short),
+		cmocka_unit_test(live_drops_never_negative),
 		cmocka_unit_test(hist_exact_and_bounded),
 		cmocka_unit_test(hist_buckets_export),
 	};
