@@ -844,7 +844,11 @@ def trace_pcap(d):
     times = {
         1000: [0, 1, 2, 52, 53],		# idle 50 s: two records, idle
         2000: list(range(5, 100, 10)),		# every 10 s: active timeout
-        3000: [10.5, 15, 20.25],		# idle after 20.25
+        # Silent after 20.25: its active timeout (10.5 + 35) comes before
+        # its idle one (20.25 + 30); the next trace time (52) is past
+        # both, and the first to come is the reason, as a live clock
+        # would have ended it at 45.5.
+        3000: [10.5, 15, 20.25],
         4000: [30, 31],				# TCP, FIN at 31
         5000: [90, 99.5],			# still going at the end
     }
@@ -863,7 +867,7 @@ def trace_pcap(d):
     wrpcap(pcap, pkts)
     want = [(1000, 0, 2, 3, "1"), (1000, 52, 53, 2, "1"),
             (2000, 5, 35, 4, "2"), (2000, 45, 75, 4, "2"), (2000, 85, 95, 2, "4"),
-            (3000, 10.5, 20.25, 3, "1"), (4000, 30, 31, 2, "3"),
+            (3000, 10.5, 20.25, 3, "2"), (4000, 30, 31, 2, "3"),
             (5000, 90, 99.5, 2, "4")]
     want = sorted((str(sp), ipfix_ms(T0 + a), ipfix_ms(T0 + b), str(n), why)
                   for sp, a, b, n, why in want)
