@@ -59,25 +59,10 @@ static struct rte_mempool *pool;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct lr_port_conf c;
-	unsigned int w[4];
-
 	(void)argc;
 	(void)argv;
 	lr_fuzz_eal_init("fuzz_rx");
-	if (lr_engine_workers(w, 4) < 1)
-		abort();
-	lcore = w[0];
-	lr_port_conf_init(&c);
-	if (lr_port_wire("fzr", 1, SOCKET_ID_ANY, wire) != 0 ||
-	    lr_port_setup(wire[0], &c) != 0 || lr_port_setup(wire[1], &c) != 0)
-		abort();
-	/* No cache: the available count is exact, a leak shows at once. */
-	pool = rte_pktmbuf_pool_create("fzr_pool", POOL_MBUFS, 0, 0,
-				       RTE_PKTMBUF_HEADROOM + FRAME_MAX,
-				       SOCKET_ID_ANY);
-	if (pool == NULL)
-		abort();
+	lr_fuzz_wire("fzr", &lcore, wire, &pool, POOL_MBUFS, FRAME_MAX);
 	return 0;
 }
 

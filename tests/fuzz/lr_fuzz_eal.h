@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_mbuf.h>
 
 #include "lr_engine.h"
+#include "lr_port.h"
 
 static char lr_fuzz_prefix[64];
 
@@ -49,6 +51,35 @@ lr_fuzz_eal_init(const char *name)
 		exit(1);
 	}
 	lr_roles_builtin();
+}
+
+/*
+ * A virtual wire @p name (ends wire[0], wire[1]), a worker lcore for tasks
+ * to be made on, and a pool of @p mbufs of @p room data bytes without a
+ * cache (its available count exact: a leak shows at once). Aborts on
+ * failure: a harness without them tests nothing.
+ */
+static inline void
+lr_fuzz_wire(const char *name, unsigned int *lcore, uint16_t wire[2],
+	     struct rte_mempool **pool, unsigned int mbufs, unsigned int room)
+{
+	struct lr_port_conf c;
+	char pname[RTE_MEMPOOL_NAMESIZE];
+	unsigned int w[4];
+
+	if (lr_engine_workers(w, 4) < 1)
+		abort();
+	*lcore = w[0];
+	lr_port_conf_init(&c);
+	if (lr_port_wire(name, 1, SOCKET_ID_ANY, wire) != 0 ||
+	    lr_port_setup(wire[0], &c) != 0 || lr_port_setup(wire[1], &c) != 0)
+		abort();
+	snprintf(pname, sizeof(pname), "%s_pool", name);
+	*pool = rte_pktmbuf_pool_create(pname, mbufs, 0, 0,
+					(uint16_t)(RTE_PKTMBUF_HEADROOM + room),
+					SOCKET_ID_ANY);
+	if (*pool == NULL)
+		abort();
 }
 
 #endif
