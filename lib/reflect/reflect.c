@@ -177,8 +177,9 @@ static const struct lr_opt reflect_opts[] = {
 	  "header (lr_wire.h), for rtt's residence time (0)", "`--stamp 1`",
 	  NULL },
 	{ "count", LR_OPT_UINT, RC(count), 0, UINT64_MAX, NULL, "N",
-	  "stop after N frames received, 0: no limit (0)", "`--count 1000000`",
-	  NULL },
+	  "stop after exactly N frames received (then what the wheel holds is "
+	  "sent), 0: no limit (0); what the last burst held past N is freed "
+	  "unread and counted in `past_count`", "`--count 1000000`", NULL },
 	{ "tx-retries", LR_OPT_UINT, RC(tx_retries), 0, 1000000, NULL, "N",
 	  "tx bursts retried for what the queue did not take; the rest is "
 	  "dropped and counted in tx_dropped (64)", "`--tx-retries 0`", NULL },
