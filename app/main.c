@@ -727,10 +727,12 @@ main(int argc, char **argv)
 		lr_stats_series(o.series_s);
 	lr_engine_set_tick(lr_stats_tick);
 
-	if (o.script != NULL)
+	if (o.script != NULL) {
+		lr_lua_print_to(human);
 		rc_exit = lr_lua_run(o.script, o.script_argc, o.script_argv);
-	else
+	} else {
 		rc_exit = run_role(&o, role, &pc, rc, wc);
+	}
 
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();

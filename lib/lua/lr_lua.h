@@ -11,6 +11,8 @@
 #ifndef LR_LUA_H
 #define LR_LUA_H
 
+#include <stdio.h>
+
 #include <lua.h>
 
 /** Open the module: require("linerate"), also preloaded as global linerate. */
@@ -22,6 +24,10 @@ int luaopen_linerate(lua_State *L);
  *
  * @return 0 on success, 1 after an error, 130 after an interrupt.
  */
+/** Where a script's print() writes (stdout by default; stderr when
+ *  stdout carries results). */
+void lr_lua_print_to(FILE *f);
+
 int lr_lua_run(const char *script, int argc, char **argv);
 
 /**

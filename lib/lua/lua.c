@@ -40,9 +40,12 @@ static volatile sig_atomic_t was_interrupted;
  */
 static char interrupt_key;
 
+static bool interrupt_raised;	/* the script is unwinding from it */
+
 static int
 raise_interrupt(lua_State *L)
 {
+	interrupt_raised = true;
 	lua_pushlightuserdata(L, &interrupt_key);
 	return lua_error(L);
 }
@@ -1178,16 +1181,32 @@ luaopen_linerate(lua_State *L)
 }
 
 /*
- * Once interrupted, every Lua instruction raises the interrupt again: the
- * hook stays in place, so a pcall() that catches it hands control back to
- * Lua code that raises it at once, and no loop in a script (pcall inside
- * a while) outlives a Ctrl-C. Only the count event: a call event would
- * also fire for msg_handler(), and an error in it would hide the interrupt.
+ * Once interrupted, the interrupt is raised, then given a grace of
+ * STOP_GRACE instructions, in which the unwinding runs the script's
+ * <close> handlers (a testbed's peer, a DUT's namespace removed); after
+ * that every Lua instruction raises it again: the hook stays in place, so
+ * a pcall() that catches it hands control back to Lua code that raises it
+ * at once, and no loop in a script (pcall inside a while) outlives a
+ * Ctrl-C. Only the count event: a call event would also fire for
+ * msg_handler(), and an error in it would hide the interrupt.
  */
+#define STOP_GRACE 1000000
+static bool stop_grace_given;
+
 static void
 stop_hook(lua_State *L, lua_Debug *ar)
 {
 	RTE_SET_USED(ar);
+	if (!stop_grace_given) {
+		stop_grace_given = true;
+		lua_sethook(L, stop_hook, LUA_MASKCOUNT, STOP_GRACE);
+		/* A C call cut short raised it already: the script is
+		 * unwinding, its <close> handlers running. */
+		if (interrupt_raised)
+			return;
+	} else {
+		lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);
+	}
 	raise_interrupt(L);
 }
 
@@ -1200,12 +1219,63 @@ lr_lua_interrupt(void)
 		lua_sethook(running_L, stop_hook, LUA_MASKCOUNT, 1);
 }
 
+/* Where print() writes: stdout, or stderr when stdout carries results
+ * (--json -, --csv -; an IPFIX export to file:- too, lr_human_out()). */
+static FILE *print_out;
+
+void
+lr_lua_print_to(FILE *f)
+{
+	print_out = f;
+}
+
+static int
+l_print(lua_State *L)
+{
+	FILE *f = lr_human_out(print_out != NULL ? print_out : stdout);
+	int n = lua_gettop(L), i;
+
+	for (i = 1; i <= n; i++) {
+		size_t len;
+		const char *str = luaL_tolstring(L, i, &len);
+
+		if (i > 1)
+			fputc('\t', f);
+		fwrite(str, 1, len, f);
+		lua_pop(L, 1);
+	}
+	fputc('\n', f);
+	fflush(f);
+	return 0;
+}
+
+/*
+ * os.exit([code]) ends the script as an error would, so that what a run
+ * does at its end still happens: the tasks stopped, --json written, the
+ * ports closed, the <close> handlers run; the process then exits with
+ * code (true: 0, false: 1; 0 by default). The C exit() skipped all that.
+ */
+static int exit_key;
+static int exit_code;
+
+static int
+l_os_exit(lua_State *L)
+{
+	if (lua_isboolean(L, 1))
+		exit_code = lua_toboolean(L, 1) ? 0 : 1;
+	else
+		exit_code = (int)(luaL_optinteger(L, 1, 0) & 0xff);
+	lua_pushlightuserdata(L, &exit_key);
+	return lua_error(L);
+}
+
 static int
 msg_handler(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
 
-	if (lua_touserdata(L, 1) == &interrupt_key)
+	if (lua_touserdata(L, 1) == &interrupt_key ||
+	    lua_touserdata(L, 1) == &exit_key)
 		return 1;	/* no traceback: where it stopped is no error */
 
 	if (msg == NULL)
@@ -1267,6 +1337,11 @@ lr_lua_run(const char *script, int argc, char **argv)
 		return 1;
 	}
 	luaL_openlibs(L);
+	lua_register(L, "print", l_print);
+	lua_getglobal(L, "os");
+	lua_pushcfunction(L, l_os_exit);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
 	luaL_requiref(L, "linerate", luaopen_linerate, 1);
 	lua_pop(L, 1);
 	script = find_script(script, own, sizeof(own));
@@ -1302,6 +1377,8 @@ lr_lua_run(const char *script, int argc, char **argv)
 	if (was_interrupted) {
 		fprintf(stderr, "linerate: interrupted\n");
 		ret = 130;
+	} else if (ret != LUA_OK && lua_touserdata(L, -1) == &exit_key) {
+		ret = exit_code;
 	} else if (ret != LUA_OK) {
 		fprintf(stderr, "linerate: %s\n", lua_tostring(L, -1));
 		ret = 1;

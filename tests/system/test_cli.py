@@ -229,6 +229,36 @@ def test_hugepages_left_behind():
         shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
 
 
+def test_script_exit_and_print_with_json_stdout():
+    """A script's os.exit(N) ends the run as its end would (tasks stopped,
+    --json written, <close> handlers run, the EAL's files removed) with
+    status N; with --json - its print() goes to stderr, stdout holding the
+    document alone."""
+    import json
+    d = tmpdir()
+    script = os.path.join(d, "exit.lua")
+    with open(script, "w") as f:
+        f.write("""
+local a, b = assert(linerate.wire("exw"))
+local w = linerate.workers()[1]
+local rx = assert(linerate.task{ role = "rx", port = b, lcore = w })
+local g = assert(linerate.task{ role = "gen", port = a, count = 1000, lcore = w })
+local guard <close> = setmetatable({}, { __close = function() print("closed") end })
+linerate.start()
+assert(g:wait(30))
+print("hello")
+os.exit(3)
+""")
+    args = eal("exitj")
+    r = run(args + ["--", "--no-live", "--json", "-", script])
+    expect(r.returncode == 3, (r.returncode, r.stderr[-500:]))
+    doc = json.loads(r.stdout)
+    expect(doc["totals"]["tx_packets"] == 1000, doc["totals"])
+    expect("hello" in r.stderr and "closed" in r.stderr, r.stderr)
+    prefix = args[args.index("--file-prefix") + 1]
+    expect(not os.path.exists("/var/run/dpdk/" + prefix), prefix)
+
+
 def test_stdout_is_the_results_alone():
     """--json - and --csv - have stdout to themselves: the live line and
     the summary go to stderr."""
@@ -294,5 +324,6 @@ if __name__ == "__main__":
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
           test_times_must_be_finite, test_stats_typo_ends_the_script,
           test_count_is_exact, test_hugepages_left_behind,
-          test_stdout_is_the_results_alone, test_percent_rate_names_its_speed,
+          test_stdout_is_the_results_alone, test_script_exit_and_print_with_json_stdout,
+          test_percent_rate_names_its_speed,
           test_unknown_option_names_the_nearest])

@@ -207,6 +207,26 @@ def test_sigint_during_link_wait():
     expect(rc == 130 and "interrupted" in err, "rc %d %s" % (rc, err[-300:]))
 
 
+def test_sigint_runs_close_handlers():
+    # A script's <close> handlers (a testbed's peer, a DUT's namespace
+    # removed) run when Ctrl-C ends it: the interrupt gives the unwinding
+    # a grace before it raises again at every instruction.
+    d = tmpdir()
+    script = os.path.join(d, "guard.lua")
+    ready, done = os.path.join(d, "ready"), os.path.join(d, "done")
+    with open(script, "w") as f:
+        f.write("""
+local guard <close> = setmetatable({}, { __close = function()
+	local f = assert(io.open(%r, "w")); f:write("x"); f:close()
+end })
+io.open(%r, "w"):close()
+linerate.sleep(30)
+""" % (done, ready))
+    rc, _, err = interrupt(eal("intclose") + ["--", "--no-live", script], ready)
+    expect(rc == 130, "rc %d %s" % (rc, err[-300:]))
+    expect(os.path.exists(done), "the <close> handler did not run: " + err[-300:])
+
+
 def test_sigint_is_not_caught_by_pcall():
     # pcall took the interrupt for a Lua error: a loop around it never ended.
     d = tmpdir()
@@ -247,5 +267,6 @@ def test_second_sigint_exits_at_once():
 if __name__ == "__main__":
     main([test_memif_gen_to_rx, test_memif_jumbo_mixed_exact,
           test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script,
-          test_sigint_during_link_wait, test_sigint_is_not_caught_by_pcall,
+          test_sigint_during_link_wait, test_sigint_runs_close_handlers,
+          test_sigint_is_not_caught_by_pcall,
           test_second_sigint_exits_at_once])
