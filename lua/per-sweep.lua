@@ -26,7 +26,13 @@ local linerate = require("linerate")
 local testbed = require("testbed")
 
 local opt = testbed.args(arg, { mode = "wire", rate = "100%", speed = "10G",
-                                seconds = 2, flows = 1 })
+                                seconds = 2, flows = 1 },
+                        { "sizes", "count", "bytes", "tolerance", "catch_up",
+                          "json", table.unpack(testbed.keys) })
+-- Each size's run is bounded: by seconds, or count or bytes (0 would be
+-- a gen without an end).
+testbed.positive(opt, opt.count and "count" or opt.bytes and "bytes" or "seconds")
+testbed.positive(opt, "flows")
 -- Table 3 of the paper: PER by user data size.
 local paper = { [64] = 4.0e-1, [128] = 4.0e-1, [256] = 4.1e-1, [472] = 3.9e-1,
                 [772] = 3.8e-1, [1000] = 3.8e-1, [1472] = 2.0e-1, [1700] = 7.1e-2,
@@ -37,6 +43,7 @@ local sizes = { 18, 64, 128, 256, 472, 772, 1000, 1472, 1700, 1800, 1900, 2000,
 if opt.sizes then
 	sizes = {}
 	for s in tostring(opt.sizes):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
+	assert(#sizes > 0, "per-sweep: sizes=: give at least one data size")
 end
 local function bits(s)
 	local v, m = tostring(s):match("^([%d.]+)([kMG]?)$")

@@ -69,8 +69,16 @@ local opt = testbed.args(arg, { sizes = "64,128,256,512,1024,1280,1518",
                                 steps = 20, pdr = 0.001, trial = 1, guess = 5,
                                 warmup = 0.1, latency_trials = 3,
                                 b2b_max = 100000, b2b_trials = 2, flows = 1,
-                                dut = "wire", catch_up = 20000 })
+                                dut = "wire", catch_up = 20000 },
+                        { "json", "csv", "ipv6", "tolerance", "dut_netem",
+                          "dut_fwd", "dut_mode", "dut_cpu", table.unpack(testbed.keys) })
 linerate.live(false)
+for _, k in ipairs({ "trial", "max", "resolution", "steps", "b2b_max" }) do
+	testbed.positive(opt, k)
+end
+for _, k in ipairs({ "warmup", "latency_trials", "b2b_trials", "guess" }) do
+	testbed.positive(opt, k, true)
+end
 
 local SPEED = { G = 1e9, M = 1e6, K = 1e3 }
 local speed = tonumber(tostring(opt.speed):match("^[%d%.]+"))
@@ -108,6 +116,7 @@ for s in tostring(opt.sizes):gmatch("[^,]+") do
 	       ("rfc2544: size %s: frames of %d..9018 B"):format(s, ipv6 and 84 or 64))
 	sizes[#sizes + 1] = n
 end
+assert(#sizes > 0, "rfc2544: sizes=: give at least one frame size")
 
 -- The testbed: gen == wire == DUT == wire == rx, or one wire, or a DUT
 -- of its own (lua/lib/dut.lua): its ports, and what gen writes for it.
@@ -183,9 +192,13 @@ local function trial(size, pps, secs, count, jitter)
 	rx:wait{ idle = 0.2, timeout = 30 }
 	linerate.stop()
 	local gs, rs = gen:stats(), rx:stats()
+	-- The loss is what was sent and not received: rx's sequence gaps
+	-- miss a tail lost after the last frame that arrived.
 	local rec = { size = size, pps = pps, count = count, sent = gs.tx_packets,
-	              received = rs.received, lost = rs.lost,
-	              short = gs.short == true, achieved_pps = gs.achieved_pps,
+	              received = rs.received,
+	              lost = math.max(gs.tx_packets - rs.received, rs.lost or 0),
+	              short = testbed.invalid(gs) ~= nil,
+	              achieved_pps = gs.achieved_pps,
 	              stale = rs.unknown_flow_packets, latency = rs.latency,
 	              jitter = rs.jitter }
 	-- Counts no device can make (more received than sent, a negative
@@ -235,7 +248,9 @@ local function search(size, ok, known)
 		if not t.invalid and not ok(t) and t.pps <= hi then hi, failed = t.pps, true end
 	end
 	for _, t in ipairs(known) do
-		if not t.invalid and ok(t) and t.pps < hi and t.pps >= lo then lo, best = t.pps, t end
+		-- (A pass at the top rate itself, when nothing failed, ends it.)
+		if not t.invalid and ok(t) and (t.pps < hi or not failed and t.pps <= hi) and
+		    t.pps >= lo then lo, best = t.pps, t end
 	end
 	if best and best.pps >= top then return best, 0, 0 end
 	local function try(pps)

@@ -19,18 +19,42 @@ local linerate = require("linerate")
 
 local testbed = {}
 
--- key=value arguments over defaults; numbers stay numbers.
-function testbed.args(argv, defaults)
-	local o = {}
-	for k, v in pairs(defaults or {}) do o[k] = v end
+-- The testbed's own keys, which every scenario that opens one takes.
+testbed.keys = { "mode", "tx", "rx", "mtu", "speed", "peer_eal" }
+
+-- key=value arguments over defaults; numbers stay numbers. With @p known
+-- (a list of keys beyond the defaults'), any other key is an error: a
+-- typo (trials=60 for trial=60) is said, not run with the default.
+function testbed.args(argv, defaults, known)
+	local o, ok = {}, {}
+	for k, v in pairs(defaults or {}) do o[k] = v; ok[k] = true end
+	for _, k in ipairs(known or {}) do ok[k] = true end
 	for _, a in ipairs(argv) do
 		local k, v = a:match("^([%w_]+)=(.*)$")
 		if not k then
 			error(("argument '%s': want key=value"):format(a), 0)
 		end
+		if known and not ok[k] then
+			local names = {}
+			for n in pairs(ok) do names[#names + 1] = n end
+			table.sort(names)
+			error(("argument '%s': no such key (keys: %s)")
+			      :format(k, table.concat(names, ", ")), 0)
+		end
 		o[k] = tonumber(v) or v
 	end
 	return o
+end
+
+-- @p v as a number above 0 (or at least 0 with @p zero_ok), or an error
+-- naming the key.
+function testbed.positive(opt, key, zero_ok)
+	local v = tonumber(opt[key])
+	if v == nil or v ~= v or v < 0 or (v == 0 and not zero_ok) or v == math.huge then
+		error(("argument %s=%s: want a number %s"):format(key,
+		      tostring(opt[key]), zero_ok and ">= 0" or "> 0"), 0)
+	end
+	return v
 end
 
 local function port_conf(opt)
