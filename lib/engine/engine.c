@@ -557,6 +557,13 @@ wait_for(struct lr_task *t, double timeout_s, double idle_s)
 		} else {
 			n = __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
 			for (i = 0; i < n; i++) {
+				/* Done is not what a task never started is: a
+				 * script that forgot start() is told. */
+				if (lr_task_state(tasks[i]) == LR_TASK_CREATED)
+					return lr_err(EINVAL, "task %u (%s) was never "
+						      "started (linerate.start())",
+						      tasks[i]->id,
+						      tasks[i]->role->name);
 				if (lr_task_state(tasks[i]) == LR_TASK_RUNNING)
 					all_done = false;
 				pk += packets(tasks[i]);

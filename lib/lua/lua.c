@@ -1014,8 +1014,15 @@ l_solve(lua_State *L)
 	int ret;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
-	if (lua_getfield(L, 1, "boot") != LUA_TNIL)
-		conf.boot = (unsigned int)luaL_checkinteger(L, -1);
+	if (lua_getfield(L, 1, "boot") != LUA_TNIL) {
+		lua_Integer b = luaL_checkinteger(L, -1);
+
+		/* As linerate solve --boot: an interval needs replicates. */
+		if (b < 10 || b > 100000)
+			return luaL_error(L, "solve: boot=%I: want 10..100000 "
+					  "bootstrap replicates", b);
+		conf.boot = (unsigned int)b;
+	}
 	if (lua_getfield(L, 1, "seed") != LUA_TNIL)
 		conf.seed = (uint64_t)luaL_checkinteger(L, -1);
 	lua_pop(L, 2);

@@ -74,6 +74,12 @@ def test_scripts_that_fail():
         "error.lua": ("local a = linerate.wire()\nerror('boom')\n", "error.lua:2: boom"),
         "opt.lua": ("local a = linerate.wire()\nlinerate.task{role='gen', port=a, rate='fast'}\n",
                     "opt.lua:2: gen: rate 'fast'"),
+        # A wait with tasks never started is no run that ended.
+        "nostart.lua": ("local a, b = linerate.wire()\n"
+                        "linerate.task{role='gen', port=a, count=10}\n"
+                        "assert(linerate.wait(1))\n", "was never started"),
+        "boot.lua": ("linerate.solve{samples = {{'a', 'b', 1000}}, boot = 1}\n",
+                     "boot=1: want 10..100000"),
     }
     for name, (code, needle) in cases.items():
         path = os.path.join(d, name)
