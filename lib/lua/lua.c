@@ -247,6 +247,20 @@ l_port(lua_State *L)
 		push_port(L, id);	/* already set up: as it is */
 		return 1;
 	}
+	/* Set up again, its queues are freed and made anew: not under a
+	 * task that polls them or was made on them. */
+	if (lr_port_info(id) != NULL) {
+		const struct lr_task *t;
+		unsigned int i;
+
+		for (i = 0; (t = lr_engine_task(i)) != NULL; i++)
+			if (t->port == id && lr_task_state(t) != LR_TASK_DONE) {
+				lr_err(EBUSY, "port %s: task %u (%s) uses it: set "
+				       "it up before making its tasks", spec,
+				       t->id, t->role->name);
+				return fail(L);
+			}
+	}
 	if (lr_port_setup(id, &c) != 0)
 		return fail(L);
 	push_port(L, id);

@@ -78,6 +78,11 @@ def test_scripts_that_fail():
         "nostart.lua": ("local a, b = linerate.wire()\n"
                         "linerate.task{role='gen', port=a, count=10}\n"
                         "assert(linerate.wait(1))\n", "was never started"),
+        # A port set up again under a task made on it: refused, named.
+        "busy.lua": ("local p = assert(linerate.port('net_null0', {queues = 2}))\n"
+                     "linerate.task{role='gen', port=p, queue=1, count=10}\n"
+                     "assert(linerate.port('net_null0', {queues = 1}))\n",
+                     "task 0 (gen) uses it"),
         "boot.lua": ("linerate.solve{samples = {{'a', 'b', 1000}}, boot = 1}\n",
                      "boot=1: want 10..100000"),
     }
