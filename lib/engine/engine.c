@@ -255,12 +255,22 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	     const void *with_conf, const unsigned int *lcores, unsigned int n,
 	     double duration_s)
 {
+	unsigned int first = lr_engine_task_count(), i;
+	int ret;
+
 	if (lr_port_info(port) == NULL || n == 0)
 		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
 			      role->name, port);
 	if (role->plan != NULL)
-		return role->plan(port, conf, with_conf, lcores, n, duration_s);
-	return lr_role_plan_queues(role, port, conf, lcores, n, duration_s);
+		ret = role->plan(port, conf, with_conf, lcores, n, duration_s);
+	else
+		ret = lr_role_plan_queues(role, port, conf, lcores, n, duration_s);
+	/* A plan made in part is none: the tasks it made never run (they
+	 * are done, at 0, in the results). */
+	if (ret < 0)
+		for (i = first; i < lr_engine_task_count(); i++)
+			lr_task_stop(lr_engine_task(i));
+	return ret;
 }
 
 /* Does @p role know option @p key? Asked of a fresh conf (no memory: no). */

@@ -240,6 +240,26 @@ def test_hugepages_left_behind():
         shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
 
 
+def test_plan_in_part_runs_nothing():
+    """A plan whose second queue's task is refused (lcore 0 is no worker)
+    makes none: its first task never runs (before, it sent 50 frames)."""
+    d = tmpdir()
+    script = os.path.join(d, "plan.lua")
+    with open(script, "w") as f:
+        f.write("""
+local p = assert(linerate.port('net_null0', {queues = 2}))
+local w = linerate.workers()[1]
+local ok, err = linerate.plan{role = 'gen', port = p, lcores = {w, 0},
+                              count = 100, flows = 2}
+assert(not ok and err:find("not a worker"), "the plan should fail")
+linerate.start()
+linerate.wait(2)
+print("tx " .. linerate.results().totals.tx_packets)
+""")
+    r = run(eal("planp") + ["--", "--no-live", script])
+    expect(r.returncode == 0 and "tx 0" in r.stdout, (r.stdout, r.stderr[-500:]))
+
+
 def test_script_exit_and_print_with_json_stdout():
     """A script's os.exit(N) ends the run as its end would (tasks stopped,
     --json written, <close> handlers run, the EAL's files removed) with
@@ -336,5 +356,6 @@ if __name__ == "__main__":
           test_times_must_be_finite, test_stats_typo_ends_the_script,
           test_count_is_exact, test_hugepages_left_behind,
           test_stdout_is_the_results_alone, test_script_exit_and_print_with_json_stdout,
+          test_plan_in_part_runs_nothing,
           test_percent_rate_names_its_speed,
           test_unknown_option_names_the_nearest])
