@@ -120,9 +120,10 @@ def adapt(cmd, name):
         opts.append("--allow-short")
     if script:
         # A scenario: its steps cut short (seconds= is every sweep's).
-        if not any(o.startswith("seconds=") for o in opts):
+        rfc = any(o.endswith("rfc2544.lua") or o == "rfc2544" for o in opts)
+        if not rfc and not any(o.startswith("seconds=") for o in opts):
             opts.append("seconds=0.2")
-        if any(o.endswith("rfc2544.lua") or o == "rfc2544" for o in opts):
+        if rfc:
             # RFC 2544 over every size and test takes minutes: the
             # example's DUT and options, one size, a few short trials
             # (the last key=value wins).
