@@ -59,6 +59,7 @@ struct lr_fc {
 	uint64_t scan_ns;		/* time of the last walk */
 	double scan_carry;		/* buckets owed to the walk */
 	uint64_t epoch_ns;		/* deadlines count ticks from here */
+	uint64_t inactive_ns, active_ns;	/* the timeouts, ns */
 	struct lr_fc_conf conf;
 	struct lr_fc_counts c;
 };
@@ -133,6 +134,8 @@ lr_fc_create(const struct lr_fc_conf *c)
 	}
 	fc->mask = nb - 1;
 	fc->conf = *c;
+	fc->inactive_ns = (uint64_t)c->inactive_s * NS;
+	fc->active_ns = (uint64_t)c->active_s * NS;
 	return fc;
 
 free_frag:
@@ -277,8 +280,8 @@ past(uint32_t deadline, uint32_t now_t)
 static inline uint32_t
 deadline(struct lr_fc *fc, const struct fc_rec *r)
 {
-	uint32_t idle = tick_of(fc, r->last_ns + (uint64_t)fc->conf.inactive_s * NS);
-	uint32_t act = tick_of(fc, r->first_ns + (uint64_t)fc->conf.active_s * NS);
+	uint32_t idle = tick_of(fc, r->last_ns + fc->inactive_ns);
+	uint32_t act = tick_of(fc, r->first_ns + fc->active_ns);
 
 	return (int32_t)(idle - act) < 0 ? idle : act;
 }
@@ -289,8 +292,8 @@ deadline(struct lr_fc *fc, const struct fc_rec *r)
 static inline enum lr_flow_end
 expired(const struct lr_fc *fc, const struct fc_rec *r, uint64_t now_ns)
 {
-	uint64_t idle = r->last_ns + (uint64_t)fc->conf.inactive_s * NS;
-	uint64_t act = r->first_ns + (uint64_t)fc->conf.active_s * NS;
+	uint64_t idle = r->last_ns + fc->inactive_ns;
+	uint64_t act = r->first_ns + fc->active_ns;
 
 	if (idle <= act)
 		return now_ns >= idle ? LR_FLOW_END_IDLE : 0;
