@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -76,30 +77,111 @@ lr_human_out(FILE *want)
 	return want == stdout && stdout_binary ? stderr : want;
 }
 
+/*
+ * Integers are parsed as integers, never through a double: a double holds
+ * 53 bits, so 2^53 + 1 rounded and the uint64 maximum became 2^64 (out of
+ * range). The grammar is strtod's decimal one less what is not an integer:
+ * digits, an optional fraction, an optional exponent, then k, M or G
+ * (powers of ten): "14.88M" and "1e9" are the integers they spell; "1.5" is
+ * not one (-ERANGE), nor is anything past 2^64 - 1. "0x" takes hex digits.
+ */
 int
 lr_parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	double v, mul = 1;
+	const char *p = s, *d0, *d1, *f0 = NULL, *f1 = NULL;
+	char digits[64];
+	size_t nd = 0, i;
+	int64_t exp = 0, e = 0;
+	uint64_t v = 0;
+	bool eneg = false;
 
 	if (s == NULL || *s == '\0' || *s == '-')
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	case 'g': case 'G': mul = 1e9; end++; break;
+	if (*p == '+')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		char *end;
+
+		if (!isxdigit((unsigned char)p[2]))
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(p + 2, &end, 16);
+		if (*end != '\0')
+			return -EINVAL;
+		if (errno == ERANGE)
+			return -ERANGE;
+		*out = v;
+		return 0;
+	}
+	d0 = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	d1 = p;
+	if (*p == '.') {
+		f0 = ++p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		f1 = p;
+	}
+	if (d1 == d0 && (f0 == NULL || f1 == f0))
+		return -EINVAL;		/* no digit at all */
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++)
+			if (e < 100000)
+				e = e * 10 + (*p - '0');
+		exp = eneg ? -e : e;
+	}
+	switch (*p) {
+	case 'k': case 'K': exp += 3; p++; break;
+	case 'm': case 'M': exp += 6; p++; break;
+	case 'g': case 'G': exp += 9; p++; break;
 	default: break;
 	}
-	if (*end != '\0' || !isfinite(v) || v < 0)
+	if (*p != '\0')
 		return -EINVAL;
-	v *= mul;
-	if (v >= 18446744073709551616.0 || v != floor(v))
-		return -ERANGE;
-	*out = (uint64_t)v;
+	/* The significant digits, leading and trailing zeros left out (a
+	 * trailing zero is a power of ten more). */
+	for (; d0 < d1 && *d0 == '0'; d0++)
+		;
+	for (i = 0; d0 + i < d1; i++) {
+		if (nd == sizeof(digits))
+			return -ERANGE;
+		digits[nd++] = d0[i];
+	}
+	if (f0 != NULL)
+		for (; f0 < f1; f0++) {
+			if (nd == 0 && *f0 == '0') {
+				exp--;
+				continue;
+			}
+			if (nd == sizeof(digits))
+				return -ERANGE;
+			digits[nd++] = *f0;
+			exp--;
+		}
+	while (nd > 0 && digits[nd - 1] == '0') {
+		nd--;
+		exp++;
+	}
+	if (nd == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (exp < 0)
+		return -ERANGE;		/* a fraction left: not an integer */
+	for (i = 0; i < nd; i++)
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(digits[i] - '0'), &v))
+			return -ERANGE;
+	for (; exp > 0; exp--)
+		if (__builtin_mul_overflow(v, 10, &v))
+			return -ERANGE;
+	*out = v;
 	return 0;
 }
 

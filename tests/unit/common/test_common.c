@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "lr_common.h"
+#include "lr_opt.h"
 
 static void
 parse_u64_suffixes(void **state)
@@ -42,6 +43,91 @@ parse_u64_rejects(void **state)
 	assert_int_equal(lr_parse_u64("1e30", &v), -ERANGE);
 	assert_int_equal(lr_parse_u64("nan", &v), -EINVAL);
 	assert_int_equal(v, 7);
+}
+
+/* Integers are exact: 2^53 + 1 went through a double and rounded to 2^53,
+ * the uint64 maximum became 2^64 and was refused as out of its range. */
+static void
+parse_u64_exact(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(lr_parse_u64("9007199254740993", &v), 0);
+	assert_true(v == 9007199254740993ull);
+	assert_int_equal(lr_parse_u64("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(lr_parse_u64("1.8446744073709551615e19", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(lr_parse_u64("18446744073709551.615k", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(lr_parse_u64("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64("18446744073709551615k", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64("2e19", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64("1e99999999999999999999", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64("0e99999999999999999999", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(lr_parse_u64("0000000000000000000000000000000000000000"
+				      "0000000000000000000000000000000042", &v), 0);
+	assert_true(v == 42);
+	assert_int_equal(lr_parse_u64("1.5k", &v), 0);
+	assert_true(v == 1500);
+	assert_int_equal(lr_parse_u64("1e-3k", &v), 0);
+	assert_true(v == 1);
+	assert_int_equal(lr_parse_u64("0.000001M", &v), 0);
+	assert_true(v == 1);
+	assert_int_equal(lr_parse_u64("12.000", &v), 0);
+	assert_true(v == 12);
+	assert_int_equal(lr_parse_u64("0x10", &v), 0);
+	assert_true(v == 16);
+	assert_int_equal(lr_parse_u64("0xffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(lr_parse_u64("0x10000000000000000", &v), -ERANGE);
+	v = 7;
+	assert_int_equal(lr_parse_u64("0.5", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64("1e-1", &v), -ERANGE);
+	assert_int_equal(lr_parse_u64(".", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64("e5", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64("1e", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64("1k5", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64(" 1", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64("0x", &v), -EINVAL);
+	assert_int_equal(lr_parse_u64("inf", &v), -EINVAL);
+	assert_true(v == 7);
+}
+
+/* An option table's integer takes its whole range, both ends exact. */
+struct opt_conf {
+	uint64_t big;
+	uint32_t small;
+};
+
+static const struct lr_opt opt_tab[] = {
+	{ "big", LR_OPT_UINT, LR_OPT_FIELD(struct opt_conf, big), 1, UINT64_MAX,
+	  NULL, "N", "", NULL, NULL },
+	{ "small", LR_OPT_UINT, LR_OPT_FIELD(struct opt_conf, small), 0,
+	  UINT32_MAX, NULL, "N", "", NULL, NULL },
+	{ 0 },
+};
+
+static void
+opt_integers_exact(void **state)
+{
+	struct opt_conf c = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(lr_opt_set(opt_tab, &c, "t", "big",
+				    "18446744073709551615"), 0);
+	assert_true(c.big == UINT64_MAX);
+	assert_int_equal(lr_opt_set(opt_tab, &c, "t", "big",
+				    "9007199254740993"), 0);
+	assert_true(c.big == 9007199254740993ull);
+	assert_int_equal(lr_opt_set(opt_tab, &c, "t", "small", "4294967295"), 0);
+	assert_true(c.small == UINT32_MAX);
+	assert_int_equal(lr_opt_set(opt_tab, &c, "t", "small", "4294967296"),
+			 -EINVAL);
+	assert_int_equal(lr_opt_set(opt_tab, &c, "t", "big", "0"), -EINVAL);
+	assert_true(c.small == UINT32_MAX);
 }
 
 static void
@@ -165,6 +251,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_u64_suffixes),
 		cmocka_unit_test(parse_u64_rejects),
+		cmocka_unit_test(parse_u64_exact),
+		cmocka_unit_test(opt_integers_exact),
 		cmocka_unit_test(parse_seconds),
 		cmocka_unit_test(err_message_names_cause),
 		cmocka_unit_test(frame_bytes_counts_fcs),
