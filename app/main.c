@@ -32,6 +32,8 @@
 #define EXIT_USAGE 2
 #define EXIT_SHORT 3	/* a paced task fell short of its rate */
 #define EXIT_FAILED 4	/* a task ended early: its port stopped taking frames */
+#define EXIT_INVALID 5	/* a task's measurement is not what it claims (rtt:
+			 * frames no reflector sent came back) */
 #define MAX_KV 64
 
 struct kv {
@@ -527,8 +529,8 @@ print_summary(FILE *out)
 	}
 }
 
-/* Say which tasks fell short or failed; @return the exit code they make
- * of a run that otherwise succeeded. */
+/* Say which tasks fell short, were late, invalid or failed; @return the
+ * exit code they make of a run that otherwise succeeded. */
 static int
 verdict_exit(const struct opts *o)
 {
@@ -546,6 +548,12 @@ verdict_exit(const struct opts *o)
 	}
 	if (worst == LR_VERDICT_FAILED)
 		return EXIT_FAILED;
+	if (worst == LR_VERDICT_INVALID)
+		return EXIT_INVALID;
+	/* Frames later than the delay box was asked for fell short of it as
+	 * a paced rate does (--allow-short excuses a rate only). */
+	if (worst == LR_VERDICT_LATE)
+		return EXIT_SHORT;
 	if (worst == LR_VERDICT_SHORT && !o->allow_short)
 		return EXIT_SHORT;
 	return 0;

@@ -720,6 +720,8 @@ lr_verdict_name(enum lr_verdict v)
 	switch (v) {
 	case LR_VERDICT_OK: return "ok";
 	case LR_VERDICT_SHORT: return "short";
+	case LR_VERDICT_LATE: return "late";
+	case LR_VERDICT_INVALID: return "invalid";
 	default: return "failed";
 	}
 }

@@ -67,6 +67,11 @@ typedef void (*lr_role_free_t)(struct lr_task *t);
 enum lr_verdict {
 	LR_VERDICT_OK,		/**< did what it was asked */
 	LR_VERDICT_SHORT,	/**< ran, but below the rate it was asked */
+	LR_VERDICT_LATE,	/**< ran, but more of its frames left later than
+				 *   asked than the share it was given (delay) */
+	LR_VERDICT_INVALID,	/**< ran, but what it measured is not what it
+				 *   claims to measure (rtt: frames came back
+				 *   that no reflector sent): no result */
 	LR_VERDICT_FAILED,	/**< ended early: its port stopped taking frames */
 };
 
@@ -326,7 +331,7 @@ enum lr_verdict lr_task_verdict(const struct lr_task *t, char *why, size_t len);
 /** The worst verdict over every task made so far (LR_VERDICT_OK: none). */
 enum lr_verdict lr_engine_verdict(void);
 
-/** "ok", "short", "failed". */
+/** "ok", "short", "late", "invalid", "failed". */
 const char *lr_verdict_name(enum lr_verdict v);
 
 /** Results of one task: id, role, lcore, port, queue, counters, rates,

@@ -294,7 +294,8 @@ lr_stats_results(void)
 		json_array_append_new(tasks, lr_task_report(lr_engine_task(i)));
 	sum_tasks(&t);
 	lr_engine_unlock();
-	/* The run's verdict: the worst of its tasks' (ok, short, failed). */
+	/* The run's verdict: the worst of its tasks' (ok, short, late, invalid,
+	 * failed). */
 	json_object_set_new(doc, "verdict",
 			    json_string(lr_verdict_name(lr_engine_verdict())));
 	json_object_set_new(tot, "tx_packets", json_integer((json_int_t)t.tx_pkts));
