@@ -24,33 +24,74 @@ static const char *const dist_dirs[] = {
 	"/usr/share/tc",
 };
 
+/*
+ * A table file is read within bounds: tc reads at most MAX_DIST (16384)
+ * values, and its files (maketable's, 4096 values, 8 a line) are about
+ * 30 KB. tc's getline() would grow without end on /dev/zero or a FIFO
+ * that never ends a line; here a line past DIST_LINE_MAX bytes or a file
+ * past DIST_FILE_MAX is refused, in one line that says which.
+ */
+#define DIST_LINE_MAX 4096
+#define DIST_FILE_MAX (1u << 20)
+
 static struct lr_netem_dist *
 read_dist(FILE *f, const char *path, const char *name)
 {
 	struct lr_netem_dist *d;
-	char *line = NULL, *s, *end;
-	size_t cap = 0;
+	char *text, *line, *nl, *s, *end, buf[DIST_LINE_MAX + 1];
+	size_t total, len;
+	unsigned int lineno = 0;
 	long x;
 
-	d = calloc(1, sizeof(*d));
-	if (d == NULL)
+	/* The whole file, one byte more than allowed to tell it was more. */
+	text = malloc(DIST_FILE_MAX + 1);
+	if (text == NULL)
 		return lr_err_null(ENOMEM, "netem: table %s", path);
-	d->table = calloc(LR_NETEM_DIST_MAX, sizeof(d->table[0]));
-	if (d->table == NULL) {
+	total = fread(text, 1, DIST_FILE_MAX + 1, f);
+	if (total > DIST_FILE_MAX) {
+		free(text);
+		return lr_err_null(EINVAL, "netem: %s: more than %u bytes: not "
+				   "a distribution table (at most %d values)",
+				   path, DIST_FILE_MAX, LR_NETEM_DIST_MAX);
+	}
+	if (ferror(f)) {
+		free(text);
+		return lr_err_null(EIO, "netem: %s: cannot read it", path);
+	}
+	d = calloc(1, sizeof(*d));
+	if (d != NULL)
+		d->table = calloc(LR_NETEM_DIST_MAX, sizeof(d->table[0]));
+	if (d == NULL || d->table == NULL) {
 		free(d);
+		free(text);
 		return lr_err_null(ENOMEM, "netem: table %s", path);
 	}
 	snprintf(d->name, sizeof(d->name), "%s", name);
-	while (getline(&line, &cap, f) != -1) {
-		if (line[0] == '\n' || line[0] == '#')
+	for (line = text; line < text + total; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(text + total - line));
+		if (nl == NULL)
+			nl = text + total;
+		len = (size_t)(nl - line);
+		lineno++;
+		if (len > DIST_LINE_MAX) {
+			lr_netem_dist_free(d);
+			free(text);
+			return lr_err_null(EINVAL, "netem: %s: line %u longer "
+					   "than %d bytes: not a distribution "
+					   "table", path, lineno, DIST_LINE_MAX);
+		}
+		/* As tc's getline() and strtol() read it: a NUL ends it. */
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		if (len == 0 || buf[0] == '#')
 			continue;
-		for (s = line;; s = end) {
+		for (s = buf;; s = end) {
 			x = strtol(s, &end, 0);
 			if (end == s)
 				break;
 			if (d->size >= LR_NETEM_DIST_MAX) {
-				free(line);
 				lr_netem_dist_free(d);
+				free(text);
 				return lr_err_null(EINVAL, "netem: %s: more "
 						   "than %d values", path,
 						   LR_NETEM_DIST_MAX);
@@ -58,7 +99,7 @@ read_dist(FILE *f, const char *path, const char *name)
 			d->table[d->size++] = (int16_t)x;
 		}
 	}
-	free(line);
+	free(text);
 	if (d->size == 0) {
 		lr_netem_dist_free(d);
 		return lr_err_null(EINVAL, "netem: %s: no values", path);
@@ -66,9 +107,23 @@ read_dist(FILE *f, const char *path, const char *name)
 	return d;
 }
 
+/* @p path as a message shows it: whole, or its two ends when long, so
+ * that what follows it (the reason) fits in lr_errmsg()'s 256 bytes. */
+static const char *
+short_path(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+
+	if (n <= 80)
+		return path;
+	snprintf(buf, len, "%.36s...%s", path, path + n - 36);
+	return buf;
+}
+
 struct lr_netem_dist *
 lr_netem_dist_load(const char *name_or_path)
 {
+	char shown[96];
 	struct lr_netem_dist *d;
 	char path[512];
 	const char *env;
@@ -77,12 +132,18 @@ lr_netem_dist_load(const char *name_or_path)
 
 	if (name_or_path == NULL || name_or_path[0] == '\0')
 		return lr_err_null(EINVAL, "netem: no distribution name");
+	if (strlen(name_or_path) >= sizeof(path) - 16)
+		return lr_err_null(ENAMETOOLONG, "netem: distribution %s: "
+				   "longer than %zu bytes",
+				   short_path(name_or_path, shown, sizeof(shown)),
+				   sizeof(path) - 17);
 	if (strchr(name_or_path, '/') != NULL) {
 		snprintf(path, sizeof(path), "%s", name_or_path);
 		f = fopen(path, "r");
 		if (f == NULL)
 			return lr_err_null(errno, "netem: no distribution "
-					   "table %s", path);
+					   "table %s",
+					   short_path(path, shown, sizeof(shown)));
 	} else {
 		env = getenv("TC_LIB_DIR");
 		if (env != NULL && env[0] != '\0') {
@@ -98,9 +159,11 @@ lr_netem_dist_load(const char *name_or_path)
 		if (f == NULL)
 			return lr_err_null(ENOENT, "netem: no distribution "
 					   "data for %s ($TC_LIB_DIR, %s, ...)",
-					   name_or_path, dist_dirs[0]);
+					   short_path(name_or_path, shown,
+						      sizeof(shown)),
+					   dist_dirs[0]);
 	}
-	d = read_dist(f, path, name_or_path);
+	d = read_dist(f, short_path(path, shown, sizeof(shown)), name_or_path);
 	fclose(f);
 	return d;
 }

@@ -23,24 +23,90 @@
 
 struct parser {
 	const char *spec;
+	const char *buf;	/* spec's copy that w[] points into */
 	char *w[MAX_WORDS];
 	int n;
 	char *err;
 	size_t errlen;
 };
 
+/*
+ * An error names the SPEC, the reason and the word, in that order, and is
+ * never cut in its reason: the callers put it after their own words in a
+ * message of 256 bytes (lr_errmsg()). So it keeps to about 200 bytes: a
+ * SPEC longer than ECHO_MAX is shown around the word at fault, and a run
+ * of more than LONG_MAX_BYTES non-blanks (a file's path, a garbage word)
+ * in the reason keeps its two ends; the reasons themselves are short.
+ */
+#define REASON_MAX 112
+#define ECHO_MAX 64
+#define LONG_MAX_BYTES 40
+#define LONG_KEEP 18
+
+/* @p in with every run of non-blanks over LONG_MAX_BYTES shortened to its
+ * ends around "...". */
+static void
+shorten_runs(const char *in, char *out, size_t len)
+{
+	size_t at = 0;
+
+	while (*in != '\0' && at + 1 < len) {
+		size_t run = strcspn(in, " ");
+
+		if (run > LONG_MAX_BYTES) {
+			int n = snprintf(out + at, len - at, "%.*s...%.*s",
+					 LONG_KEEP, in, LONG_KEEP,
+					 in + run - LONG_KEEP);
+
+			at += n > 0 ? RTE_MIN((size_t)n, len - at - 1) : 0;
+			in += run;
+			continue;
+		}
+		out[at++] = *in++;
+	}
+	out[at] = '\0';
+}
+
+/* The SPEC as an error shows it: whole when short, else ECHO_MAX bytes
+ * around word @p i (its start, or the end for a word past the last). */
+static void
+echo(const struct parser *p, int i, char *out, size_t len)
+{
+	size_t n = strlen(p->spec), off, from, to;
+	char win[ECHO_MAX + 1];
+
+	if (n <= ECHO_MAX) {
+		shorten_runs(p->spec, out, len);
+		return;
+	}
+	off = i >= 0 && i < p->n && p->buf != NULL ?
+	      (size_t)(p->w[i] - p->buf) : n;
+	from = off > ECHO_MAX / 2 ? off - ECHO_MAX / 2 : 0;
+	to = RTE_MIN(n, from + ECHO_MAX);
+	if (to - from < ECHO_MAX)
+		from = to > ECHO_MAX ? to - ECHO_MAX : 0;
+	snprintf(win, sizeof(win), "%.*s", (int)(to - from), p->spec + from);
+	shorten_runs(win, out + (from > 0 ? 3 : 0), len - 6);
+	if (from > 0)
+		memcpy(out, "...", 3);
+	if (to < n)
+		strcat(out, "...");
+}
+
 static int
 fail(struct parser *p, int i, const char *fmt, ...)
 {
-	char msg[160];
+	char msg[1024], why[REASON_MAX], shown[ECHO_MAX + 16];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	shorten_runs(msg, why, sizeof(why));
+	echo(p, i, shown, sizeof(shown));
 	if (p->err != NULL && p->errlen > 0)
 		snprintf(p->err, p->errlen, "netem: '%s': %s (word %d)",
-			 p->spec, msg, i + 1);
+			 shown, why, i + 1);
 	return -EINVAL;
 }
 
@@ -647,6 +713,7 @@ lr_netem_parse(const char *spec, struct lr_netem_conf *c, char *err,
 	buf = strdup(spec);
 	if (buf == NULL)
 		return -ENOMEM;
+	p.buf = buf;
 	for (tok = strtok_r(buf, " \t\r\n", &save); tok != NULL;
 	     tok = strtok_r(NULL, " \t\r\n", &save)) {
 		if (p.n == MAX_WORDS) {
@@ -662,6 +729,7 @@ lr_netem_parse(const char *spec, struct lr_netem_conf *c, char *err,
 	conf_defaults(&t);
 	rc = parse_words(&p, &t);
 	free(buf);
+	p.buf = NULL;
 	if (rc) {
 		lr_netem_conf_free(&t);
 		return rc;
@@ -684,9 +752,12 @@ lr_netem_conf_is_none(const struct lr_netem_conf *c)
 {
 	bool loss = c->loss_model != LR_NETEM_LOSS_RANDOM || c->loss != 0;
 
+	/* "limit 0" is not nothing: sch_netem drops a frame when qlen >=
+	 * limit, so it drops every one. */
 	return c->latency_ns == 0 && c->jitter_ns == 0 && !loss &&
 	       c->duplicate == 0 && c->corrupt == 0 && c->gap == 0 &&
-	       c->rate_Bps == 0 && !c->slot;
+	       c->rate_Bps == 0 && !c->slot &&
+	       !(c->limit_given && c->limit == 0);
 }
 
 /* A time in the largest unit that keeps it whole. */

@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
+#include "lr_common.h"
 #include "lr_netem.h"
 
 /* ---- PRNG ---- */
@@ -767,6 +770,127 @@ test_no_reorder(void **state)
 
 /* ---- tables ---- */
 
+/* A SPEC of any length: its error keeps the reason and the word whole
+ * (a SPEC over ~230 bytes used to cut them off), short enough for a
+ * caller's words in front of it. */
+static void
+test_parse_errors_long(void **state)
+{
+	char spec[600], want[64], err[256], path[400];
+	struct lr_netem_conf c;
+	size_t at = 0;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 40; k++)
+		at += (size_t)snprintf(spec + at, sizeof(spec) - at,
+				       "delay 1ms ");
+	snprintf(spec + at, sizeof(spec) - at, "delay 10xs");
+	snprintf(want, sizeof(want), "bad time '10xs' (word %d)", 2 * 40 + 2);
+	check_err(spec, want);
+	check_err(spec, "netem: '...");
+	check_err(spec, "delay 1ms delay 10xs': bad time");
+	assert_int_equal(lr_netem_parse(spec, &c, err, sizeof(err)), -EINVAL);
+	assert_true(strlen(err) <= 200);
+	/* The word at fault early in a long SPEC. */
+	snprintf(spec, sizeof(spec), "delay 10xs");
+	for (k = 0; k < 40; k++)
+		strcat(spec, " delay 1ms");
+	check_err(spec, "netem: 'delay 10xs delay 1ms");
+	check_err(spec, "bad time '10xs' (word 2)");
+	/* A long word in the reason keeps its two ends and the reason. */
+	memset(path, 'a', sizeof(path));
+	memcpy(path, "/no/such/", 9);
+	memcpy(path + sizeof(path) - 9, "/end.dist", 9);
+	path[sizeof(path) - 1] = '\0';
+	snprintf(spec, sizeof(spec), "delay 1ms 1ms distribution %s", path);
+	check_err(spec, "(word 5)");
+	check_err(spec, "No such file or directory");
+	check_err(spec, "aaa/end.dis");
+	assert_int_equal(lr_netem_parse(spec, &c, err, sizeof(err)), -EINVAL);
+	assert_true(strlen(err) <= 200);
+}
+
+/* "limit 0": sch_netem drops a frame when qlen >= limit, so every one;
+ * it used to be taken for no impairment and pass everything. */
+static void
+test_limit_zero(void **state)
+{
+	struct lr_netem_conf c = parse_ok("limit 0");
+	struct lr_netem_copy cp[2];
+	struct lr_netem q;
+	char buf[64];
+
+	(void)state;
+	assert_false(lr_netem_conf_is_none(&c));
+	lr_netem_init(&q, &c);
+	assert_int_equal(lr_netem_enqueue(&q, 64, 1000, 0, cp), 1);
+	assert_int_equal(cp[0].fate, LR_NETEM_OVER_LIMIT);
+	lr_netem_conf_format(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "limit 0"));
+	c = parse_ok("limit 5");
+	assert_true(lr_netem_conf_is_none(&c));
+}
+
+/* A table file is read within bounds: /dev/zero (one endless line) used
+ * to grow tc's getline() buffer without end; a big file is refused. */
+static void
+test_dist_bounded(void **state)
+{
+	char dir[] = "/tmp/lr_netem_XXXXXX", path[128];
+	struct rlimit rl = { 512u << 20, 512u << 20 };
+	struct lr_netem_dist *d;
+	int status, k;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	/* In a child with 512 MB of address space: an unbounded read fails
+	 * there (or dies), a bounded one says why. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setrlimit(RLIMIT_AS, &rl);
+		d = lr_netem_dist_load("/dev/zero");
+		_exit(d == NULL && strstr(lr_errmsg(), "not a distribution "
+					  "table") != NULL ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(mkdtemp(dir));
+	/* 2 MB of values, one a line: over the bound, refused by it. */
+	snprintf(path, sizeof(path), "%s/big.dist", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (k = 0; k < 300000; k++)
+		fprintf(f, "%d\n", k % 1000);
+	fclose(f);
+	assert_null(lr_netem_dist_load(path));
+	assert_non_null(strstr(lr_errmsg(), "bytes: not a distribution table"));
+	/* A line of 5000 bytes. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "1 2 3\n");
+	for (k = 0; k < 2500; k++)
+		fputs(" 1", f);
+	fputs("\n", f);
+	fclose(f);
+	assert_null(lr_netem_dist_load(path));
+	assert_non_null(strstr(lr_errmsg(), "line 2 longer than"));
+	/* A NUL ends a line's values, as for tc. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite("7 8\0 9\n10\n", 1, 11, f);
+	fclose(f);
+	d = lr_netem_dist_load(path);
+	assert_non_null(d);
+	assert_int_equal(d->size, 3);
+	assert_int_equal(d->table[2], 10);
+	lr_netem_dist_free(d);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void
 test_dist_load(void **state)
 {
@@ -875,6 +999,9 @@ main(void)
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_no_reorder),
 		cmocka_unit_test(test_extremes_saturate),
+		cmocka_unit_test(test_parse_errors_long),
+		cmocka_unit_test(test_limit_zero),
+		cmocka_unit_test(test_dist_bounded),
 		cmocka_unit_test(test_dist_load),
 		cmocka_unit_test(test_maketable),
 	};
