@@ -513,7 +513,7 @@ print_summary(FILE *out)
 	struct lr_stats_totals t;
 
 	const struct lr_role *r;
-	char words[128];
+	char words[512];
 	unsigned int i;
 
 	lr_stats_totals(&t);

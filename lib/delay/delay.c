@@ -74,6 +74,10 @@ RTE_LOG_REGISTER(lr_delay_logtype, user.lr.delay, INFO);
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
 #define LATE_NS_DEFAULT 10000u
+/* 1 %: this VM's CPUs stop for up to 0.5 ms, which makes the frames of
+ * that time late on an idle machine too; a box past 1 % late has not
+ * emulated the path it was asked for. */
+#define LATE_SHARE_DEFAULT 0.01
 /* Times start here, not at 0: a negative delay (jitter above the delay)
  * makes a due time before the first arrival. */
 #define NS_BASE 1000000000000ull
@@ -132,6 +136,7 @@ struct dir {
 	uint16_t in_port, in_queue, out_port, out_queue;
 	uint32_t limit;
 	uint32_t late_ns;
+	double late_share;	/* verdict late past it (of frames sent) */
 	/* the ring */
 	uint8_t *mem;
 	uint64_t size;
@@ -211,6 +216,25 @@ set_spec(void *conf, const char *key, const char *val)
 	return set_str(c->netem_back, sizeof(c->netem_back), key, val);
 }
 
+/* "1" or "1%": a percentage in 0..100, kept as a fraction. */
+static int
+set_late_share(void *conf, const char *key, const char *val)
+{
+	struct lr_delay_conf *c = conf;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno == 0 && end != val && *end == '%')
+		end++;
+	if (errno != 0 || end == val || *end != '\0' || !(v >= 0 && v <= 100))
+		return lr_err(EINVAL, "delay: %s '%s': want a percentage "
+			      "0..100", key, val);
+	c->late_share = v / 100;
+	return 0;
+}
+
 #define DC(field) LR_OPT_FIELD(struct lr_delay_conf, field)
 
 static const struct lr_opt delay_opts[] = {
@@ -234,6 +258,10 @@ static const struct lr_opt delay_opts[] = {
 	{ "late", LR_OPT_UINT, DC(late_ns), 0, UINT32_MAX, NULL, "NS",
 	  "a frame sent later than due by more than NS ns is counted late "
 	  "(10000)", "`--late 1000`", NULL },
+	{ "late-share", LR_OPT_FUNC, 0, 0, 0, 0, set_late_share, "P",
+	  "a direction that sent more than P % of its frames late (--late) "
+	  "gets the verdict late: exit 3 from --role (1)",
+	  "`--late-share 0.1`", NULL },
 	{ 0 },
 };
 
@@ -244,6 +272,7 @@ delay_conf_init(void *conf)
 
 	memset(c, 0, sizeof(*c));
 	c->late_ns = LATE_NS_DEFAULT;
+	c->late_share = LATE_SHARE_DEFAULT;
 }
 
 static int
@@ -660,6 +689,61 @@ delay_free(struct lr_task *t)
 	t->priv = NULL;
 }
 
+/* Said once per process for each direction and SPEC: a scenario makes a
+ * box per trial (rfc2544: 47 of them), each with the same words. */
+static bool
+first_time(const char *what, const char *spec)
+{
+	static uint64_t seen[64];
+	static unsigned int nb_seen;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	const char *p;
+	unsigned int i;
+
+	for (p = what; *p != '\0'; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull;
+	for (p = spec; *p != '\0'; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	for (i = 0; i < nb_seen; i++)
+		if (seen[i] == h)
+			return false;
+	if (nb_seen < RTE_DIM(seen))
+		seen[nb_seen++] = h;
+	return true;
+}
+
+/*
+ * A SPEC's limit that cannot hold what its delay keeps in flight drops the
+ * rest (over_limit): said, with the share of the port's line rate of 64 B
+ * frames one queue pair gets, and the delay the limit holds of it. Not for
+ * a rate: there queuing up to the limit is the point, whatever the delay.
+ * Not for the bursts alone (1 ms): a SPEC without delay is not warned.
+ */
+static void
+limit_warning(const struct dir *d, const char *what, const char *spec,
+	      double pps, double bps, unsigned int nq, int64_t dmax)
+{
+	double q_pps = nq > 1 ? pps * 5 / 4 / nq : pps;
+	double need = q_pps * (double)dmax / 1e9;
+
+	if (d->limit == 0) {
+		if (first_time(what, spec))
+			DLOG(WARNING, "%s: 'limit 0': every frame is dropped "
+			     "(over_limit), as sch_netem drops them", what);
+		return;
+	}
+	if (d->nc.rate_Bps != 0 || dmax <= 0 || (double)d->limit >= need ||
+	    !first_time(what, spec))
+		return;
+	DLOG(WARNING, "%s: limit %u holds %.3f ms of 64 B frames at %.3g "
+	     "Mpps (%s%.0f Gb/s line rate), less than the %.3f ms the SPEC "
+	     "delays: frames over it are dropped (over_limit)", what,
+	     d->limit, d->limit / q_pps * 1e3, q_pps / 1e6,
+	     nq > 1 ? "a queue pair's share of " : "", bps / 1e9,
+	     (double)dmax / 1e6);
+}
+
 static uint64_t
 pow2_at_least(uint64_t v)
 {
@@ -675,7 +759,7 @@ pow2_at_least(uint64_t v)
  */
 static int
 dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
-	  unsigned int nq, const char *what)
+	  unsigned int nq, const char *what, const char *spec)
 {
 	const struct lr_port_info *out = lr_port_info(d->out_port);
 	const struct lr_port_info *in = lr_port_info(d->in_port);
@@ -687,8 +771,11 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	uint32_t frame_max = in->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
 
 	lr_netem_delay_bounds(&d->nc, &dmin, &dmax);
+	/* A delay below 0 is due at the arrival (enqueue()). */
 	if (dmax < 0)
 		dmax = 0;
+	if (dmin < 0)
+		dmin = 0;
 	if (dmin > dmax)
 		dmin = dmax;
 	/* The wheel spans the jitter (how much earlier than the frame
@@ -727,11 +814,8 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	rec_max = REC_HDR + RTE_ALIGN_CEIL((uint64_t)frame_max, 16);
 	d->limit = d->nc.limit_given ? d->nc.limit : (uint32_t)RTE_MIN(frames + 4096,
 								  (uint64_t)UINT32_MAX);
-	if (d->nc.limit_given && d->limit < frames)
-		DLOG(WARNING, "%s: limit %u holds %.3f ms of 64 B frames at "
-		     "%.0f Gb/s, less than the %.3f ms the SPEC delays and 1 ms "
-		     "of bursts: frames over it are dropped (over_limit)", what,
-		     d->limit, d->limit / pps * 1e3, bps / 1e9, (double)dmax / 1e6);
+	if (d->nc.limit_given)
+		limit_warning(d, what, spec, pps, bps, nq, dmax);
 	if (d->nc.rate_Bps != 0)
 		/* A rate slower than the frames come queues them up to the
 		 * limit, whatever the delay: room for the limit's frames. */
@@ -807,6 +891,7 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	d->out_port = out;
 	d->in_queue = d->out_queue = t->queue;
 	d->late_ns = c->late_ns;
+	d->late_share = c->late_share;
 	if (t->queue >= pi->nb_rxq || t->queue >= po->nb_txq) {
 		if (needed)
 			return lr_err(EINVAL, "delay %s: queue pair %u needs rx "
@@ -819,7 +904,7 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	d->pass = lr_netem_conf_is_none(&d->nc);
 	if (d->pass)
 		return 0;
-	if (dir_setup(d, t, c, nq, what) != 0)
+	if (dir_setup(d, t, c, nq, what, spec) != 0)
 		return -ENOMEM;
 	/* netem's decisions take the limit the ring was sized for. */
 	d->nc.limit = d->limit;
@@ -1041,13 +1126,29 @@ delay_results(json_t *doc)
 	json_object_set_new(doc, "delay", o);
 }
 
+/* One direction's counters as the summary line shows them: every one the
+ * conservation check (conserved()) adds up, "held" with what waits for the
+ * tx queue, and late. */
+static int
+dir_words(char *buf, size_t len, const struct dir_counts *c, uint64_t wait)
+{
+	return snprintf(buf, len, "in %" PRIu64 " duplicated %" PRIu64
+			" out %" PRIu64 " lost %" PRIu64 " over-limit %" PRIu64
+			" no-room %" PRIu64 " held %" PRIu64 " held-at-stop %"
+			PRIu64 " late %" PRIu64, c->in, c->duplicated, c->out,
+			c->lost, c->over_limit, c->no_room, c->held + wait,
+			c->held_at_stop, c->late);
+}
+
 static void
 delay_live(char *buf, size_t len)
 {
 	struct dir_counts s[2];
+	uint64_t wait[2] = { 0, 0 };
 	unsigned int it = 0, i;
 	struct lr_task *t;
-	bool any = false;
+	bool any = false, back = false;
+	int k;
 
 	memset(s, 0, sizeof(s));
 	buf[0] = '\0';
@@ -1055,16 +1156,57 @@ delay_live(char *buf, size_t len)
 		const struct delay *dl = t->priv;
 
 		any = true;
-		for (i = 0; i < 2; i++)
+		back |= dl->d[1].active;
+		for (i = 0; i < 2; i++) {
 			counts_add(&s[i], &dl->d[i].c);
+			wait[i] += tx_wait(&dl->d[i]);
+		}
 	}
 	if (!any)
 		return;
-	snprintf(buf, len, "in %" PRIu64 " out %" PRIu64 " held %" PRIu64
-		 " lost %" PRIu64 " over-limit %" PRIu64 " no-room %" PRIu64
-		 " late %" PRIu64 "; back in %" PRIu64 " out %" PRIu64,
-		 s[0].in, s[0].out, s[0].held, s[0].lost, s[0].over_limit,
-		 s[0].no_room, s[0].late, s[1].in, s[1].out);
+	k = dir_words(buf, len, &s[0], wait[0]);
+	if (back && k > 0 && (size_t)k < len) {
+		k += snprintf(buf + k, len - (size_t)k, "; back ");
+		if (k > 0 && (size_t)k < len)
+			dir_words(buf + k, len - (size_t)k, &s[1], wait[1]);
+	}
+}
+
+/*
+ * Late: more of a direction's frames left later than --late after their
+ * due time than --late-share allows. The box did not emulate the path it
+ * was asked for (its lcore stalled, or could not keep up): a result
+ * measured through it is the machine's, not the SPEC's.
+ */
+static enum lr_verdict
+delay_verdict(const struct lr_task *t, char *why, size_t len)
+{
+	const struct delay *dl = t->priv;
+	unsigned int i;
+
+	if (dl == NULL)
+		return LR_VERDICT_OK;
+	for (i = 0; i < 2; i++) {
+		const struct dir *d = &dl->d[i];
+		uint64_t n, late;
+
+		if (!d->active || d->pass || d->lateness == NULL)
+			continue;
+		n = d->lateness->count;
+		late = d->c.late;
+		if (n == 0 || (double)late <= d->late_share * (double)n)
+			continue;
+		snprintf(why, len, "delay %s -> %s queue %u: late: %.3g %% of %"
+			 PRIu64 " frames left more than %u ns after due (p99 "
+			 "%.3f ms late) > %.3g %% (--late-share)",
+			 lr_port_info(d->in_port)->name,
+			 lr_port_info(d->out_port)->name, d->in_queue,
+			 100.0 * (double)late / (double)n, n, d->late_ns,
+			 lr_hist_quantile(d->lateness, 0.99) / 1e6,
+			 d->late_share * 100);
+		return LR_VERDICT_LATE;
+	}
+	return LR_VERDICT_OK;
 }
 
 /* Every frame that came in is accounted for, or the run fails. */
@@ -1246,8 +1388,13 @@ enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 				d->c.no_room++;
 				continue;
 			}
-			rec_write(r, cp[j].tts, len, cp[j].fate == LR_NETEM_HEAD ?
-				  F_HEAD : 0, m[i], d->stream);
+			/* A delay below 0 (a table or a jitter beyond the
+			 * delay) is due at once: sch_netem's tfifo sends a
+			 * frame due in the past at the next dequeue, not
+			 * late. */
+			rec_write(r, cp[j].tts < now ? now : cp[j].tts, len,
+				  cp[j].fate == LR_NETEM_HEAD ? F_HEAD : 0, m[i],
+				  d->stream);
 			if (cp[j].corrupt && len != 0) {
 				((uint8_t *)(r + 1))[cp[j].corrupt_byte % len] ^=
 					(uint8_t)(1u << (cp[j].corrupt_bit & 7));
@@ -1377,5 +1524,6 @@ const struct lr_role lr_delay_role = {
 	.results = delay_results,
 	.live = delay_live,
 	.check = delay_check,
+	.verdict = delay_verdict,
 	.plan = delay_plan,
 };

@@ -34,6 +34,8 @@ struct lr_delay_conf {
 				 *   the bandwidth-delay product */
 	uint32_t late_ns;	/**< a frame sent later than due by more than
 				 *   this is counted late (10000) */
+	double late_share;	/**< a direction with more of its frames late
+				 *   than this fraction: verdict late (0.01) */
 };
 
 /** The delay role (lr_engine.h). */

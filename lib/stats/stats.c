@@ -93,7 +93,7 @@ static const char *
 roles_live(char *buf, size_t len)
 {
 	const struct lr_role *r;
-	char words[128];
+	char words[512];
 	size_t k = 0;
 	unsigned int i;
 
@@ -208,7 +208,7 @@ lr_stats_tick(void)
 {
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct lr_stats_totals t;
-	char tx[96], rx[96], extra[160];
+	char tx[96], rx[96], extra[768];
 	FILE *out;
 	double secs;
 
