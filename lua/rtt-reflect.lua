@@ -35,7 +35,12 @@ else
 	port = a
 	local rc = { role = "reflect", port = b, stamp = opt.stamp,
 	             others = opt.others, lcore = w[2] or w[1] }
-	if opt.add_delay then rc.add_delay = opt.add_delay end
+	-- The wheel holds what rtt's rate brings in the delay (without a
+	-- rate the reflector sizes for the port's line rate, or refuses).
+	if opt.add_delay then
+		rc.add_delay = opt.add_delay
+		rc.rate = tostring(opt.rate)
+	end
 	refl = assert(linerate.task(rc))
 end
 local plan = { role = "rtt", port = port, lcores = { w[1] },

@@ -262,6 +262,37 @@ delay_init(struct lr_task *t, struct reflect *r, const struct lr_reflect_conf *c
 	r->max_delay_ns = max_ns < 0 ? 0 : max_ns;
 	spare = pool_spare(t->port);
 	if (c->rate_pps == 0) {
+		/*
+		 * No --rate: the wheel must hold what the port's line rate
+		 * (64 B frames, this queue's share of them with RSS's
+		 * imbalance) brings in the greatest delay. What the pool
+		 * spares holds it, or the SPEC is refused, saying what to
+		 * give: it used to hold the spare mbufs (2431 for "delay
+		 * 1s") and drop the rest as over_hold, told nowhere.
+		 */
+		const struct lr_port_info *pi = lr_port_info(t->port);
+		double bps = (pi->link_speed_mbps ? pi->link_speed_mbps :
+			      10000) * 1e6;
+		double pps = bps / 8 / (LR_FRAME_MIN_BYTES + 20);
+		double need;
+
+		if (pi->nb_rxq > 1)
+			pps = pps * 5 / 4 / pi->nb_rxq;
+		need = pps * (double)r->max_delay_ns / 1e9 + 2 * LR_BURST;
+		if (need > spare)
+			return lr_err(EINVAL, "reflect: --add-delay '%s' holds "
+				      "%.0f frames at port %s's line rate (%.0f "
+				      "Gb/s, 64 B frames%s) for %.3f ms; its pool "
+				      "spares %u: give --rate PPS (what the wheel "
+				      "holds for: up to %.0f pps fit) or the port "
+				      "--mbufs %.0f", c->add_delay, need, pi->name,
+				      bps / 1e9, pi->nb_rxq > 1 ?
+				      ", this queue's share" : "",
+				      (double)r->max_delay_ns / 1e6, spare,
+				      r->max_delay_ns > 0 ?
+				      (spare - 2 * LR_BURST) * 1e9 /
+				      (double)r->max_delay_ns : 0,
+				      need - spare + pi->pool->size);
 		r->hold = spare;
 	} else {
 		double want = (double)c->rate_pps * (double)r->max_delay_ns / 1e9 +
@@ -417,24 +448,38 @@ reflect_results(json_t *doc)
 	json_object_set_new(doc, "reflect", o);
 }
 
+/* The summary line: every counter, summed over the tasks, by its JSON
+ * name (it used to say "reflected 0 dropped 0" after 33 M frames were
+ * dropped as not linerate's). */
 static void
 reflect_live(char *buf, size_t len)
 {
-	uint64_t refl = 0, drop = 0;
+	struct reflect_counts tot;
 	unsigned int it = 0, nb = 0;
 	const struct lr_task *t;
+	size_t k = 0;
+	int n;
 
 	buf[0] = '\0';
+	memset(&tot, 0, sizeof(tot));
 	while ((t = lr_role_next(&lr_reflect_role, &it)) != NULL) {
 		const struct reflect *r = t->priv;
 
 		nb++;
-		refl += r->c.out;
-		drop += r->c.tx_dropped + r->c.over_hold + r->c.no_mbuf;
+#define ADD(name, key, what) tot.name += r->c.name;
+		LR_REFLECT_COUNTERS(ADD)
+#undef ADD
 	}
-	if (nb != 0)
-		snprintf(buf, len, "reflected %" PRIu64 " dropped %" PRIu64,
-			 refl, drop);
+	if (nb == 0)
+		return;
+#define WORDS(name, key, what) \
+	if (k < len) { \
+		n = snprintf(buf + k, len - k, "%s%s %" PRIu64, k ? " " : "", \
+			     key, tot.name); \
+		k += n > 0 ? (size_t)n : 0; \
+	}
+	LR_REFLECT_COUNTERS(WORDS)
+#undef WORDS
 }
 
 /* ---- the fast path ---- */

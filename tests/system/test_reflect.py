@@ -365,6 +365,52 @@ def test_count_is_exact():
     expect(load_json(js)["elapsed_s"] < 20, load_json(js)["elapsed_s"])
 
 
+def test_summary_has_every_counter():
+    """The summary line has every counter of the result document's
+    reflect section, summed (it said "reflected 0 dropped 0" after
+    millions of frames were dropped as not linerate's), and they add up."""
+    d = tmpdir()
+    js = os.path.join(d, "r.json")
+    r = run(eal("rfsum") + ["--", "--role", "reflect", "--port", "net_null0",
+                            "--peer", "net_null1", "--duration", "0.5",
+                            "--json", js, "--no-live"], timeout=60)
+    expect(r.returncode == 0, r.stderr[-1500:])
+    doc = load_json(js)["reflect"]
+    line = [ln for ln in r.stdout.splitlines()
+            if ln.startswith("linerate: reflect: ")]
+    expect(len(line) == 1, r.stdout[-1500:])
+    w = line[0][len("linerate: reflect: "):].split()
+    got = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
+    keys = [k for k in doc if k not in ("tasks", "conserved")]
+    expect(sorted(got) == sorted(keys) and
+           all(got[k] == doc[k] for k in keys), (got, doc))
+    expect(got["others_dropped"] > 0 and got["in"] == got["reflected"] +
+           got["others_reflected"] + got["others_dropped"] + got["looped"] +
+           got["no_mbuf"], got)
+
+
+def test_add_delay_without_rate_sizes_or_refuses():
+    """--add-delay without --rate holds what the port's line rate brings
+    in the delay, or is refused in one line that says what to give (it
+    held the pool's spare mbufs, 2431 for 1 s, and dropped the rest)."""
+    r = run(eal("rfnorate") + ["--", "--role", "reflect", "--port",
+                               "net_null0", "--peer", "net_null1",
+                               "--add-delay", "delay 1s", "--duration", "1",
+                               "--no-live"], timeout=60)
+    err = [ln for ln in r.stderr.splitlines() if ln.startswith("linerate: ")]
+    expect(r.returncode == 1 and len(err) == 1 and "--rate PPS" in err[0] and
+           "--mbufs" in err[0] and "line rate" in err[0],
+           (r.returncode, r.stderr[-800:]))
+    # A delay the pool holds at line rate runs; and with --rate.
+    for extra in (["--add-delay", "delay 20us"],
+                  ["--add-delay", "delay 1s", "--rate", "1000"]):
+        r = run(eal("rfnorate2") + ["--", "--role", "reflect", "--port",
+                                    "net_null0", "--peer", "net_null1",
+                                    "--others", "reflect", "--duration",
+                                    "0.3", "--no-live"] + extra, timeout=60)
+        expect(r.returncode == 0, (extra, r.stderr[-800:]))
+
+
 def test_cli_rtt_and_reflect_on_null():
     """--role rtt and --role reflect from the command line (net_null)."""
     r = run(eal("rfclir") + ["--", "--role", "rtt", "--port", "net_null0",
@@ -415,5 +461,7 @@ if __name__ == "__main__":
           test_rtt_over_the_wire,
           test_add_delay_raises_the_minimum, test_samples_file,
           test_rtt_over_memif, test_drops_are_counted, test_count_is_exact,
+          test_summary_has_every_counter,
+          test_add_delay_without_rate_sizes_or_refuses,
           test_cli_rtt_and_reflect_on_null,
           test_bad_options])
