@@ -280,14 +280,13 @@ delay_init(struct lr_task *t, struct reflect *r, const struct lr_reflect_conf *c
 			pps = pps * 5 / 4 / pi->nb_rxq;
 		need = pps * (double)r->max_delay_ns / 1e9 + 2 * LR_BURST;
 		if (need > spare)
-			return lr_err(EINVAL, "reflect: --add-delay '%s' holds "
-				      "%.0f frames at port %s's line rate (%.0f "
-				      "Gb/s, 64 B frames%s) for %.3f ms; its pool "
-				      "spares %u: give --rate PPS (what the wheel "
-				      "holds for: up to %.0f pps fit) or the port "
-				      "--mbufs %.0f", c->add_delay, need, pi->name,
+			return lr_err(EINVAL, "reflect: --add-delay '%s': %.0f "
+				      "frames at port %s's line rate (%.0f Gb/s "
+				      "of 64 B%s) in %.3f ms, its pool spares %u: "
+				      "give --rate PPS (up to %.0f fit) or --mbufs "
+				      "%.0f", c->add_delay, need, pi->name,
 				      bps / 1e9, pi->nb_rxq > 1 ?
-				      ", this queue's share" : "",
+				      ", a queue's share" : "",
 				      (double)r->max_delay_ns / 1e6, spare,
 				      r->max_delay_ns > 0 ?
 				      (spare - 2 * LR_BURST) * 1e9 /
