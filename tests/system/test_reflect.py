@@ -354,7 +354,8 @@ def test_count_is_exact():
     r = run(eal("rfcountd") + ["--", "--role", "reflect", "--port", "net_null0",
                                "--peer", "net_null1", "--others", "reflect",
                                "--count", "1000", "--add-delay", "delay 10ms",
-                               "--duration", "20", "--json", js, "--no-live"],
+                               "--rate", "100000", "--duration", "20",
+                               "--json", js, "--no-live"],
             timeout=60)
     expect(r.returncode == 0, r.stderr[-1500:])
     doc = load_json(js)["reflect"]
