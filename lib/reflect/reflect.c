@@ -187,11 +187,13 @@ static const struct lr_opt reflect_opts[] = {
 	  "hold each frame for a delay drawn as tc-netem(8) draws it: delay "
 	  "TIME [JITTER [CORR]] [distribution uniform|normal|pareto|"
 	  "paretonormal|FILE] [seed N] (none)",
-	  "`--add-delay \"delay 2ms 100us distribution normal\"`", NULL },
+	  "`--add-delay \"delay 2ms 100us distribution normal\" --rate 100000`",
+	  NULL },
 	{ "rate", LR_OPT_UINT, RC(rate_pps), 0, UINT64_MAX, NULL, "PPS",
 	  "--add-delay: the frame rate the wheel holds for (rate x greatest "
 	  "delay frames): more than the port's pool spares is an error, frames "
-	  "past it are counted over_hold; 0: what the pool spares (0)",
+	  "past it are counted over_hold; 0: the port's line rate of 64 B "
+	  "frames, an error when the pool cannot hold it (0)",
 	  "`--rate 1M`", NULL },
 	{ 0 },
 };
