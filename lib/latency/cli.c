@@ -14,6 +14,7 @@
 
 #define EXIT_UNDETERMINED 1
 #define EXIT_BAD 2
+#define EXIT_IMPLAUSIBLE 3
 
 static void
 usage(FILE *f)
@@ -34,14 +35,18 @@ usage(FILE *f)
 "  --hw A,B=NS           ... of pair A,B only\n"
 "  --reference DEV=NS    DEV's latency is known and constant: NS; without\n"
 "                        --hw the hardware latency is then solved too\n"
-"  --json OUT            the result as JSON to OUT ('-': stdout)\n"
+"  --json OUT            the result as JSON to OUT ('-': stdout, and the\n"
+"                        table goes to stderr)\n"
 "  --boot N              bootstrap replicates (200)\n"
 "  --seed S              the bootstrap's seed (1)\n"
 "  --quiet               no table on stdout\n"
 "  --help\n"
 "\n"
 "exit: 0 solved, 1 undetermined (the pair to measure is named), 2 bad\n"
-"options or input (the file and line are named).\n", f);
+"options or input (the file and line are named), 3 solved but a device's\n"
+"estimate is implausible (outside what is physical beyond its interval:\n"
+"the reason is printed). A model no redundant pair checks is said so,\n"
+"with the pair that would check it (exit 0).\n", f);
 }
 
 /* "A,B=REST": split in place. */
@@ -102,7 +107,7 @@ lr_latency_main(int argc, char **argv)
 	struct lr_latency *lat;
 	const char *json_out = NULL;
 	char *a, *b, *rest, *end;
-	bool quiet = false, any = false;
+	bool quiet = false, any = false, to_stdout;
 	unsigned long v;
 	int c, ret = EXIT_BAD, i;
 	long got;
@@ -233,6 +238,9 @@ lr_latency_main(int argc, char **argv)
 		goto out;
 	}
 
+	/* With --json - stdout carries the document alone (as the roles'
+	 * --json -): the table goes to stderr. */
+	to_stdout = json_out != NULL && strcmp(json_out, "-") == 0;
 	i = lr_latency_solve(lat, &res);
 	if (i == -EDOM) {
 		fprintf(stderr, "linerate solve: undetermined: rank %u of %u "
@@ -245,15 +253,38 @@ lr_latency_main(int argc, char **argv)
 	} else {
 		ret = 0;
 		if (!quiet)
-			lr_latency_print(stdout, &res);
+			lr_latency_print(to_stdout ? stderr : stdout, &res);
+		/* What the numbers cannot vouch for goes to stderr too, also
+		 * with --quiet: the reasons, unless the table on stderr has
+		 * them already. */
+		if (!res.checked)
+			fprintf(stderr, "linerate solve: model unchecked: %s\n",
+				res.unchecked_why);
+		for (c = 0; c < (int)res.nb_devs; c++)
+			if (res.devs[c].implausible && (quiet || !to_stdout))
+				fprintf(stderr, "linerate solve: implausible: "
+					"%s: %s\n", res.devs[c].name,
+					res.devs[c].why);
+		if (res.nb_implausible)
+			ret = EXIT_IMPLAUSIBLE;
 	}
 	if (json_out != NULL) {
 		json_t *j = lr_latency_json(&res);
+		int w;
 
-		if (j == NULL || json_dump_file(j, strcmp(json_out, "-") == 0 ?
-				"/dev/stdout" : json_out, JSON_INDENT(2)) < 0) {
-			fprintf(stderr, "linerate solve: cannot write %s\n",
-				json_out);
+		errno = 0;
+		if (j == NULL)
+			w = -1;
+		else if (to_stdout)
+			w = json_dumpf(j, stdout, JSON_INDENT(2)) < 0 ||
+				fputc('\n', stdout) == EOF ||
+				fflush(stdout) != 0 ? -1 : 0;
+		else
+			w = json_dump_file(j, json_out, JSON_INDENT(2));
+		if (w < 0) {
+			fprintf(stderr, "linerate solve: cannot write %s%s%s\n",
+				json_out, errno ? ": " : "",
+				errno ? strerror(errno) : "");
 			ret = EXIT_BAD;
 		}
 		json_decref(j);

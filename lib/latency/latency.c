@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,16 @@
 /* A pivot below this fraction of the largest diagonal is zero: the normal
  * matrices hold small integers, so rounding leaves ~n * 1e-16 of it. */
 #define RANK_TOL 1e-9
+/* The noise of a pair's sample minimum: the spread of its LOW_K smallest
+ * samples (x_(K) - x_(1)). The sample minimum overshoots the true one by
+ * about one spacing x_(2) - x_(1) where the density near the minimum is
+ * flat (exponential: scale / n against K - 1 spacings here), so K = 10
+ * leaves room for densities that rise slowly from their minimum (a sum of
+ * four draws). Fewer samples: no bound (infinite). */
+#define LOW_K 10
+/* A pair whose leverage is this close to 1 fits whatever it measured: its
+ * residual is 0 by construction (it checks nothing). */
+#define LEVERAGE_ONE (1 - 1e-6)
 
 struct dev {
 	char *name;
@@ -41,6 +53,8 @@ struct pair {
 	double blk_sum;		/* sums of d = x - shift in the open block: */
 	double blk_sum2;	/* of d^2 */
 	double blk_sum3;	/* of d^3 */
+	double low[LOW_K];	/* the smallest samples, ascending */
+	uint32_t nlow;
 };
 
 /* One bootstrap replicate of one pair: weighted sums of d = x - shift. */
@@ -244,15 +258,57 @@ pair_key(void *ctx, uint32_t i)
 	return hash_u64((uint64_t)p->a << 32 | p->b);
 }
 
+/* The length of the UTF-8 sequence at @p s (1 to 4), or 0 if it is not
+ * one (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) ||
+		    (s[0] == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80 ||
+		    (s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* A device name: 1 to LR_LATENCY_NAME_MAX - 1 bytes of UTF-8 without
+ * control characters. It becomes a JSON key (RFC 8259 text is UTF-8:
+ * jansson refuses anything else, and the device would vanish from the
+ * document) and a column of the table. */
 static int
 check_name(const char *name)
 {
-	size_t len = name != NULL ? strlen(name) : 0;
+	size_t len = name != NULL ? strlen(name) : 0, i, k;
+	const unsigned char *u = (const unsigned char *)name;
 
 	if (len == 0 || len >= LR_LATENCY_NAME_MAX)
-		return lr_err(EINVAL, "latency: device name '%s': want 1 to %d "
-			      "bytes", name != NULL ? name : "",
+		return lr_err(EINVAL, "latency: device name '%.*s': want 1 to %d "
+			      "bytes", 40, name != NULL ? name : "",
 			      LR_LATENCY_NAME_MAX - 1);
+	for (i = 0; i < len; i += k) {
+		k = utf8_len(u + i);
+		if (k == 0)
+			return lr_err(EINVAL, "latency: device name: byte %zu "
+				      "(0x%02x) is not UTF-8", i + 1, u[i]);
+		if (u[i] < 0x20 || u[i] == 0x7f)
+			return lr_err(EINVAL, "latency: device name: byte %zu "
+				      "(0x%02x) is a control character", i + 1,
+				      u[i]);
+	}
 	return 0;
 }
 
@@ -397,6 +453,13 @@ lr_latency_add_pair(struct lr_latency *lat, int pair, double rtt_ns)
 	if (p->mo.n == 0)
 		p->shift = rtt_ns;
 	lr_moments_add(&p->mo, rtt_ns);
+	if (p->nlow < LOW_K || rtt_ns < p->low[LOW_K - 1]) {
+		uint32_t k = p->nlow < LOW_K ? p->nlow++ : LOW_K - 1;
+
+		for (; k > 0 && p->low[k - 1] > rtt_ns; k--)
+			p->low[k] = p->low[k - 1];
+		p->low[k] = rtt_ns;
+	}
 	d = rtt_ns - p->shift;
 	p->blk_sum += d;
 	p->blk_sum2 += d * d;
@@ -864,6 +927,256 @@ dev_value(const struct lr_latency *lat, const struct lsq *q, const double *x,
 	return q->col[d] >= 0 ? x[q->col[d]] : known;
 }
 
+/* Pair @p p's row of the means' (and minima's) design matrix as columns
+ * and coefficients: 2 at a's and b's (4 at a's for a self pair) and at
+ * h's, nothing for a reference. Returns how many. */
+static unsigned int
+pair_row(const struct lsq *q, const struct pair *p, int *col, double *v)
+{
+	int c[3] = { q->col[p->a], q->col[p->b], q->hcol };
+	unsigned int n = 0, k, j;
+
+	for (k = 0; k < 3; k++) {
+		if (c[k] < 0)
+			continue;
+		for (j = 0; j < n && col[j] != c[k]; j++)
+			;
+		if (j == n) {
+			col[n] = c[k];
+			v[n++] = 0;
+		}
+		v[j] += 2;
+	}
+	return n;
+}
+
+/* The noise of pair @p p's sample minimum (see LOW_K). */
+static double
+min_noise(const struct pair *p)
+{
+	return p->nlow < LOW_K ? INFINITY : p->low[LOW_K - 1] - p->low[0];
+}
+
+static void
+add_why(struct lr_latency_dev *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+add_why(struct lr_latency_dev *d, const char *fmt, ...)
+{
+	size_t n = strlen(d->why);
+	va_list ap;
+
+	if (n + 3 >= sizeof(d->why))
+		return;
+	if (n > 0) {
+		memcpy(d->why + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(d->why + n, sizeof(d->why) - n, fmt, ap);
+	va_end(ap);
+	d->implausible = true;
+}
+
+/* Pair (a, b) measured? */
+static bool
+pair_measured(const struct lr_latency *lat, uint32_t a, uint32_t b)
+{
+	uint64_t h;
+	uint32_t j, t;
+
+	if (a > b) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	h = hash_u64((uint64_t)a << 32 | b);
+	for (j = (uint32_t)h & (lat->pair_slots - 1); lat->pair_slot[j];
+	     j = (j + 1) & (lat->pair_slots - 1)) {
+		const struct pair *p = &lat->pairs[lat->pair_slot[j] - 1];
+
+		if (p->a == a && p->b == b)
+			return p->mo.n > 0;
+	}
+	return false;
+}
+
+/*
+ * What a determined solution can vouch for. N^-1 of the means' system
+ * (one solve per unknown) gives each pair's leverage A_k N^-1 A_k^T and
+ * each device's row of N^-1 A^T, the coefficients of the pairs in its
+ * estimate:
+ * - a pair of leverage 1 fits whatever it measured (every pair of an
+ *   exactly determined system, or one that alone ties a device in): its
+ *   residual is 0 by construction and tests nothing. A device none of
+ *   whose pairs is tested is unchecked, and a pair to measure is named.
+ * - the minimum: each pair's sample minimum overshoots its true minimum by
+ *   0 to its noise u_k, so the true device minimum is within
+ *   [min - sum_{c>0} c u, min + sum_{c<0} |c| u].
+ * A device is implausible when an estimate is outside what is physical
+ * beyond its interval: the mean's whole 95 % interval below 0, the
+ * variance's whole interval below 0, the minimum's whole range below 0 or
+ * above the mean's interval, or a value that is not finite.
+ */
+static int
+verdicts(const struct lr_latency *lat, const struct lsq *q,
+	 struct lr_latency_result *res, double *w)
+{
+	uint32_t n = q->n, nd = lat->nb_devs, i, j, k, r;
+	double *inv, *e, v[3], lev, c, up, dn, u;
+	unsigned int m, a, b;
+	int col[3];
+	bool *dev_checked;
+
+	inv = malloc(((size_t)n * n + 1) * sizeof(double));
+	e = calloc(n + 1, sizeof(double));
+	dev_checked = calloc(nd + 1, sizeof(bool));
+	if (inv == NULL || e == NULL || dev_checked == NULL) {
+		free(inv);
+		free(e);
+		free(dev_checked);
+		return lr_err(ENOMEM, "latency: inverse of %u unknowns", n);
+	}
+	for (j = 0; j < n; j++) {
+		e[j] = 1;
+		chol_solve(&q->chol, e, &inv[(size_t)j * n], w);
+		e[j] = 0;
+	}
+	res->redundancy = res->nb_pairs > res->rank ?
+		res->nb_pairs - res->rank : 0;
+	for (i = 0, r = 0; i < lat->nb_pairs; i++) {
+		const struct pair *p = &lat->pairs[i];
+		struct lr_latency_pair *o;
+
+		if (p->mo.n == 0)
+			continue;
+		o = &res->pairs[r++];
+		m = pair_row(q, p, col, v);
+		lev = 0;
+		for (a = 0; a < m; a++)
+			for (b = 0; b < m; b++)
+				lev += v[a] * v[b] *
+					inv[(size_t)col[a] * n + (uint32_t)col[b]];
+		o->leverage = lev;
+		o->checked = lev < LEVERAGE_ONE;
+		if (o->checked) {
+			dev_checked[p->a] = true;
+			dev_checked[p->b] = true;
+		}
+	}
+	res->checked = true;
+	for (k = 0; k < nd; k++) {
+		struct lr_latency_dev *d = &res->devs[k];
+		int ck = q->col[k];
+
+		d->checked = d->reference || dev_checked[k];
+		if (!d->checked && res->checked) {
+			/* the first unchecked device: a pair with it that is
+			 * not measured yet adds an equation over the same
+			 * unknowns, a redundant one; a loop through it if it
+			 * is paired with every device already */
+			res->checked = false;
+			for (j = 0; j < nd; j++)
+				if (j != k && !pair_measured(lat, k, j))
+					break;
+			if (j == nd)
+				j = k;
+			snprintf(res->check_a, sizeof(res->check_a), "%s",
+				 lat->devs[k].name);
+			snprintf(res->check_b, sizeof(res->check_b), "%s",
+				 lat->devs[j].name);
+		}
+		if (d->reference)
+			continue;
+		/* the minimum's range from its pairs' noise */
+		up = 0;
+		dn = 0;
+		for (i = 0; i < lat->nb_pairs; i++) {
+			const struct pair *p = &lat->pairs[i];
+
+			if (p->mo.n == 0)
+				continue;
+			m = pair_row(q, p, col, v);
+			c = 0;
+			for (a = 0; a < m; a++)
+				c += v[a] * inv[(size_t)ck * n + (uint32_t)col[a]];
+			if (fabs(c) < 1e-9)
+				continue;	/* rounding of a 0 */
+			u = min_noise(p);
+			if (c > 0)
+				dn += c * u;	/* true min lower */
+			else
+				up -= c * u;	/* true min higher */
+		}
+		d->min_lo_ns = d->min_ns - dn;
+		d->min_hi_ns = d->min_ns + up;
+
+		if (!isfinite(d->mean_ns) || !isfinite(d->ci_lo_ns) ||
+		    !isfinite(d->ci_hi_ns))
+			add_why(d, "mean_ns is not finite (the samples overflow "
+				"a double)");
+		else if (d->ci_hi_ns < 0)
+			add_why(d, "mean_ns %.1f < 0: its whole 95 %% interval "
+				"[%.1f, %.1f] is below 0", d->mean_ns,
+				d->ci_lo_ns, d->ci_hi_ns);
+		if (!isfinite(d->var_ns2) || isnan(d->ci_var_lo_ns2) ||
+		    isnan(d->ci_var_hi_ns2))
+			add_why(d, "var_ns2 is not finite (the samples overflow "
+				"a double)");
+		else if (d->ci_var_hi_ns2 < 0)
+			add_why(d, "var_ns2 %.4g < 0: its whole 95 %% interval "
+				"[%.4g, %.4g] is below 0", d->var_ns2,
+				d->ci_var_lo_ns2, d->ci_var_hi_ns2);
+		if (!isfinite(d->min_ns))
+			add_why(d, "min_ns is not finite (the samples overflow "
+				"a double)");
+		else if (d->min_hi_ns < 0)
+			add_why(d, "min_ns %.1f < 0 beyond the noise of its "
+				"pairs' minima (at most %.1f)", d->min_ns,
+				d->min_hi_ns);
+		else if (d->min_lo_ns > d->ci_hi_ns)
+			add_why(d, "min_ns %.1f > mean_ns %.1f beyond the noise "
+				"of its pairs' minima (at least %.1f) and the "
+				"mean's 95 %% interval (at most %.1f)",
+				d->min_ns, d->mean_ns, d->min_lo_ns,
+				d->ci_hi_ns);
+		if (d->implausible)
+			res->nb_implausible++;
+	}
+	if (!res->checked) {
+		unsigned int cnt = 0;
+		size_t len;
+
+		len = (size_t)snprintf(res->unchecked_why,
+			sizeof(res->unchecked_why), "%s: no pair tests the "
+			"model on ", res->redundancy == 0 ? "exactly determined "
+			"(every residual is 0 by construction)" :
+			"a part is exactly determined");
+		for (k = 0; k < nd && len < sizeof(res->unchecked_why); k++) {
+			if (res->devs[k].checked)
+				continue;
+			if (cnt++ == 8) {
+				len += (size_t)snprintf(res->unchecked_why + len,
+					sizeof(res->unchecked_why) - len, ", ...");
+				break;
+			}
+			len += (size_t)snprintf(res->unchecked_why + len,
+				sizeof(res->unchecked_why) - len, "%s%s",
+				cnt > 1 ? ", " : "", res->devs[k].name);
+		}
+		if (len < sizeof(res->unchecked_why))
+			snprintf(res->unchecked_why + len,
+				 sizeof(res->unchecked_why) - len, "; measure "
+				 "the pair %s,%s to check it", res->check_a,
+				 res->check_b);
+	}
+	free(inv);
+	free(e);
+	free(dev_checked);
+	return 0;
+}
+
 int
 lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 {
@@ -1064,8 +1377,13 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 		d->ci_hi_ns = quantile(m, nb, 0.975);
 		/* sd's interval: the variance's through sqrt (monotone) */
 		qsort(v, nb, sizeof(double), cmp_double);
-		d->ci_sd_lo_ns = sqrt(fmax(quantile(v, nb, 0.025), 0));
-		d->ci_sd_hi_ns = sqrt(fmax(quantile(v, nb, 0.975), 0));
+		d->ci_var_lo_ns2 = quantile(v, nb, 0.025);
+		d->ci_var_hi_ns2 = quantile(v, nb, 0.975);
+		/* (NaN stays NaN: fmax would make it 0) */
+		d->ci_sd_lo_ns = isnan(d->ci_var_lo_ns2) ? NAN :
+			sqrt(fmax(d->ci_var_lo_ns2, 0));
+		d->ci_sd_hi_ns = isnan(d->ci_var_hi_ns2) ? NAN :
+			sqrt(fmax(d->ci_var_hi_ns2, 0));
 		for (r = 0; r < nb; r++)
 			skew_ok &= !isnan(sk[r]);
 		if (skew_ok) {
@@ -1077,7 +1395,7 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 			d->ci_skew_hi = NAN;
 		}
 	}
-	ret = 0;
+	ret = verdicts(lat, &qm, res, w);
 	goto out;
 nomem:
 	ret = lr_err(ENOMEM, "latency: solving %u devices", nd);
@@ -1113,14 +1431,26 @@ num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* The verdict of a determined result: "ok", or "implausible" when a
+ * device's estimates cannot be true. */
+static const char *
+verdict(const struct lr_latency_result *res)
+{
+	if (!res->determined)
+		return "undetermined";
+	return res->nb_implausible ? "implausible" : "ok";
+}
+
 json_t *
 lr_latency_json(const struct lr_latency_result *res)
 {
 	json_t *o = json_object(), *devs = json_object(), *pairs = json_array();
+	json_t *v;
 	unsigned int i;
 
 	if (o == NULL || devs == NULL || pairs == NULL)
 		goto fail;
+	json_object_set_new(o, "verdict", json_string(verdict(res)));
 	json_object_set_new(o, "rank", json_integer(res->rank));
 	json_object_set_new(o, "unknowns", json_integer(res->unknowns));
 	json_object_set_new(o, "determined", json_boolean(res->determined));
@@ -1132,37 +1462,61 @@ lr_latency_json(const struct lr_latency_result *res)
 		json_decref(pairs);
 		return o;
 	}
-	json_object_set_new(o, "hw_ns", json_real(res->hw_ns));
+	json_object_set_new(o, "implausible", json_integer(res->nb_implausible));
+	json_object_set_new(o, "redundancy", json_integer(res->redundancy));
+	json_object_set_new(o, "model_checked", json_boolean(res->checked));
+	if (!res->checked) {
+		json_object_set_new(o, "check_pair", json_pack("[ss]",
+			res->check_a, res->check_b));
+		json_object_set_new(o, "unchecked_why",
+				    json_string(res->unchecked_why));
+	}
+	json_object_set_new(o, "hw_ns", num_or_null(res->hw_ns));
 	json_object_set_new(o, "hw_solved", json_boolean(res->hw_solved));
 	for (i = 0; i < res->nb_devs; i++) {
 		const struct lr_latency_dev *d = &res->devs[i];
 
-		json_object_set_new(devs, d->name, json_pack("{s:o,s:o,s:o,s:o,"
-			"s:o,s:[oo],s:[oo],s:[oo],s:b}",
-			"mean_ns", json_real(d->mean_ns),
+		v = json_pack("{s:o,s:o,s:o,s:o,s:o,s:[oo],s:[oo],s:[oo],s:[oo],"
+			"s:[oo],s:b,s:b,s:b,s:o}",
+			"mean_ns", num_or_null(d->mean_ns),
 			"sd_ns", num_or_null(d->sd_ns),
-			"var_ns2", json_real(d->var_ns2),
+			"var_ns2", num_or_null(d->var_ns2),
 			"skew", num_or_null(d->skew),
-			"min_ns", json_real(d->min_ns),
-			"ci95_mean_ns", json_real(d->ci_lo_ns),
-			json_real(d->ci_hi_ns),
-			"ci95_sd_ns", json_real(d->ci_sd_lo_ns),
-			json_real(d->ci_sd_hi_ns),
+			"min_ns", num_or_null(d->min_ns),
+			"ci95_mean_ns", num_or_null(d->ci_lo_ns),
+			num_or_null(d->ci_hi_ns),
+			"ci95_sd_ns", num_or_null(d->ci_sd_lo_ns),
+			num_or_null(d->ci_sd_hi_ns),
+			"ci95_var_ns2", num_or_null(d->ci_var_lo_ns2),
+			num_or_null(d->ci_var_hi_ns2),
 			"ci95_skew", num_or_null(d->ci_skew_lo),
 			num_or_null(d->ci_skew_hi),
-			"reference", d->reference));
+			"min_range_ns", num_or_null(d->min_lo_ns),
+			num_or_null(d->min_hi_ns),
+			"reference", d->reference,
+			"checked", d->checked,
+			"implausible", d->implausible,
+			"implausible_why", d->implausible ?
+				json_string(d->why) : json_null());
+		if (v == NULL || json_object_set_new(devs, d->name, v) < 0)
+			goto fail;
 	}
 	for (i = 0; i < res->nb_pairs; i++) {
 		const struct lr_latency_pair *p = &res->pairs[i];
 
-		json_array_append_new(pairs, json_pack("{s:s,s:s,s:I,s:o,s:o,"
-			"s:o,s:o,s:o}",
+		v = json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
 			"a", p->a, "b", p->b, "samples", (json_int_t)p->samples,
-			"mean_ns", json_real(p->mean_ns),
-			"sd_ns", json_real(p->sd_ns),
-			"min_ns", json_real(p->min_ns),
-			"hw_ns", json_real(p->hw_ns),
-			"residual_ns", json_real(p->residual_ns)));
+			"mean_ns", num_or_null(p->mean_ns),
+			"sd_ns", num_or_null(p->sd_ns),
+			"min_ns", num_or_null(p->min_ns),
+			"hw_ns", num_or_null(p->hw_ns),
+			/* 0 by construction tells nothing: none */
+			"residual_ns", p->checked ?
+				num_or_null(p->residual_ns) : json_null(),
+			"leverage", num_or_null(p->leverage),
+			"checked", p->checked);
+		if (v == NULL || json_array_append_new(pairs, v) < 0)
+			goto fail;
 	}
 	json_object_set_new(o, "devices", devs);
 	json_object_set_new(o, "pairs", pairs);
@@ -1192,16 +1546,29 @@ lr_latency_print(FILE *f, const struct lr_latency_result *res)
 			snprintf(sd, sizeof(sd), "var<0 (%.3g)", d->var_ns2);
 		else
 			snprintf(sd, sizeof(sd), "%.1f", d->sd_ns);
-		fprintf(f, "%-16s %14.1f %12s %8.3f %14.1f [%13.1f,%13.1f]%s\n",
+		fprintf(f, "%-16s %14.1f %12s %8.3f %14.1f [%13.1f,%13.1f]%s%s%s\n",
 			d->name, d->mean_ns, sd, d->skew, d->min_ns, d->ci_lo_ns,
-			d->ci_hi_ns, d->reference ? " reference" : "");
+			d->ci_hi_ns, d->reference ? " reference" : "",
+			d->implausible ? " IMPLAUSIBLE: " : "",
+			d->implausible ? d->why : "");
 	}
 	fprintf(f, "%-16s %-16s %10s %14s %12s\n", "a", "b", "samples",
 		"mean_ns", "residual_ns");
 	for (i = 0; i < res->nb_pairs; i++) {
 		const struct lr_latency_pair *p = &res->pairs[i];
 
-		fprintf(f, "%-16s %-16s %10" PRIu64 " %14.1f %12.1f\n", p->a, p->b,
-			p->samples, p->mean_ns, p->residual_ns);
+		if (p->checked)
+			fprintf(f, "%-16s %-16s %10" PRIu64 " %14.1f %12.1f\n",
+				p->a, p->b, p->samples, p->mean_ns,
+				p->residual_ns);
+		else
+			fprintf(f, "%-16s %-16s %10" PRIu64 " %14.1f %12s\n",
+				p->a, p->b, p->samples, p->mean_ns,
+				"unchecked");
 	}
+	fprintf(f, "verdict: %s", verdict(res));
+	if (!res->checked)
+		fprintf(f, "; model unchecked: measure %s,%s to check it",
+			res->check_a, res->check_b);
+	fputc('\n', f);
 }

@@ -122,6 +122,19 @@ struct lr_latency_dev {
 	double ci_skew_lo;	/**< 95 % interval of skew; NAN when a
 				 *   replicate's variance is not > 0 */
 	double ci_skew_hi;
+	double ci_var_lo_ns2;	/**< 95 % interval of var_ns2 */
+	double ci_var_hi_ns2;
+	/** Where the true minimum can be, given its pairs' sample minima:
+	 *  each overshoots its true value by up to its noise (the spread of
+	 *  the pair's 10 smallest samples; infinite below 10 samples), and
+	 *  enters min_ns with the sign of its coefficient. */
+	double min_lo_ns;
+	double min_hi_ns;
+	bool checked;		/**< a pair of it has a residual not 0 by
+				 *   construction (the model is tested on it) */
+	bool implausible;	/**< an estimate outside what is physical,
+				 *   beyond its interval or noise: why says */
+	char why[320];		/**< the reasons, "" when plausible */
 };
 
 /** One pair's measurement and fit. */
@@ -134,6 +147,9 @@ struct lr_latency_pair {
 	double min_ns;		/**< smallest RTT */
 	double hw_ns;		/**< hardware latency used for the pair */
 	double residual_ns;	/**< mean_ns minus the model's mean RTT */
+	double leverage;	/**< the pair's weight in its own fit, 0..1 */
+	bool checked;		/**< leverage < 1: the residual tests the
+				 *   model; else it is 0 by construction */
 };
 
 /** What lr_latency_solve() found. Strings point into the solver. */
@@ -152,6 +168,15 @@ struct lr_latency_result {
 	char fix_a[LR_LATENCY_NAME_MAX];
 	char fix_b[LR_LATENCY_NAME_MAX];
 	char why[512];
+	/** Verdicts when determined. */
+	unsigned int redundancy;	/**< pairs - rank: equations left over */
+	bool checked;		/**< every device has a checked pair */
+	/** When not checked: a pair whose measurement would check (a part
+	 *  of) the model, and why. */
+	char check_a[LR_LATENCY_NAME_MAX];
+	char check_b[LR_LATENCY_NAME_MAX];
+	char unchecked_why[512];
+	unsigned int nb_implausible;	/**< devices flagged implausible */
 };
 
 /**
@@ -204,9 +229,12 @@ int lr_latency_reference(struct lr_latency *lat, const char *dev, double ns);
  *
  * @param res
  *   Filled; free with lr_latency_result_free() whatever the return.
- * @return 0 when every device is determined; -EDOM when not (res->fix_a,
- *   fix_b and why say which pair to measure, no device numbers are set);
- *   -ENODATA without samples; -ENOMEM.
+ * @return 0 when every device is determined (then res->nb_implausible
+ *   counts the devices whose estimates cannot be true, and res->checked
+ *   says whether redundant pairs test the model, else check_a, check_b
+ *   name a pair that would); -EDOM when not (res->fix_a, fix_b and why
+ *   say which pair to measure, no device numbers are set); -ENODATA
+ *   without samples; -ENOMEM.
  */
 int lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res);
 
@@ -260,7 +288,8 @@ long lr_latency_read_irtt(struct lr_latency *lat, const char *path,
 /**
  * `linerate solve ...`: argv[0] is "solve". Needs no DPDK.
  *
- * @return the exit code: 0 solved, 1 undetermined, 2 bad options or input.
+ * @return the exit code: 0 solved, 1 undetermined, 2 bad options or input,
+ *   3 solved but a device's estimate is implausible.
  */
 int lr_latency_main(int argc, char **argv);
 

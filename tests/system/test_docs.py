@@ -182,6 +182,11 @@ def test_command_examples():
                     # so and fails; the example itself ran.
                     print("note: %s: rates short on this machine" % cmd)
                     rc = 0
+                if rc == 3 and argv[:1] == ["solve"] and \
+                        "implausible:" in err:
+                    # A solve example whose estimates cannot be true is
+                    # documented as such (exit 3): it ran.
+                    rc = 0
             expect(rc == 0, "%s: %s\n  ran: %s\n%s" % (os.path.basename(doc), cmd,
                                                       " ".join(argv), err[-600:]))
             ran += 1

@@ -119,7 +119,7 @@ size_arithmetic(void **state)
 static void
 solve_returns_the_document(void **state)
 {
-	char path[] = "/tmp/lr_solve_lua_XXXXXX", code[1024];
+	char path[] = "/tmp/lr_solve_lua_XXXXXX", code[1536];
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
 
@@ -135,7 +135,12 @@ solve_returns_the_document(void **state)
 		 "assert(math.abs(r.devices.c.mean_ns - 3000) < 1e-6)\n"
 		 "assert(math.abs(r.devices.a.ci95_mean_ns[2] - 1000) < 1e-6)\n"
 		 "assert(#r.pairs == 3 and r.pairs[3].samples == 2, #r.pairs)\n"
-		 "assert(r.pairs[1].a == 'b' and r.pairs[1].residual_ns == 0)\n"
+		 "assert(r.pairs[1].a == 'b' and r.verdict == 'ok')\n"
+		 /* three pairs, three unknowns: residuals 0 by
+		  * construction are none, and the model is unchecked */
+		 "assert(r.pairs[1].residual_ns == nil and not r.pairs[1].checked)\n"
+		 "assert(not r.model_checked and\n"
+		 "       r.check_pair[1] == r.check_pair[2], r.unchecked_why)\n"
 		 "local x, err = linerate.solve{samples = {{'a', 'b', 10}}}\n"
 		 "assert(x == nil and err:find('measure the pair a,a'), err)\n"
 		 "r = assert(linerate.solve{reference = {a = 1000}, samples = {\n"
