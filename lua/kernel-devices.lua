@@ -91,19 +91,27 @@ for _, d in ipairs(devs) do
 	local function f(x, scale, fmt)
 		return x and (fmt):format(x / scale) or "-"
 	end
-	print(("%-6s %12s %12s %12s %10s %11.3f..%-11.3f"):format(d,
+	print(("%-6s %12s %12s %12s %10s %11s..%-11s%s"):format(d,
 		f(v.mean_ns, 1e3, "%.3f"), f(v.sd_ns, 1e3, "%.3f"),
 		f(v.min_ns, 1e3, "%.3f"), f(v.skew, 1, "%.2f"),
-		v.ci95_mean_ns[1] / 1e3, v.ci95_mean_ns[2] / 1e3))
+		f(v.ci95_mean_ns[1], 1e3, "%.3f"),
+		f(v.ci95_mean_ns[2], 1e3, "%.3f"),
+		v.implausible and (" IMPLAUSIBLE: " .. v.implausible_why) or ""))
 end
 print("pair        samples    mean RTT us  residual us")
 for _, p in ipairs(all.pairs) do
-	print(("%-10s %8d %14.3f %12.3f"):format(p.a .. "," .. p.b, p.samples,
-		p.mean_ns / 1e3, p.residual_ns / 1e3))
+	-- a pair that fits whatever it measured has no residual (nil)
+	print(("%-10s %8d %14.3f %12s"):format(p.a .. "," .. p.b, p.samples,
+		p.mean_ns / 1e3, p.residual_ns and
+		("%.3f"):format(p.residual_ns / 1e3) or "unchecked"))
+end
+if not all.model_checked then
+	print("kernel-devices: model unchecked: " .. all.unchecked_why)
 end
 
 local result = { devices = all.devices, pairs = all.pairs, lost = lost,
-                 count = opt.count, rate = opt.rate }
+                 count = opt.count, rate = opt.rate, verdict = all.verdict,
+                 model_checked = all.model_checked }
 if opt.holdout then
 	local a, b = opt.holdout:match("^([^,]+),([^,]+)$")
 	assert(a and inputs[key(a, b)],
@@ -132,3 +140,11 @@ if lost > 0 then
 end
 if opt.json then assert(linerate.json(result, opt.json)) end
 for _, f in ipairs(files) do os.remove(f) end
+-- Estimates that cannot be true (a mean below 0 over its whole interval):
+-- said above per device, and the run does not pass as a result (solve's
+-- exit 3).
+if all.verdict ~= "ok" then
+	print(("kernel-devices: verdict %s: %d devices' estimates cannot be "
+	       .. "true"):format(all.verdict, all.implausible))
+	os.exit(3)
+end

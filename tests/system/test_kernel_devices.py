@@ -34,8 +34,13 @@ def test_four_devices_and_a_prediction():
     out = os.path.join(tmpdir(), "kd.json")
     r = subprocess.run([SCRIPT, BUILD, "1000", "5000", "1", out],
                        capture_output=True, text=True, timeout=240)
-    expect(r.returncode == 0, r.stdout + r.stderr)
+    # Estimates that cannot be true (the kernels' latencies do not follow
+    # the model on every machine) are a right answer when said: exit 3.
+    expect(r.returncode in (0, 3), r.stdout + r.stderr)
     doc = load_json(out)
+    expect((r.returncode == 3) == (doc["verdict"] == "implausible"), doc)
+    if r.returncode == 3:
+        expect("IMPLAUSIBLE: " in r.stdout, r.stdout)
     expect(sorted(doc["devices"]) == ["k1", "k2", "k3", "lr"], doc["devices"])
     pairs = {(p["a"], p["b"]) for p in doc["pairs"]}
     expect(len(doc["pairs"]) == 6, pairs)
