@@ -213,5 +213,40 @@ result.lost = lost
 if lost > 0 then
 	print(("warning: %d RTTs lost over both phases"):format(lost))
 end
+-- What the solver cannot vouch for, in either phase: said, and in the
+-- result. Three devices and their three pairs are exactly determined: no
+-- residual tests the model. A mean below 0 over its whole interval is the
+-- machine's CPU stops in the pairs' means (see above); the minimum is the
+-- scenario's answer, and one below 0 beyond its pairs' noise fails the run
+-- (exit 3).
+local min_bad = {}
+for _, ph in ipairs({ { "baseline", base }, { "injected", inj } }) do
+	local name, doc = ph[1], ph[2]
+	if not doc.model_checked then
+		print(("device-latency: %s: model unchecked: %s"):format(name,
+			doc.unchecked_why))
+	end
+	for _, d in ipairs(names) do
+		local v = doc.devices[d]
+		if v.implausible then
+			print(("device-latency: %s: implausible: %s: %s"):format(name,
+				d, v.implausible_why))
+			result.devices[d]["implausible_" .. name] = v.implausible_why
+			-- the minimum's own fault: below 0 over its whole range,
+			-- or not finite (a minimum over a broken mean is the
+			-- mean's)
+			if v.min_ns == nil or v.min_range_ns[2] == nil or
+			   v.min_range_ns[2] < 0 then
+				min_bad[#min_bad + 1] = name .. " " .. d
+			end
+		end
+	end
+end
+result.verdict = #min_bad > 0 and "implausible" or "ok"
 if opt.json then assert(linerate.json(result, opt.json)) end
 remove_files()
+if #min_bad > 0 then
+	print(("device-latency: verdict implausible: the minimum of %s cannot "
+	       .. "be true"):format(table.concat(min_bad, ", ")))
+	os.exit(3)
+end
