@@ -187,6 +187,12 @@ def test_command_examples():
                     # A solve example whose estimates cannot be true is
                     # documented as such (exit 3): it ran.
                     rc = 0
+                if rc == 3 and "verdict implausible: the minimum" in \
+                        r.stdout:
+                    # device-latency.lua on a machine whose stalls held
+                    # every frame of a pair says so (exit 3): it ran.
+                    print("note: %s: implausible on this machine" % cmd)
+                    rc = 0
             expect(rc == 0, "%s: %s\n  ran: %s\n%s" % (os.path.basename(doc), cmd,
                                                       " ".join(argv), err[-600:]))
             ran += 1
