@@ -6,26 +6,26 @@
  * main(): arguments, EAL, the Lua runner or one role from the command line,
  * and an orderly end. Everything else lives in lib/.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_latency.h"
 #include "lr_lua.h"
+#include "lr_out.h"
 #include "lr_port.h"
 #include "lr_stats.h"
 
@@ -34,6 +34,9 @@
 #define EXIT_FAILED 4	/* a task ended early: its port stopped taking frames */
 #define EXIT_INVALID 5	/* a task's measurement is not what it claims (rtt:
 			 * frames no reflector sent came back) */
+#define EXIT_INTERRUPTED 130	/* stopped in order by SIGINT or SIGTERM */
+#define EXIT_FORCED 137	/* stopped at once by a second one: killed, as
+			 * a shell says of SIGKILL (128 + 9) */
 #define MAX_KV 64
 
 struct kv {
@@ -382,34 +385,22 @@ check_confs(const struct lr_role *role, const struct lr_port_conf *pc,
 }
 
 /*
- * Can the result file be written? Asked before the run, so that a typo in
- * a directory costs no measurement: results are written only at the end.
- * A file made to find out is removed again.
+ * Can the result file be written (lr_out_check())? Asked before the run,
+ * so that a typo in a directory costs no measurement: results are written
+ * only at the end.
  */
 static int
 check_output(const char *opt, const char *path)
 {
-	struct stat sb;
-	int fd;
+	int ret;
 
-	if (path == NULL || strcmp(path, "-") == 0)
+	if (path == NULL)
 		return 0;
-	if (stat(path, &sb) == 0) {
-		/* access() passes a directory, and root, by the mode bits. */
-		if (S_ISDIR(sb.st_mode))
-			errno = EISDIR;
-		else if (access(path, W_OK) == 0)
-			return 0;
-	} else {
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-		if (fd >= 0) {
-			close(fd);
-			unlink(path);
-			return 0;
-		}
-	}
+	ret = lr_out_check(path);
+	if (ret == 0)
+		return 0;
 	fprintf(stderr, "linerate: --%s '%s': cannot write: %s\n", opt, path,
-		strerror(errno));
+		strerror(-ret));
 	return -EXIT_USAGE;
 }
 
@@ -466,27 +457,6 @@ eal_args(int argc, char **argv, int *out_argc)
 	v[argc] = unlink_opt;
 	*out_argc = argc + 1;
 	return v;
-}
-
-/*
- * EAL leaves the runtime directory (/var/run/dpdk/PREFIX: config, fbarray
- * and socket files) behind at exit, rte_eal_cleanup() or not; a primary
- * process owns it, and nothing else uses it once the process ends. Its
- * files may go while EAL's threads still hold them open. Files only.
- */
-static void
-remove_runtime_dir(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	rmdir(dir);
 }
 
 static int
@@ -587,7 +557,7 @@ run_role(const struct opts *o, const struct lr_role *role,
 	if (lr_port_find_for(o->port, pc, &port) != 0 ||
 	    lr_port_setup(port, pc) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		return lr_engine_interrupted() ? 130 : 1;
+		return lr_engine_interrupted() ? EXIT_INTERRUPTED : 1;
 	}
 	/* The role lays itself over the port: a task per queue with its
 	 * slice, or its own plan (with its companion's tasks). */
@@ -601,21 +571,88 @@ run_role(const struct opts *o, const struct lr_role *role,
 	}
 	ret = lr_engine_wait(0);
 	lr_engine_stop();
-	return ret == -EINTR ? 130 : 0;
+	return ret == -EINTR ? EXIT_INTERRUPTED : 0;
 }
 
-static volatile sig_atomic_t nb_signals;
+/*
+ * The first SIGINT or SIGTERM asks for an orderly stop (130): the workers
+ * stopped, the results written, everything made removed. A second one
+ * means that whoever sends it will not wait for that (a peer that never
+ * comes, a script that ignores the first, a user's second Ctrl-C): the
+ * process ends at once (EXIT_FORCED), and what it made goes with it: the
+ * EAL runtime directory, a result file half written (results are written
+ * under a temporary name and renamed whole, lr_out.h), the scripts'
+ * temporary files (lr_cleanup.h). Everything here is async-signal-safe.
+ *
+ * A repeat is not a second signal: GNU timeout sends its signal to the
+ * process and then to its process group, two SIGTERMs from one sender a
+ * few microseconds apart, and both arrive in about one run of six. The
+ * same signal by kill() (SI_USER) from the same process within
+ * SIGNAL_REPEAT_NS of the first is the same request. A terminal's Ctrl-C
+ * comes from the kernel (SI_KERNEL), one per key press: never a repeat.
+ */
+#define SIGNAL_REPEAT_NS 250000000ull
+
+static int first_signo;			/* 0: none yet */
+static int first_ready;			/* the fields below are set */
+static pid_t first_pid;
+static int first_code;
+static uint64_t first_ns;
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool
+repeats_first(int sig, const siginfo_t *si, uint64_t now)
+{
+	/* The first is being noted on another thread this instant: both
+	 * came together. */
+	if (!__atomic_load_n(&first_ready, __ATOMIC_ACQUIRE))
+		return true;
+	return sig == first_signo && si->si_code == SI_USER &&
+	       first_code == SI_USER && si->si_pid == first_pid &&
+	       now - first_ns < SIGNAL_REPEAT_NS;
+}
 
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *uctx)
 {
-	RTE_SET_USED(sig);
-	/* A second one: whoever sends it will not wait for an orderly end
-	 * (a peer that never comes, a script that ignores the first). */
-	if (nb_signals++ > 0)
-		_exit(130);
-	lr_engine_interrupt();
-	lr_lua_interrupt();
+	static const char msg[] = "linerate: a second signal: stopped at once; "
+		"results not written yet are not written (exit 137)\n";
+	uint64_t now = monotonic_ns();
+	int none = 0;
+
+	RTE_SET_USED(uctx);
+	if (__atomic_compare_exchange_n(&first_signo, &none, sig, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		first_pid = si->si_pid;
+		first_code = si->si_code;
+		first_ns = now;
+		__atomic_store_n(&first_ready, 1, __ATOMIC_RELEASE);
+		lr_engine_interrupt();
+		lr_lua_interrupt();
+		return;
+	}
+	if (repeats_first(sig, si, now))
+		return;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say it with */
+	}
+	lr_cleanup_run();
+	_exit(EXIT_FORCED);
+}
+
+/* At exit() from anywhere (DPDK's rte_exit() too), what is registered. */
+static void
+cleanup_at_exit(void)
+{
+	lr_cleanup_run();
 }
 
 int
@@ -624,7 +661,7 @@ main(int argc, char **argv)
 	struct opts o = { .live = true };
 	struct lr_port_conf pc;
 	const struct lr_role *role = NULL;
-	char runtime_dir[PATH_MAX] = "";
+	struct sigaction sa = { 0 };
 	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
 	int eal_argc, ret, rc_exit, checked;
@@ -718,11 +755,23 @@ main(int argc, char **argv)
 		free(wc);
 		return EXIT_USAGE;
 	}
+	/*
+	 * EAL leaves the runtime directory (/var/run/dpdk/PREFIX: config,
+	 * fbarray and socket files) behind at exit, rte_eal_cleanup() or
+	 * not; a primary process owns it, and nothing else uses it once the
+	 * process ends. Its files may go while EAL's threads still hold them
+	 * open.
+	 */
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s",
-			 rte_eal_get_runtime_dir());
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+		lr_cleanup_add(rte_eal_get_runtime_dir());
+	atexit(cleanup_at_exit);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	lr_stats_init();
 	/* Results written to stdout ('-') have it to themselves: the live
 	 * line and the summary go to stderr then. So does IPFIX to stdout
@@ -787,8 +836,7 @@ main(int argc, char **argv)
 	 * ends of a memif link stop at once). The ports are closed above,
 	 * which removes memif's socket; the process's memory goes with it.
 	 */
-	if (runtime_dir[0] != '\0')
-		remove_runtime_dir(runtime_dir);
+	lr_cleanup_run();
 	free(rc);
 	free(wc);
 	return rc_exit;

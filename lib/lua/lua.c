@@ -13,10 +13,12 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_latency.h"
 #include "lr_lua.h"
+#include "lr_out.h"
 #include "lr_port.h"
 #include "lr_stats.h"
 
@@ -889,12 +891,29 @@ l_json(lua_State *L)
 		return 2;
 	}
 	if (path != NULL) {
-		int ret = json_dump_file(doc, path, JSON_INDENT(1) | JSON_SORT_KEYS);
+		/* Whole or not at all (lr_out.h). */
+		struct lr_out out;
+		FILE *f;
+		int ret = lr_out_open(&out, "json", path);
 
+		if (ret == 0) {
+			f = lr_out_stream(&out);
+			errno = 0;
+			if (f == NULL)
+				ret = -ENOMEM;
+			else if (json_dumpf(doc, f, JSON_INDENT(1) |
+					    JSON_SORT_KEYS) != 0)
+				ret = lr_err(errno ? errno : EIO, "json: cannot "
+					     "write %s", out.path);
+			if (ret == 0)
+				ret = lr_out_close(&out);
+			else
+				lr_out_discard(&out);
+		}
 		json_decref(doc);
 		if (ret != 0) {
 			lua_pushnil(L);
-			lua_pushfstring(L, "json: cannot write %s", path);
+			lua_pushstring(L, lr_errmsg());
 			return 2;
 		}
 		lua_pushboolean(L, 1);
@@ -906,6 +925,56 @@ l_json(lua_State *L)
 		return luaL_error(L, "json: out of memory");
 	lua_pushstring(L, text);
 	free(text);
+	return 1;
+}
+
+/*
+ * linerate.cleanup_on_exit(path [, on]): remove path (a file, or a
+ * directory and what it holds) when the process ends, in order or forced
+ * by a second signal (lr_cleanup.h); on = false: leave it after all.
+ */
+static int
+l_cleanup_on_exit(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	int id;
+
+	if (!lua_isnoneornil(L, 2) && !lua_toboolean(L, 2)) {
+		lr_cleanup_forget(lr_cleanup_find(path));
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	id = lr_cleanup_add(path);
+	if (id < 0) {
+		lr_err(-id, "cleanup_on_exit: %s", path);
+		luaL_pushfail(L);
+		lua_pushstring(L, lr_errmsg());
+		return 2;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/*
+ * os.tmpname(), whose file (or what the script makes under its name, as
+ * a directory or a socket) is removed when the process ends, a forced end
+ * too: Lua's own leaves /tmp/lua_XXXXXX behind whenever the script does
+ * not get to remove it (a signal, an error).
+ */
+static int
+l_os_tmpname(lua_State *L)
+{
+	int id;
+
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_call(L, 0, 1);
+	id = lr_cleanup_add(luaL_checkstring(L, -1));
+	if (id < 0) {
+		remove(lua_tostring(L, -1));
+		return luaL_error(L, "os.tmpname: %s cannot be registered for "
+				  "removal at exit (%s)", lua_tostring(L, -1),
+				  strerror(-id));
+	}
 	return 1;
 }
 
@@ -1155,6 +1224,7 @@ static const luaL_Reg funcs[] = {
 	{ "write_json", l_write_json },
 	{ "write_csv", l_write_csv },
 	{ "json", l_json },
+	{ "cleanup_on_exit", l_cleanup_on_exit },
 	{ "exe", l_exe },
 	{ "frame_size", l_frame_size },
 	{ "data_size", l_data_size },
@@ -1362,6 +1432,9 @@ lr_lua_run(const char *script, int argc, char **argv)
 	lua_getglobal(L, "os");
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
+	lua_getfield(L, -1, "tmpname");
+	lua_pushcclosure(L, l_os_tmpname, 1);
+	lua_setfield(L, -2, "tmpname");
 	lua_pop(L, 1);
 	luaL_requiref(L, "linerate", luaopen_linerate, 1);
 	lua_pop(L, 1);

@@ -13,6 +13,7 @@
 
 #include "lr_common.h"
 #include "lr_netem.h"
+#include "lr_out.h"
 
 /* Where tc looks: $TC_LIB_DIR, else LIBDIR/tc (Debian's multiarch
  * directory); the others are where other builds of iproute2 put them. */
@@ -194,6 +195,7 @@ lr_netem_maketable(const double *x, size_t n, const char *path, double *mu,
 	double sum = 0, sumsq = 0, m, s, findex, fvalue;
 	int *hist, total = 0, idx, inv, last, lasti, j;
 	int16_t *table;
+	struct lr_out o;
 	size_t i;
 	FILE *f;
 	int rc = 0;
@@ -271,9 +273,14 @@ lr_netem_maketable(const double *x, size_t n, const char *path, double *mu,
 		}
 	}
 	free(hist);
-	f = fopen(path, "w");
+	/* Whole or not at all (lr_out.h): delay reads it as it finds it. */
+	rc = lr_out_open(&o, "maketable", path);
+	if (rc != 0)
+		goto out;
+	f = lr_out_stream(&o);
 	if (f == NULL) {
-		rc = lr_err(errno, "maketable: %s", path);
+		lr_out_discard(&o);
+		rc = -ENOMEM;
 		goto out;
 	}
 	fprintf(f, "# This is the distribution table for the experimental "
@@ -282,8 +289,9 @@ lr_netem_maketable(const double *x, size_t n, const char *path, double *mu,
 		n, m, s);
 	for (j = 0; j < MT_TABLESIZE; j++)
 		fprintf(f, "%d%c", table[j], (j % 8) == 7 ? '\n' : ' ');
-	if (fclose(f) != 0)
-		rc = lr_err(errno, "maketable: %s", path);
+	rc = lr_out_close(&o);
+	if (rc != 0)
+		goto out;
 	if (mu != NULL)
 		*mu = m;
 	if (sigma != NULL)

@@ -11,6 +11,7 @@
 #include "lr_common.h"
 #include "lr_gen.h"
 #include "lr_hist.h"
+#include "lr_out.h"
 #include "lr_port.h"
 #include "lr_rtt.h"
 #include "lr_rx.h"
@@ -54,9 +55,19 @@ set_samples(void *conf, const char *key, const char *val)
 {
 	struct lr_rtt_conf *c = conf;
 
+	int ret;
+
 	if (*val == '\0' || strlen(val) >= sizeof(c->samples))
 		return lr_err(EINVAL, "rtt: --%s '%s': want a path of 1..%zu bytes",
 			      key, val, sizeof(c->samples) - 1);
+	/* Written after the run: a missing directory found now costs no
+	 * measurement (as --json). */
+	ret = lr_out_check(val);
+	if (ret != 0) {
+		/* -EINVAL: -ENOENT would say the key is unknown. */
+		lr_err(-ret, "rtt: --%s '%s': cannot write", key, val);
+		return -EINVAL;
+	}
 	snprintf(c->samples, sizeof(c->samples), "%s", val);
 	return 0;
 }
@@ -351,9 +362,14 @@ rtt_live(char *buf, size_t len)
 	free(h);
 }
 
+/* The first --samples file that could not be written, said once at the
+ * end (rtt_check(), lr_roles_check()): the run fails. */
+static char out_failed[256];
+
 /* After the run: each --samples file once, every queue that names it in
  * task order, a line per RTT. A task's samples are written after the stop
- * that ended it and never again: a scenario that runs stage after stage
+ * that ended it and never again, written or not: lr_engine_stop() runs at
+ * every stop and at exit, and a scenario that runs stage after stage
  * (lua/device-latency.lua) may remove or reuse a file once it is read. */
 static void
 rtt_stopped(void)
@@ -362,16 +378,16 @@ rtt_stopped(void)
 
 	for (i = 0; i < nb_rtts; i++) {
 		const struct rtt_task *rt = &rtts[i];
-		FILE *f;
+		struct lr_out out;
+		FILE *f = NULL;
 
 		if (rt->samples[0] == '\0' || !made(rt) || rt->written)
 			continue;
-		f = fopen(rt->samples, "w");
-		if (f == NULL) {
-			fprintf(stderr, "rtt: --samples %s: %s\n", rt->samples,
-				strerror(errno));
-			continue;
-		}
+		if (lr_out_open(&out, "rtt: --samples", rt->samples) == 0 &&
+		    (f = lr_out_stream(&out)) == NULL)
+			lr_out_discard(&out);
+		if (f == NULL && out_failed[0] == '\0')
+			snprintf(out_failed, sizeof(out_failed), "%s", lr_errmsg());
 		for (j = i; j < nb_rtts; j++) {
 			const struct rtt_task *u = &rtts[j];
 			const uint64_t *v;
@@ -382,13 +398,21 @@ rtt_stopped(void)
 				continue;
 			rtts[j].written = true;
 			v = lr_rx_samples(u->rx, &n);
-			for (k = 0; v != NULL && k < n; k++)
+			for (k = 0; f != NULL && v != NULL && k < n; k++)
 				fprintf(f, "%s,%s,%" PRIu64 "\n", u->a, u->b, v[k]);
 		}
-		if (fclose(f) != 0)
-			fprintf(stderr, "rtt: --samples %s: %s\n", rt->samples,
-				strerror(errno));
+		if (f != NULL && lr_out_close(&out) != 0 && out_failed[0] == '\0')
+			snprintf(out_failed, sizeof(out_failed), "%s", lr_errmsg());
 	}
+}
+
+static int
+rtt_check(void)
+{
+	if (out_failed[0] == '\0')
+		return 0;
+	lr_err(0, "%s", out_failed);
+	return -EIO;
 }
 
 const struct lr_role lr_rtt_role = {
@@ -405,6 +429,7 @@ const struct lr_role lr_rtt_role = {
 	.results = rtt_results,
 	.live = rtt_live,
 	.stopped = rtt_stopped,
+	.check = rtt_check,
 	.with = &lr_gen_role,
 	.with_opts = lr_gen_frame_opts,
 	.plan = rtt_plan,

@@ -17,6 +17,7 @@
 #include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_netem.h"
+#include "lr_out.h"
 #include "lr_wire.h"
 #include "lr_rx.h"
 
@@ -121,6 +122,7 @@ struct rx {
 	uint32_t nb_samp, max_samp;
 	char samples_out[256];		/* where they go after the run */
 	char dist_out[256];
+	uint8_t out_round;		/* rx_stopped(): 1 this stop's, 2 written */
 	/* A capture replayed without latency: a flow's first and last
 	 * times are the capture's (its us stamps, on the TSC's scale from
 	 * the first one), so that durations and rates are the trace's. */
@@ -164,10 +166,19 @@ set_path(void *conf, const char *key, const char *val)
 {
 	struct lr_rx_conf *c = conf;
 	char *dst = strcmp(key, "samples-out") == 0 ? c->samples_out : c->dist_out;
+	int ret;
 
 	if (*val == '\0' || strlen(val) >= sizeof(c->dist_out))
 		return lr_err(EINVAL, "rx: %s '%s': want a path of 1..%zu bytes",
 			      key, val, sizeof(c->dist_out) - 1);
+	/* Written after the run: a missing directory found now costs no
+	 * measurement (as --json). */
+	ret = lr_out_check(val);
+	if (ret != 0) {
+		/* -EINVAL: -ENOENT would say the key is unknown. */
+		lr_err(-ret, "rx: %s '%s': cannot write", key, val);
+		return -EINVAL;
+	}
 	snprintf(dst, sizeof(c->dist_out), "%s", val);
 	return 0;
 }
@@ -688,6 +699,7 @@ lr_rx_write_csv(const char *path)
 	struct lr_flat *fl = NULL;
 	struct lr_seq *m;
 	uint32_t base = 0, n = 0, j;
+	struct lr_out out;
 	bool nomem = false;
 	FILE *f;
 	int ret = 0;
@@ -702,11 +714,15 @@ lr_rx_write_csv(const char *path)
 		free(m);
 		return lr_err(ENOMEM, "csv: no memory to merge the flows' latency");
 	}
-	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	/* Whole or not at all (lr_out.h). */
+	ret = lr_out_open(&out, "csv", path);
+	f = ret == 0 ? lr_out_stream(&out) : NULL;
 	if (f == NULL) {
+		if (ret == 0)
+			lr_out_discard(&out);
 		free(m);
 		free(fl);
-		return lr_err(errno, "csv: cannot write %s", path);
+		return ret != 0 ? ret : -ENOMEM;
 	}
 #define CSV_HEAD(name, what) "," #name
 #define CSV_COL(name, what) fprintf(f, ",%" PRIu64, s->name);
@@ -733,12 +749,7 @@ lr_rx_write_csv(const char *path)
 		else
 			fputs(fl != NULL ? ",,,,,,\n" : "\n", f);
 	}
-	if (ferror(f))
-		ret = lr_err(EIO, "csv: cannot write %s", path);
-	if (f != stdout && fclose(f) != 0 && ret == 0)
-		ret = lr_err(errno, "csv: cannot write %s", path);
-	if (f == stdout)
-		fflush(f);
+	ret = lr_out_close(&out);
 	free(m);
 	free(fl);
 	return ret;
@@ -1142,9 +1153,21 @@ samples_for(const char *path, bool dist, size_t *n)
 	return v;
 }
 
+/* The first samples-out or dist-out file that could not be written, said
+ * once at the end (rx_check(), lr_roles_check()): the run fails. */
+static char out_failed[256];
+
+static void
+out_fail(const char *msg)
+{
+	if (out_failed[0] == '\0')
+		snprintf(out_failed, sizeof(out_failed), "%s", msg);
+}
+
 static void
 write_samples(const char *path, bool dist)
 {
+	struct lr_out out;
 	double mu, sigma;
 	double *v;
 	size_t n, i;
@@ -1152,66 +1175,110 @@ write_samples(const char *path, bool dist)
 
 	v = samples_for(path, dist, &n);
 	if (v == NULL) {
-		fprintf(stderr, "rx: no memory for the samples of %s\n", path);
+		lr_err(ENOMEM, "rx: %s %s: no memory for the samples",
+		       dist ? "dist-out" : "samples-out", path);
+		out_fail(lr_errmsg());
 		return;
 	}
 	if (dist) {
-		if (n < 2 || lr_netem_maketable(v, n, path, &mu, &sigma) != 0)
-			fprintf(stderr, "rx: dist-out %s: %s\n", path, n < 2 ?
-				"fewer than 2 latency samples" : lr_errmsg());
-		else
+		if (n < 2)
+			lr_err(0, "rx: dist-out %s: fewer than 2 latency samples: "
+			       "no table written", path);
+		if (n < 2) {
+			out_fail(lr_errmsg());
+		} else if (lr_netem_maketable(v, n, path, &mu, &sigma) != 0) {
+			char msg[sizeof(out_failed)];
+
+			snprintf(msg, sizeof(msg), "rx: dist-out %s: %s", path,
+				 lr_errmsg());
+			out_fail(msg);
+		} else {
 			fprintf(stderr, "rx: %s: netem table of %zu latency "
 				"samples, mean %.3f us, deviation %.3f us: use "
 				"'delay %.0fns %.0fns distribution %s'\n", path, n,
 				mu / 1e3, sigma / 1e3, mu, sigma, path);
-	} else {
-		f = fopen(path, "w");
-		if (f == NULL) {
-			fprintf(stderr, "rx: samples-out %s: %s\n", path,
-				strerror(errno));
-		} else {
-			for (i = 0; i < n; i++)
-				fprintf(f, "%.0f\n", v[i]);
-			if (fclose(f) != 0)
-				fprintf(stderr, "rx: samples-out %s: %s\n", path,
-					strerror(errno));
 		}
+	} else if (lr_out_open(&out, "rx: samples-out", path) != 0) {
+		out_fail(lr_errmsg());
+	} else if ((f = lr_out_stream(&out)) == NULL) {
+		out_fail(lr_errmsg());
+		lr_out_discard(&out);
+	} else {
+		for (i = 0; i < n; i++)
+			fprintf(f, "%.0f\n", v[i]);
+		if (lr_out_close(&out) != 0)
+			out_fail(lr_errmsg());
 	}
 	free(v);
 }
 
-/* After the run: each samples-out and dist-out file once, with the samples
- * of every task that names it. */
+/* Does an rx task of this stop's round before @p t name @p path? */
+static bool
+named_before(const struct lr_task *t, const char *path, bool dist)
+{
+	unsigned int it = 0;
+	struct lr_task *u;
+
+	while ((u = lr_role_next(&lr_rx_role, &it)) != t) {
+		const struct rx *o = u->priv;
+
+		if (o->out_round == 1 &&
+		    strcmp(dist ? o->dist_out : o->samples_out, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * After a stop: each samples-out and dist-out file of the tasks this stop
+ * ended, once, with the samples of every task that names it. Never again
+ * for the same tasks: lr_engine_stop() runs at every stop and at exit
+ * (three times for --role), and a scenario may remove or reuse a file once
+ * it has read it.
+ */
 static void
 rx_stopped(void)
 {
-	unsigned int it = 0, jt;
-	struct lr_task *t, *u;
+	unsigned int it = 0;
+	struct lr_task *t;
 	int dist;
 
 	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
-		const struct rx *r = t->priv;
+		struct rx *r = t->priv;
 
-		if (r->samp == NULL)
+		if (r->samp != NULL && r->out_round == 0 &&
+		    lr_task_state(t) == LR_TASK_DONE)
+			r->out_round = 1;
+	}
+	it = 0;
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		struct rx *r = t->priv;
+
+		if (r->out_round != 1)
 			continue;
 		for (dist = 0; dist < 2; dist++) {
 			const char *p = dist ? r->dist_out : r->samples_out;
-			bool first = true;
 
-			if (p[0] == '\0')
-				continue;
-			jt = 0;
-			while ((u = lr_role_next(&lr_rx_role, &jt)) != t) {
-				const struct rx *o = u->priv;
-
-				if (o->samp != NULL &&
-				    strcmp(dist ? o->dist_out : o->samples_out, p) == 0)
-					first = false;
-			}
-			if (first)
+			if (p[0] != '\0' && !named_before(t, p, dist != 0))
 				write_samples(p, dist != 0);
 		}
 	}
+	it = 0;
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		struct rx *r = t->priv;
+
+		if (r->out_round == 1)
+			r->out_round = 2;
+	}
+}
+
+static int
+rx_check(void)
+{
+	if (out_failed[0] == '\0')
+		return 0;
+	lr_err(0, "%s", out_failed);
+	return -EIO;
 }
 
 const struct lr_role lr_rx_role = {
@@ -1230,4 +1297,5 @@ const struct lr_role lr_rx_role = {
 	.sample = rx_sample,
 	.stopped = rx_stopped,
 	.write_csv = lr_rx_write_csv,
+	.check = rx_check,
 };

@@ -11,6 +11,7 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_out.h"
 #include "lr_port.h"
 #include "lr_stats.h"
 
@@ -321,23 +322,36 @@ lr_stats_results(void)
 int
 lr_stats_write_json(const char *path)
 {
+	struct lr_out out;
 	json_t *doc;
-	int ret;
+	FILE *f;
+	int ret, err;
 
 	if (strcmp(path, "-") == 0 && lr_stdout_binary())
 		return lr_err(EINVAL, "json: stdout carries the IPFIX export "
 			      "(file:-): give a file");
-	doc = lr_stats_results();
-	if (strcmp(path, "-") == 0) {
-		ret = json_dumpf(doc, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		ret = json_dump_file(doc, path, JSON_INDENT(2));
-	}
-	json_decref(doc);
+	/* Whole or not at all (lr_out.h): a run stopped while it writes
+	 * leaves no half document. */
+	ret = lr_out_open(&out, "json", path);
 	if (ret != 0)
-		return lr_err(errno ? errno : EIO, "json: cannot write %s", path);
-	return 0;
+		return ret;
+	f = lr_out_stream(&out);
+	if (f == NULL) {
+		lr_out_discard(&out);
+		return -ENOMEM;
+	}
+	doc = lr_stats_results();
+	errno = 0;
+	ret = json_dumpf(doc, f, JSON_INDENT(2));
+	err = errno ? errno : EIO;
+	json_decref(doc);
+	if (out.is_stdout)
+		fputc('\n', f);
+	if (ret != 0) {
+		lr_out_discard(&out);
+		return lr_err(err, "json: cannot write %s", out.path);
+	}
+	return lr_out_close(&out);
 }
 
 /* Telemetry: a flat JSON object as a telemetry dict (numbers as u64 or

@@ -3,7 +3,8 @@
 process left behind."""
 import os
 import shutil
-from lrtest import eal, expect, load_json, main, run, tmpdir
+import subprocess
+from lrtest import LINERATE, eal, expect, load_json, main, run, tmpdir
 
 
 def test_help_and_version():
@@ -348,6 +349,58 @@ def test_unknown_option_names_the_nearest():
     expect(r.returncode == 2 and "did you mean" not in r.stderr, r.stderr)
 
 
+def test_sample_outputs_checked_before_the_run():
+    # rx's --samples-out and --dist-out and rtt's --samples are written
+    # after the run, as --json is: a missing directory or a directory is a
+    # bad option, one line, before EAL. They were found only after the
+    # run, said three times, exit 0.
+    d = tmpdir()
+    missing = os.path.join(d, "no", "such", "lat.txt")
+    rx = eal("cli8") + ["--", "--role", "rx", "--port", "net_null0", "--no-live",
+                        "--duration", "0.5"]
+    usage_error(rx + ["--samples-out", missing], "samples-out '%s': cannot write" % missing)
+    usage_error(rx + ["--dist-out", missing], "dist-out '%s': cannot write" % missing)
+    usage_error(rx + ["--dist-out", d], "Is a directory")
+    rtt = eal("cli9") + ["--", "--role", "rtt", "--port", "net_null0", "--no-live",
+                         "--duration", "0.5", "--pair", "a,b"]
+    usage_error(rtt + ["--samples", missing], "--samples '%s': cannot write" % missing)
+    expect(os.listdir(d) == [], os.listdir(d))	# the checks leave nothing
+
+
+def test_a_full_disk_fails_in_one_line():
+    # A result that cannot be written at the end (ENOSPC from /dev/full):
+    # one line naming it and a non-zero exit, not three lines and 0.
+    d = tmpdir()
+    script = os.path.join(d, "full.lua")
+    with open(script, "w") as f:
+        f.write("""
+local which = ...
+local a, b = linerate.wire()
+local rx = { role = "rx", port = b, count = 1000 }
+rx[which] = "/dev/full"
+assert(linerate.task(rx))
+local gen = assert(linerate.task{ role = "gen", port = a, count = 1000, rate = "1M" })
+linerate.start()
+assert(gen:wait(30))
+linerate.wait(10)
+""")
+    for which in ("samples_out", "dist_out"):
+        r = run(eal("full") + ["--", "--no-live", script, which])
+        lines = [l for l in r.stderr.splitlines() if "/dev/full" in l]
+        expect(r.returncode == 1 and len(lines) == 1 and
+               "No space left on device" in lines[0],
+               "%s: rc %d %r" % (which, r.returncode, r.stderr[-600:]))
+    # The result document to stdout, and stdout a full disk: said, not lost.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([LINERATE] + eal("fullj") +
+                           ["--", "--role", "gen", "--port", "net_null0", "--count", "10",
+                            "--json", "-"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    expect(r.returncode == 1 and "json: cannot write stdout" in lines[-1] and
+           "No space left on device" in lines[-1], "rc %d %r" % (r.returncode, r.stderr))
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
@@ -358,4 +411,6 @@ if __name__ == "__main__":
           test_stdout_is_the_results_alone, test_script_exit_and_print_with_json_stdout,
           test_plan_in_part_runs_nothing,
           test_percent_rate_names_its_speed,
-          test_unknown_option_names_the_nearest])
+          test_unknown_option_names_the_nearest,
+          test_sample_outputs_checked_before_the_run,
+          test_a_full_disk_fails_in_one_line])

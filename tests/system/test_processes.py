@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import time
 
 from lrtest import (eal, expect, load_json, main, memif, run, start, tmpdir,
@@ -252,7 +253,8 @@ def test_sigint_is_not_caught_by_pcall():
 
 def test_second_sigint_exits_at_once():
     # A loop in a coroutine runs without the main thread's hook; whatever
-    # ignores the first SIGINT, the second ends the process with 130.
+    # ignores the first SIGINT, the second ends the process: 137, a forced
+    # stop, not the orderly one's 130.
     d = tmpdir()
     script = os.path.join(d, "co.lua")
     ready = os.path.join(d, "ready")
@@ -261,7 +263,134 @@ def test_second_sigint_exits_at_once():
                 "coroutine.wrap(function() while true do end end)()\n" % ready)
     rc, _, err = interrupt(eal("twice") + ["--", "--no-live", script], ready,
                            signals=2)
-    expect(rc == 130, "rc %d %s" % (rc, err[-300:]))
+    expect(rc == 137 and "second signal" in err, "rc %d %s" % (rc, err[-300:]))
+
+
+# A script whose <close> handler writes a large JSON document again and
+# again (each write a C call of a good part of a second, which the
+# interrupt does not cut), after it made Lua temporary files: a file, and
+# a directory with a file in it, as lua/lib/dut.lua makes them. Their
+# names go to NAMES, so that the test can look for them (and remove them
+# whatever happens).
+SLOW_CLOSE = """
+local out, names, ready, writes = ...
+local t = os.tmpname()
+local dir = os.tmpname()
+os.remove(dir)
+os.execute("mkdir " .. dir .. " && touch " .. dir .. "/f")
+local f = assert(io.open(names, "w")); f:write(t, "\\n", dir, "\\n"); f:close()
+local big = {}
+for i = 1, 600000 do big[i] = i end
+local guard <close> = setmetatable({}, { __close = function()
+	for i = 1, tonumber(writes) do assert(linerate.json(big, out)) end
+	io.open(out .. ".done", "w"):close()
+end })
+io.open(ready, "w"):close()
+linerate.sleep(60)
+"""
+
+
+def slow_close(d, name, writes):
+    script = os.path.join(d, "slow.lua")
+    with open(script, "w") as f:
+        f.write(SLOW_CLOSE)
+    out, names, ready = (os.path.join(d, n) for n in ("out.json", "names", "ready"))
+    args = eal(name)
+    runtime = "/var/run/dpdk/" + args[args.index("--file-prefix") + 1]
+    p = start(args + ["--", "--no-live", script, out, names, ready, str(writes)])
+    for _ in range(600):
+        if os.path.exists(ready) or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    return p, out, names, runtime
+
+
+def lua_temporaries(names):
+    try:
+        with open(names) as f:
+            return [n for n in f.read().split("\n") if n]
+    except OSError:
+        return []
+
+
+def remove_temporaries(names):
+    for n in lua_temporaries(names):
+        subprocess.run(["rm", "-rf", "--", n])
+
+
+def whole_or_none(path, n):
+    if not os.path.exists(path):
+        return True
+    with open(path) as f:
+        try:
+            return json.load(f) == list(range(1, n + 1))
+        except ValueError:
+            return False
+
+
+def test_second_sigterm_from_another_sender_forces_a_clean_stop():
+    # SIGTERM, then another from someone else (kill(1)) while the first
+    # stop is still writing results: exit 137, the JSON whole or absent
+    # (it was cut at 32 KB), no temporary file beside it, no EAL runtime
+    # directory, no Lua temporary files (os.tmpname's /tmp/lua_*).
+    d = tmpdir()
+    p, out, names, runtime = slow_close(d, "force", 100)
+    try:
+        if p.poll() is not None:
+            raise AssertionError("ended before it was ready: " + p.stderr.read()[-300:])
+        p.send_signal(signal.SIGTERM)
+        # The second once the first stop writes (a temporary file or the
+        # document itself), however slow the machine.
+        for _ in range(600):
+            if os.path.exists(out) or any(n.endswith(".tmp") for n in os.listdir(d)):
+                break
+            time.sleep(0.01)
+        subprocess.run(["kill", "-TERM", str(p.pid)], check=True)
+        rc, _, err = finish(p, 30)
+        temporaries = lua_temporaries(names)
+    finally:
+        p.kill()
+        p.wait()
+        remove_temporaries(names)
+    expect(rc == 137 and "second signal" in err, "rc %d %s" % (rc, err[-300:]))
+    expect(whole_or_none(out, 600000), "a truncated document: %d B" %
+           (os.path.getsize(out) if os.path.exists(out) else -1))
+    expect(not os.path.exists(out + ".done"), "the close handler was not cut short")
+    left = [n for n in os.listdir(d) if n.endswith(".tmp")]
+    expect(left == [], left)
+    expect(not os.path.exists(runtime), runtime + " left behind")
+    expect(len(temporaries) == 2, temporaries)
+    gone = [t for t in temporaries if not os.path.exists(t)]
+    expect(gone == temporaries, "left behind: %s" % (set(temporaries) - set(gone)))
+
+
+def test_a_repeated_signal_is_one_stop():
+    # GNU timeout sends its signal to the process and then to its process
+    # group: two SIGTERMs from one sender microseconds apart, both
+    # delivered in about one run of six. That is one request, an orderly
+    # stop: the close handler finishes, the document is whole, exit 130.
+    # (Here 50 ms apart, so that both surely arrive, the first handled.)
+    d = tmpdir()
+    p, out, names, runtime = slow_close(d, "repeat", 3)
+    try:
+        if p.poll() is not None:
+            raise AssertionError("ended before it was ready: " + p.stderr.read()[-300:])
+        p.send_signal(signal.SIGTERM)
+        time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        rc, _, err = finish(p, 60)
+        temporaries = lua_temporaries(names)
+    finally:
+        p.kill()
+        p.wait()
+        remove_temporaries(names)
+    expect(rc == 130 and "second signal" not in err, "rc %d %s" % (rc, err[-300:]))
+    expect(os.path.exists(out + ".done"), "the close handler was cut short")
+    expect(whole_or_none(out, 600000) and os.path.exists(out), "document")
+    expect(not os.path.exists(runtime), runtime + " left behind")
+    # An orderly end removes os.tmpname's files too.
+    expect(len(temporaries) == 2 and not any(os.path.exists(t) for t in temporaries),
+           temporaries)
 
 
 if __name__ == "__main__":
@@ -269,4 +398,6 @@ if __name__ == "__main__":
           test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script,
           test_sigint_during_link_wait, test_sigint_runs_close_handlers,
           test_sigint_is_not_caught_by_pcall,
-          test_second_sigint_exits_at_once])
+          test_second_sigint_exits_at_once,
+          test_second_sigterm_from_another_sender_forces_a_clean_stop,
+          test_a_repeated_signal_is_one_stop])
