@@ -65,6 +65,10 @@ local function open_testpmd(d, opt)
 	os.remove(d.dir)
 	must("mkdir -p " .. d.dir)
 	d.prefix = tag()
+	-- Its EAL runtime directory goes at our exit, a forced one too (its
+	-- own d.dir is an os.tmpname name: removed then anyway); testpmd
+	-- itself ends when our end of its stdin closes.
+	linerate.cleanup_on_exit("/var/run/dpdk/" .. d.prefix)
 	d.log = d.dir .. "/testpmd.log"
 	local cpu = tonumber(opt.cpu) or 0
 	-- Its main lcore waits on stdin; the forwarding one polls on cpu.
@@ -135,6 +139,9 @@ local function open_kernel(d, opt)
 	d.ns, d.links = ns, { a, b }
 	local x = "ip netns exec " .. ns .. " "
 	must("ip netns add " .. ns)
+	-- Removed at our exit, a forced one too: the namespace goes with its
+	-- links (a veth pair goes with either end).
+	linerate.cleanup_on_exit("/run/netns/" .. ns)
 	must(x .. "ip link set lo up")
 	for _, l in ipairs{ a, b } do
 		must(("ip link add %s type veth peer name %si netns %s"):format(l, l, ns))

@@ -401,6 +401,19 @@ linerate.wait(10)
            "No space left on device" in lines[-1], "rc %d %r" % (r.returncode, r.stderr))
 
 
+def test_no_dist_table_is_a_failure():
+    # rx on net_null gets no frame of linerate's: no latency sample, so no
+    # --dist-out table. That is one line and exit 1, not three and 0.
+    d = tmpdir()
+    table = os.path.join(d, "x.dist")
+    r = run(eal("nodist") + ["--", "--role", "rx", "--port", "net_null0", "--no-live",
+                             "--duration", "0.3", "--dist-out", table])
+    lines = [l for l in r.stderr.splitlines() if "dist-out" in l]
+    expect(r.returncode == 1 and len(lines) == 1 and "fewer than 2 latency samples" in lines[0],
+           "rc %d %r" % (r.returncode, r.stderr[-400:]))
+    expect(os.listdir(d) == [], os.listdir(d))
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
@@ -413,4 +426,4 @@ if __name__ == "__main__":
           test_percent_rate_names_its_speed,
           test_unknown_option_names_the_nearest,
           test_sample_outputs_checked_before_the_run,
-          test_a_full_disk_fails_in_one_line])
+          test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure])

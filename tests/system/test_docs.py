@@ -272,6 +272,11 @@ def test_option_table_examples():
                 timeout=120, cwd=d)
         if absent and r.returncode == 1 and "IPFIX records not delivered" in r.stderr:
             continue
+        # A capture without linerate's stamps has no latency: no table,
+        # and the run says so and fails.
+        if "--dist-out" in opts and r.returncode == 1 and \
+                "fewer than 2 latency samples: no table written" in r.stderr:
+            continue
         if r.returncode != 0:
             bad.append("%s `%s`: rc %d %s" % (section, ex, r.returncode,
                                               r.stderr.strip().splitlines()[-1:]))
