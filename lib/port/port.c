@@ -23,6 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_port.h"
@@ -206,6 +207,28 @@ lr_port_memif_bsize(uint16_t mtu)
 	return RTE_MAX((uint32_t)MEMIF_BSIZE_DEFAULT, RTE_ALIGN_CEIL(frame, 128));
 }
 
+/*
+ * A memif server's socket file (socket-abstract=no; DPDK 22.11's
+ * defaults: role server, an abstract socket) is removed when its port
+ * closes, which a process stopped at once (a second signal) never does:
+ * the next server on that path then cannot bind it ("cannot create
+ * vdev"). It goes at exit, whatever the end (lr_cleanup.h). Only after
+ * the probe made it: a file that was there already made the probe fail.
+ */
+static void
+remove_memif_socket_at_exit(const char *args)
+{
+	struct rte_kvargs *kv = args != NULL ? rte_kvargs_parse(args, NULL) : NULL;
+	const char *role = kv != NULL ? rte_kvargs_get(kv, "role") : NULL;
+	const char *abst = kv != NULL ? rte_kvargs_get(kv, "socket-abstract") : NULL;
+	const char *sock = kv != NULL ? rte_kvargs_get(kv, "socket") : NULL;
+
+	if (kv != NULL && (role == NULL || strcmp(role, "server") == 0) &&
+	    abst != NULL && strcmp(abst, "no") == 0)
+		lr_cleanup_add(sock != NULL ? sock : "/run/memif.sock");
+	rte_kvargs_free(kv);
+}
+
 static int
 find_port(const char *spec, uint16_t mtu, uint16_t *port_id);
 
@@ -264,6 +287,8 @@ find_port(const char *spec, uint16_t mtu, uint16_t *port_id)
 			      spec, rte_strerror(-ret));
 	if (rte_eth_dev_get_port_by_name(name, port_id) != 0)
 		return lr_err(ENODEV, "port %s: vdev '%s' made no ethdev", name, spec);
+	if (is_memif(name))
+		remove_memif_socket_at_exit(spec + n + (spec[n] == ','));
 	return 0;
 }
 

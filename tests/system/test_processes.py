@@ -455,6 +455,34 @@ while true do linerate.sleep(0.1) end
     expect(left == [], "left behind: %s" % left)
 
 
+def test_forced_stop_removes_a_memif_socket():
+    # A memif server's socket file is removed when its port closes, which
+    # a forced stop never reaches; the next server on that path could not
+    # bind it ("cannot create vdev"). It goes with the forced stop too.
+    d = tmpdir()
+    sock = os.path.join(d, "a.sock")
+    rx = ["--", "--role", "rx", "--port", memif(sock, "server"), "--no-live",
+          "--link-timeout", "30"]
+    p = start(eal("fsock") + rx)
+    try:
+        wait_for(sock, 30)
+        expect(os.path.exists(sock) and p.poll() is None, "no socket")
+        os.kill(p.pid, signal.SIGSTOP)	# no orderly stop begins
+        os.kill(p.pid, signal.SIGTERM)
+        os.kill(p.pid, signal.SIGINT)
+        os.kill(p.pid, signal.SIGCONT)
+        rc, _, err = finish(p, 30)
+    finally:
+        p.kill()
+        p.wait()
+    expect(rc == 137, "rc %d %s" % (rc, err[-300:]))
+    expect(not os.path.exists(sock), "socket left behind")
+    # The same path serves again (a link-up wait cut short: exit 1).
+    r = run(eal("fsock2") + rx[:-1] + ["0.1"], timeout=60)
+    expect("cannot create vdev" not in r.stderr and "link" in r.stderr,
+           "rc %d %s" % (r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     main([test_memif_gen_to_rx, test_memif_jumbo_mixed_exact,
           test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script,
@@ -462,4 +490,5 @@ if __name__ == "__main__":
           test_sigint_is_not_caught_by_pcall,
           test_second_sigint_exits_at_once,
           test_second_sigterm_from_another_sender_forces_a_clean_stop,
-          test_a_repeated_signal_is_one_stop, test_forced_stop_removes_a_dut])
+          test_a_repeated_signal_is_one_stop, test_forced_stop_removes_a_dut,
+          test_forced_stop_removes_a_memif_socket])
