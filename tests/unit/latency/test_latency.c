@@ -458,6 +458,14 @@ negative_variance(void **state)
 	}
 	assert_int_equal(lr_latency_solve(lat, &r), 0);
 	assert_true(dev(&r, "a")->var_ns2 < 0);
+	/* constant pairs: the variance's whole interval is below 0, and
+	 * a's minimum (10000 + 10000 - 9500) / 4 is over its mean 2500 */
+	assert_true(dev(&r, "a")->ci_var_hi_ns2 < 0);
+	assert_true(dev(&r, "a")->implausible);
+	assert_non_null(strstr(dev(&r, "a")->why, "var_ns2"));
+	assert_non_null(strstr(dev(&r, "a")->why, "min_ns 2625.0 > mean_ns"));
+	assert_false(dev(&r, "b")->implausible);
+	assert_int_equal(r.nb_implausible, 1);
 	assert_true(isnan(dev(&r, "a")->sd_ns));
 	assert_true(isnan(dev(&r, "a")->skew));
 	assert_true(dev(&r, "b")->sd_ns > 0);
@@ -521,6 +529,91 @@ csv_reader(void **state)
 	lr_latency_free(lat);
 }
 
+/* What a determined solution vouches for: leverages (their sum is the
+ * rank: the trace of the hat matrix), residuals 0 by construction named
+ * unchecked with a pair to add, the minimum's range, the mean's sign. */
+static void
+verdicts(void **state)
+{
+	const struct devdist d[3] = {
+		{ "a", 3000, 0, 1, 500, false },
+		{ "b", 5000, 0, 1, 800, false },
+		{ "c", 2000, 0, 1, 300, false },
+	};
+	struct lr_latency *lat = lr_latency_create(NULL);
+	struct lr_latency_result r;
+	double sum = 0;
+	unsigned int i;
+
+	(void)state;
+	feed(lat, &d[0], &d[1], 0, 5000);
+	feed(lat, &d[0], &d[2], 0, 5000);
+	feed(lat, &d[1], &d[2], 0, 5000);
+	assert_int_equal(lr_latency_solve(lat, &r), 0);
+	assert_int_equal(r.redundancy, 0);
+	assert_false(r.checked);
+	assert_string_equal(r.check_a, r.check_b);	/* every pair is measured */
+	assert_non_null(strstr(r.unchecked_why, "exactly determined"));
+	for (i = 0; i < r.nb_pairs; i++) {
+		assert_true(fabs(r.pairs[i].leverage - 1) < 1e-9);
+		assert_false(r.pairs[i].checked);
+	}
+	for (i = 0; i < r.nb_devs; i++) {
+		const struct lr_latency_dev *o = &r.devs[i];
+
+		assert_false(o->checked);
+		assert_false(o->implausible);
+		assert_true(o->min_lo_ns <= o->min_ns && o->min_ns <= o->min_hi_ns);
+		/* the truth inside the range (four draws at the minimum: the
+		 * pairs' minima overshoot by their first spacings) */
+		assert_true(o->min_lo_ns <= o->min_ns + 1);
+	}
+	assert_true(dev(&r, "a")->min_lo_ns <= 3000 &&
+		    3000 <= dev(&r, "a")->min_hi_ns);
+	lr_latency_result_free(&r);
+	/* The loop through the device named: one equation over, and the
+	 * leverages sum to the rank. */
+	feed(lat, &d[0], &d[0], 0, 5000);
+	assert_int_equal(lr_latency_solve(lat, &r), 0);
+	assert_int_equal(r.redundancy, 1);
+	assert_true(r.checked);
+	for (i = 0; i < r.nb_pairs; i++)
+		sum += r.pairs[i].leverage;
+	assert_true(fabs(sum - r.rank) < 1e-9);
+	lr_latency_result_free(&r);
+	/* A device tied in by one pair is unchecked; the pair named has it. */
+	assert_int_equal(lr_latency_add(lat, "c", "z", 9000), 0);
+	assert_int_equal(lr_latency_add(lat, "c", "z", 9100), 0);
+	assert_int_equal(lr_latency_solve(lat, &r), 0);
+	assert_false(r.checked);
+	assert_string_equal(r.check_a, "z");
+	assert_false(dev(&r, "z")->checked);
+	assert_true(dev(&r, "a")->checked);
+	/* c,z has 2 samples: how far its minimum overshoots is unknown, so
+	 * z's true minimum may be anything below its estimate */
+	assert_true(isinf(dev(&r, "z")->min_lo_ns));
+	assert_true(isfinite(dev(&r, "z")->min_hi_ns));
+	lr_latency_result_free(&r);
+	lr_latency_free(lat);
+}
+
+/* Names are JSON keys: UTF-8 without control characters. */
+static void
+names_utf8(void **state)
+{
+	struct lr_latency *lat = lr_latency_create(NULL);
+
+	(void)state;
+	assert_int_equal(lr_latency_add(lat, "caf\xc3\xa9", "b", 1), 0);
+	assert_int_equal(lr_latency_add(lat, "\xff", "b", 1), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "not UTF-8"));
+	assert_int_equal(lr_latency_add(lat, "\xc0\xaf", "b", 1), -EINVAL);
+	assert_int_equal(lr_latency_add(lat, "\xed\xa0\x80", "b", 1), -EINVAL);
+	assert_int_equal(lr_latency_add(lat, "a\tb", "b", 1), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "control character"));
+	lr_latency_free(lat);
+}
+
 int
 main(void)
 {
@@ -534,6 +627,8 @@ main(void)
 		cmocka_unit_test(references),
 		cmocka_unit_test(negative_variance),
 		cmocka_unit_test(csv_reader),
+		cmocka_unit_test(verdicts),
+		cmocka_unit_test(names_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
