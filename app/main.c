@@ -506,6 +506,7 @@ verdict_exit(const struct opts *o)
 {
 	enum lr_verdict v, worst = LR_VERDICT_OK;
 	unsigned int i, n = lr_engine_task_count();
+	const struct lr_role *r;
 	char why[384];
 
 	for (i = 0; i < n; i++) {
@@ -513,6 +514,17 @@ verdict_exit(const struct opts *o)
 		if (v == LR_VERDICT_OK)
 			continue;
 		fprintf(stderr, "linerate: task %u: %s\n", i, why);
+		if (v > worst)
+			worst = v;
+	}
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+		if (r->run_verdict == NULL)
+			continue;
+		why[0] = '\0';
+		v = r->run_verdict(why, sizeof(why));
+		if (v == LR_VERDICT_OK)
+			continue;
+		fprintf(stderr, "linerate: %s: %s\n", r->name, why);
 		if (v > worst)
 			worst = v;
 	}

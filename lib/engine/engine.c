@@ -706,8 +706,17 @@ lr_engine_verdict(void)
 	enum lr_verdict v, worst = LR_VERDICT_OK;
 	unsigned int i, n = lr_engine_task_count();
 
+	char why[256];
+
 	for (i = 0; i < n; i++) {
 		v = lr_task_verdict(tasks[i], NULL, 0);
+		if (v > worst)
+			worst = v;
+	}
+	for (i = 0; i < nb_roles; i++) {
+		if (roles[i]->run_verdict == NULL)
+			continue;
+		v = roles[i]->run_verdict(why, sizeof(why));
 		if (v > worst)
 			worst = v;
 	}

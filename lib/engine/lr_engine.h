@@ -131,6 +131,12 @@ struct lr_role {
 	/** Control path: how a task went (lr_task_verdict()). May be NULL:
 	 *  always OK. */
 	lr_role_verdict_t verdict;
+	/** Control path: how the role's answer over all its tasks went,
+	 *  for a role whose tasks are another role's (rtt: its gen and rx
+	 *  tasks, judged together), with a sentence in @p why as the
+	 *  verdict hook's. May be NULL: OK. lr_engine_verdict() and the
+	 *  CLI's exit code take it with the tasks'. */
+	enum lr_verdict (*run_verdict)(char *why, size_t len);
 	/** A role whose tasks this role's plan may make in front of its
 	 *  own (the probe's: the distributor), or NULL. Its options are this
 	 *  role's too where the CLI and linerate.plan{} lay the role over a
@@ -328,7 +334,8 @@ bool lr_engine_interrupted(void);
  */
 enum lr_verdict lr_task_verdict(const struct lr_task *t, char *why, size_t len);
 
-/** The worst verdict over every task made so far (LR_VERDICT_OK: none). */
+/** The worst verdict over every task made so far and every role's
+ *  run_verdict (LR_VERDICT_OK: none). */
 enum lr_verdict lr_engine_verdict(void);
 
 /** "ok", "short", "late", "invalid", "failed". */

@@ -13,6 +13,14 @@
  * --samples file, one "a,b,rtt_ns" line per frame received (the solver's
  * input), with the pair's names from --pair A,B.
  *
+ * Every frame sent is accounted for: sent = received + lost + in flight.
+ * rx sees a loss only as a gap, so the frames after the last one back in
+ * each flow (a reflector that went away, the last frames dropped) are
+ * counted here: once every gen task of a plan has sent its last frame, rx
+ * waits --drain for the rest, then ends, and what did not come back is
+ * lost. A run stopped before that (Ctrl-C, a scenario's stop()) says
+ * how many were in flight: sent, neither back nor known lost.
+ *
  * Threading: control path only; the tasks are gen's and rx's.
  */
 #ifndef LR_RTT_H
@@ -30,6 +38,9 @@ struct lr_rtt_conf {
 	char b[LR_RTT_NAME_MAX];	/**< and the reflector's */
 	char samples[LR_RTT_PATH_MAX];	/**< CSV of every RTT, "": none */
 	uint32_t samples_max;		/**< samples kept per queue */
+	uint32_t drain_ms;		/**< after the last frame sent, rx waits
+					 *   at most this long for the rest;
+					 *   what is not back then is lost */
 };
 
 /** The rtt role (lr_engine.h). */

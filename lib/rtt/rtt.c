@@ -4,6 +4,7 @@
  * queue), the "rtt" section and the samples file.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@
 #include "lr_rx.h"
 
 #define SAMPLES_MAX_DEFAULT 1000000
+/* 1 s: a round trip through a reflector, a delay box's 184 ms both ways
+ * and a busy host's stalls, with room to spare. */
+#define DRAIN_MS_DEFAULT 1000
 
 /* The tasks the plans made, in order (control path only). */
 struct rtt_task {
@@ -24,10 +28,17 @@ struct rtt_task {
 	char a[LR_RTT_NAME_MAX], b[LR_RTT_NAME_MAX];
 	char samples[LR_RTT_PATH_MAX];
 	bool written;		/* its samples are in their file */
+	unsigned int plan;	/* the plan that made it: its tasks are
+				 * judged together (RSS may bring a frame
+				 * back to another queue) */
+	uint64_t drain_tsc;	/* --drain */
 };
 
 static struct rtt_task rtts[LR_TASK_MAX];
-static unsigned int nb_rtts;
+static unsigned int nb_rtts, nb_plans;
+/* Per plan: the tick saw every frame accounted for once (the rx tasks end
+ * at the second look, not on one snapshot taken mid-burst). */
+static bool plan_settled[LR_TASK_MAX];
 
 /* ---- options ---- */
 
@@ -85,6 +96,9 @@ static const struct lr_opt rtt_opts[] = {
 	{ "samples-max", LR_OPT_UINT, TC(samples_max), 1, 1u << 28, NULL, "N",
 	  "RTTs kept for --samples per queue, 8 B each; past them a frame is "
 	  "counted, not written (1M)", "`--samples-max 10M`", NULL },
+	{ "drain", LR_OPT_MS, TC(drain_ms), 0, 3600, NULL, "S",
+	  "after the last frame is sent, wait at most S seconds for the rest "
+	  "to come back; what has not is lost (1)", "`--drain 0.2`", NULL },
 	{ 0 },
 };
 
@@ -95,6 +109,7 @@ rtt_conf_init(void *conf)
 
 	memset(c, 0, sizeof(*c));
 	c->samples_max = SAMPLES_MAX_DEFAULT;
+	c->drain_ms = DRAIN_MS_DEFAULT;
 }
 
 static int
@@ -143,9 +158,10 @@ share(uint64_t total, unsigned int i, unsigned int n)
 /*
  * A gen and an rx task on each queue of @p port, on one lcore: gen's slice
  * q/nq of @p with_conf, and an rx that counts every flow gen sends (its
- * table from gen's flow-base, flows), @p count's share when gen has a count
- * (a port without RSS, ring and memif, gives queue q back what was sent by
- * it; a NIC's RSS may not: then give --duration).
+ * table from gen's flow-base, flows). rx ends when every frame the plan's
+ * gens sent is back or counted lost, or --drain after the last was sent
+ * (rtt_tick()): over all the plan's queues, as RSS may bring a frame back
+ * to another queue.
  */
 static int
 rtt_plan(uint16_t port, const void *conf, const void *with_conf,
@@ -181,17 +197,26 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 		lr_rx_conf_init(&rc);
 		rc.flows = gc.flows;
 		rc.flow_base = gc.flow_base;
-		rc.count = gc.count ? share(gc.count, q, nq) : 0;
+		/* No count of its own: rx would count frames that are not
+		 * gen's (a net_null's, another sender's) towards it and stop
+		 * before gen's came back. The tick ends it (rtt_tick()). */
+		rc.count = 0;
 		rc.residence = true;
+		memcpy(rc.sent_src_mac, &gc.src_mac, sizeof(rc.sent_src_mac));
 		if (c->samples[0] != '\0') {
+			uint64_t n = gc.count ? share(gc.count, q, nq) : 0;
+
 			rc.keep_samples = true;
 			rc.samples = c->samples_max;
-			if (rc.count != 0 && rc.count < rc.samples)
-				rc.samples = (uint32_t)rc.count;
+			if (n != 0 && n < rc.samples)
+				rc.samples = (uint32_t)n;
 		}
-		/* rx first: nothing it should see is sent before it exists. */
+		/* rx first: nothing it should see is sent before it exists.
+		 * It runs --drain past gen's duration at most: the tick ends
+		 * it once everything is back or the drain is over. */
 		rt->rx = lr_task_create(&lr_rx_role, lcores[q % n], port,
-					(uint16_t)q, duration_s, &rc);
+					(uint16_t)q, duration_s > 0 ? duration_s +
+					c->drain_ms / 1e3 : 0, &rc);
 		if (rt->rx == NULL)
 			return -EINVAL;
 		rt->gen = lr_task_create(&lr_gen_role, lcores[q % n], port,
@@ -201,19 +226,88 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 		snprintf(rt->a, sizeof(rt->a), "%s", c->a);
 		snprintf(rt->b, sizeof(rt->b), "%s", c->b);
 		snprintf(rt->samples, sizeof(rt->samples), "%s", c->samples);
+		rt->plan = nb_plans;
+		rt->drain_tsc = (uint64_t)((double)c->drain_ms / 1e3 *
+					   (double)rte_get_tsc_hz());
 		nb_rtts++;
 	}
+	if (nq > 0)
+		nb_plans++;
 	return (int)(2 * nq);
 }
 
-/* ---- results ---- */
+/* ---- accounting ---- */
 
 struct rtt_sum {
-	uint64_t sent, dup, reordered, unstamped, samples;
+	uint64_t sent, dup, reordered, late, unstamped, unreflected, samples;
 	int64_t received, lost;		/* signed: counts that contradict
 					 * themselves are reported, not hidden */
+	int64_t tail;			/* sent - received - lost: not back,
+					 * no gap seen (the last of a flow) */
+	uint64_t lost_at_end;		/* of the tail, not back by the drain */
+	uint64_t in_flight;		/* of the tail, when the run stopped
+					 * before the drain was over */
+	bool running;			/* a task of it runs: no verdict yet */
 	struct lr_hist rtt, res, net;
 };
+
+/* Tasks whose init failed are left out (lr_role_next's rule). */
+static bool
+made(const struct rtt_task *rt)
+{
+	return rt->gen->priv != NULL && rt->rx->priv != NULL;
+}
+
+/* The frames of @p rt that came back, as rx counted them: its own tracked
+ * frames once each. A frame too late for rx to tell from a duplicate
+ * ("late": its gap was counted lost) is not one: so every frame sent is
+ * received, lost or still out, once. */
+static void
+counts_of(const struct rtt_task *rt, struct lr_rx_counts *c, int64_t *received)
+{
+	lr_rx_counts(rt->rx, c);
+	*received = (int64_t)c->own - (int64_t)c->untracked -
+		    (int64_t)c->unknown_flow - (int64_t)c->dup - (int64_t)c->late;
+}
+
+/* Has plan @p p drained: every gen done, every rx done at least --drain
+ * after the last frame was sent (by the tick, or its own duration)? */
+static bool
+drained(unsigned int p)
+{
+	uint64_t gen_end = 0;
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < nb_rtts; i++) {
+		const struct rtt_task *rt = &rtts[i];
+
+		if (rt->plan != p || !made(rt))
+			continue;
+		if (lr_task_state(rt->gen) != LR_TASK_DONE ||
+		    lr_task_state(rt->rx) != LR_TASK_DONE)
+			return false;
+		gen_end = RTE_MAX(gen_end, rt->gen->st.end_tsc);
+		any = true;
+	}
+	for (i = 0; i < nb_rtts; i++) {
+		const struct rtt_task *rt = &rtts[i];
+
+		if (rt->plan == p && made(rt) &&
+		    rt->rx->st.end_tsc < gen_end + rt->drain_tsc)
+			return false;
+	}
+	return any;
+}
+
+static void
+sum_init(struct rtt_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	lr_hist_init(&s->rtt);
+	lr_hist_init(&s->res);
+	lr_hist_init(&s->net);
+}
 
 static void
 sum_add(struct rtt_sum *s, const struct rtt_task *rt)
@@ -221,15 +315,19 @@ sum_add(struct rtt_sum *s, const struct rtt_task *rt)
 	struct lr_rx_counts c;
 	const struct lr_hist *h, *net;
 	uint64_t unstamped;
+	int64_t received;
 	uint32_t ns;
 
 	s->sent += rt->gen->st.tx_pkts;
-	lr_rx_counts(rt->rx, &c);
-	s->received += (int64_t)c.own - (int64_t)c.untracked -
-		       (int64_t)c.unknown_flow - (int64_t)c.dup;
+	counts_of(rt, &c, &received);
+	s->received += received;
 	s->lost += c.lost;
 	s->dup += c.dup;
+	s->late += c.late;
 	s->reordered += c.out_of_order;
+	s->unreflected += lr_rx_unreflected(rt->rx);
+	s->running |= lr_task_state(rt->gen) != LR_TASK_DONE ||
+		      lr_task_state(rt->rx) != LR_TASK_DONE;
 	h = lr_rx_latency(rt->rx);
 	if (h != NULL)
 		lr_hist_merge(&s->rtt, h);
@@ -243,6 +341,133 @@ sum_add(struct rtt_sum *s, const struct rtt_task *rt)
 		s->samples += ns;
 }
 
+/*
+ * The tail, once the tasks of @p s are summed: the frames sent that are
+ * neither back nor counted lost. Lost when the plans drained (each of
+ * them: @p all_drained), else in flight when the run stopped (or now,
+ * while it runs). A negative tail is a contradiction (more back than
+ * sent): said by sum_invalid() and rtt_check(), never hidden.
+ */
+static void
+sum_close(struct rtt_sum *s, bool all_drained)
+{
+	s->tail = (int64_t)s->sent - s->received - s->lost;
+	if (s->tail <= 0)
+		return;
+	if (all_drained) {
+		s->lost_at_end = (uint64_t)s->tail;
+		s->lost += s->tail;
+	} else {
+		s->in_flight = (uint64_t)s->tail;
+	}
+}
+
+/* Why @p s is no result (a sentence in @p why), or NULL. */
+static const char *
+sum_invalid(const struct rtt_sum *s, char *why, size_t len)
+{
+	if (s->tail < 0 || s->lost < 0)
+		snprintf(why, len, "sent %" PRIu64 " < received %" PRId64 " + "
+			 "lost %" PRId64 ": counts that contradict themselves "
+			 "(frames of these flows from another sender?)", s->sent,
+			 s->received, s->lost - (int64_t)s->lost_at_end);
+	else if (s->unreflected != 0)
+		snprintf(why, len, "%" PRIu64 " of %" PRIu64 " frames came back "
+			 "as they were sent, without a reflector's mark (a "
+			 "looped port, no reflector): their times are no round "
+			 "trip",
+			 s->unreflected, s->rtt.count);
+	else if (s->sent != 0 && s->received == 0 && !s->running)
+		snprintf(why, len, "none of %" PRIu64 " frames came back (%"
+			 PRIu64 " lost, %" PRIu64 " in flight at the stop): no "
+			 "RTT", s->sent, s->lost, s->in_flight);
+	else
+		return NULL;
+	return why;
+}
+
+/* Every made task summed (@p pair NULL) or those of one --pair. */
+static void
+sum_of(struct rtt_sum *s, const struct rtt_task *pair)
+{
+	bool all_drained = true;
+	unsigned int i;
+
+	sum_init(s);
+	for (i = 0; i < nb_rtts; i++) {
+		const struct rtt_task *rt = &rtts[i];
+
+		if (!made(rt) || (pair != NULL &&
+		    (strcmp(rt->a, pair->a) != 0 || strcmp(rt->b, pair->b) != 0)))
+			continue;
+		sum_add(s, rt);
+		all_drained &= drained(rt->plan);
+	}
+	sum_close(s, all_drained);
+}
+
+/*
+ * The control path's watch over the plans, about every millisecond while
+ * the main lcore waits: once every gen task of a plan has sent its last
+ * frame, its rx tasks end when every frame is accounted for (seen twice,
+ * a millisecond apart: one snapshot may fall between two counters of a
+ * burst) or --drain after the last frame was sent. Before, a --count run
+ * waited for ever for a frame that never came back.
+ */
+static void
+rtt_tick(void)
+{
+	uint64_t now = rte_rdtsc();
+	unsigned int p, i;
+
+	for (p = 0; p < nb_plans; p++) {
+		uint64_t sent = 0, gen_end = 0, drain = 0;
+		int64_t back = 0;
+		bool waiting = false, gens_done = true;
+
+		for (i = 0; i < nb_rtts; i++) {
+			const struct rtt_task *rt = &rtts[i];
+			struct lr_rx_counts c;
+			int64_t received;
+
+			if (rt->plan != p || !made(rt))
+				continue;
+			if (lr_task_state(rt->gen) != LR_TASK_DONE) {
+				gens_done = false;
+				break;
+			}
+			if (lr_task_state(rt->rx) == LR_TASK_RUNNING &&
+			    __atomic_load_n(&rt->rx->stop, __ATOMIC_RELAXED) == 0)
+				waiting = true;
+			sent += rt->gen->st.tx_pkts;
+			gen_end = RTE_MAX(gen_end, rt->gen->st.end_tsc);
+			drain = rt->drain_tsc;
+			counts_of(rt, &c, &received);
+			back += received + c.lost;
+		}
+		if (!gens_done || !waiting)
+			continue;
+		/* A gen that ended after this tick's clock read: no time
+		 * has passed since (not 2^64 of it). */
+		if (gen_end > now)
+			gen_end = now;
+		if (back < (int64_t)sent && now - gen_end < drain) {
+			plan_settled[p] = false;
+			continue;
+		}
+		if (back >= (int64_t)sent && !plan_settled[p]) {
+			plan_settled[p] = true;
+			continue;
+		}
+		for (i = 0; i < nb_rtts; i++)
+			if (rtts[i].plan == p && made(&rtts[i]) &&
+			    lr_task_state(rtts[i].rx) == LR_TASK_RUNNING)
+				lr_task_stop(rtts[i].rx);
+	}
+}
+
+/* ---- results ---- */
+
 static void
 set_int(json_t *o, const char *k, uint64_t v)
 {
@@ -253,42 +478,50 @@ static json_t *
 sum_json(const struct rtt_sum *s)
 {
 	json_t *o = json_object();
+	char why[256];
 
 	set_int(o, "sent", s->sent);
 	json_object_set_new(o, "received", json_integer(s->received));
 	json_object_set_new(o, "lost", json_integer(s->lost));
-	/* Sequence accounting never takes back more than it counted lost,
-	 * and a frame is counted once: such counts are a fault, said so. */
-	if (s->lost < 0 || s->received < 0)
-		json_object_set_new(o, "invalid", json_string(s->lost < 0 ?
-				    "lost < 0: impossible counts" :
-				    "received < 0: impossible counts"));
+	set_int(o, "lost_at_end", s->lost_at_end);
+	set_int(o, "in_flight", s->in_flight);
+	if (sum_invalid(s, why, sizeof(why)) != NULL)
+		json_object_set_new(o, "invalid", json_string(why));
 	set_int(o, "duplicates", s->dup);
 	set_int(o, "reordered", s->reordered);
-	json_object_set_new(o, "rtt", lr_hist_json(&s->rtt));
+	set_int(o, "late", s->late);
+	/* No frame back: no RTT to give, none printed as one. */
+	json_object_set_new(o, "rtt", s->rtt.count != 0 ? lr_hist_json(&s->rtt) :
+			    json_null());
 	if (s->res.count != 0) {
 		json_object_set_new(o, "residence", lr_hist_json(&s->res));
 		json_object_set_new(o, "rtt_less_residence", lr_hist_json(&s->net));
 	}
 	set_int(o, "unstamped", s->unstamped);
+	set_int(o, "unreflected", s->unreflected);
 	set_int(o, "samples", s->samples);
 	return o;
 }
 
-static void
-sum_init(struct rtt_sum *s)
+/* The verdict of every rtt task summed: invalid where the answer is no
+ * round trip (frames no reflector marked, none back, counts that
+ * contradict), else ok. */
+static enum lr_verdict
+rtt_run_verdict(char *why, size_t len)
 {
-	memset(s, 0, sizeof(*s));
-	lr_hist_init(&s->rtt);
-	lr_hist_init(&s->res);
-	lr_hist_init(&s->net);
-}
+	struct rtt_sum *s;
+	enum lr_verdict v = LR_VERDICT_OK;
 
-/* Tasks whose init failed are left out (lr_role_next's rule). */
-static bool
-made(const struct rtt_task *rt)
-{
-	return rt->gen->priv != NULL && rt->rx->priv != NULL;
+	if (nb_rtts == 0)
+		return LR_VERDICT_OK;
+	s = malloc(sizeof(*s));
+	if (s == NULL)
+		return LR_VERDICT_OK;
+	sum_of(s, NULL);
+	if (sum_invalid(s, why, len) != NULL)
+		v = LR_VERDICT_INVALID;
+	free(s);
+	return v;
 }
 
 /* The "rtt" section: every rtt queue summed, and each pair's own. */
@@ -298,6 +531,8 @@ rtt_results(json_t *doc)
 	struct rtt_sum *tot, *p;
 	json_t *o, *pairs;
 	unsigned int i, j;
+	char why[256];
+	enum lr_verdict v;
 
 	if (nb_rtts == 0)
 		return;
@@ -305,12 +540,16 @@ rtt_results(json_t *doc)
 	p = malloc(sizeof(*p));
 	if (tot == NULL || p == NULL)
 		goto out;
-	sum_init(tot);
-	for (i = 0; i < nb_rtts; i++)
-		if (made(&rtts[i]))
-			sum_add(tot, &rtts[i]);
+	sum_of(tot, NULL);
 	o = sum_json(tot);
 	set_int(o, "tasks", nb_rtts);
+	json_object_set_new(o, "drain_s", json_real((double)rtts[nb_rtts - 1].drain_tsc /
+						    (double)rte_get_tsc_hz()));
+	why[0] = '\0';
+	v = rtt_run_verdict(why, sizeof(why));
+	json_object_set_new(o, "verdict", json_string(lr_verdict_name(v)));
+	if (v != LR_VERDICT_OK)
+		json_object_set_new(o, "verdict_why", json_string(why));
 	pairs = json_array();
 	for (i = 0; i < nb_rtts; i++) {
 		const struct rtt_task *rt = &rtts[i];
@@ -325,11 +564,7 @@ rtt_results(json_t *doc)
 				break;
 		if (j < i)
 			continue;
-		sum_init(p);
-		for (j = i; j < nb_rtts; j++)
-			if (made(&rtts[j]) && strcmp(rtts[j].a, rt->a) == 0 &&
-			    strcmp(rtts[j].b, rt->b) == 0)
-				sum_add(p, &rtts[j]);
+		sum_of(p, rt);
 		po = sum_json(p);
 		json_object_set_new(po, "a", json_string(rt->a));
 		json_object_set_new(po, "b", json_string(rt->b));
@@ -342,24 +577,53 @@ out:
 	free(p);
 }
 
+/* The live words and the summary line: every count the accounting adds up,
+ * the RTT, and INVALID where there is no round trip to show. */
 static void
 rtt_live(char *buf, size_t len)
 {
-	struct lr_hist *h = malloc(sizeof(*h));
-	unsigned int i;
+	struct rtt_sum *s = malloc(sizeof(*s));
+	char why[256];
+	int k;
 
 	buf[0] = '\0';
-	if (h == NULL)
+	if (s == NULL || nb_rtts == 0) {
+		free(s);
 		return;
-	lr_hist_init(h);
-	for (i = 0; i < nb_rtts; i++)
-		if (made(&rtts[i]) && lr_rx_latency(rtts[i].rx) != NULL)
-			lr_hist_merge(h, lr_rx_latency(rtts[i].rx));
-	if (h->count != 0)
-		snprintf(buf, len, "rtt p50 %.1f p99.9 %.1f us",
-			 lr_hist_quantile(h, 0.5) / 1e3,
-			 lr_hist_quantile(h, 0.999) / 1e3);
-	free(h);
+	}
+	sum_of(s, NULL);
+	k = snprintf(buf, len, "sent %" PRIu64 " received %" PRId64 " lost %"
+		     PRId64 " in-flight %" PRIu64, s->sent, s->received, s->lost,
+		     s->in_flight);
+	if (k > 0 && (size_t)k < len && s->rtt.count != 0)
+		k += snprintf(buf + k, len - (size_t)k, ", rtt p50 %.1f p99.9 "
+			      "%.1f us", lr_hist_quantile(&s->rtt, 0.5) / 1e3,
+			      lr_hist_quantile(&s->rtt, 0.999) / 1e3);
+	if (k > 0 && (size_t)k < len && sum_invalid(s, why, sizeof(why)) != NULL)
+		snprintf(buf + k, len - (size_t)k, " INVALID");
+	free(s);
+}
+
+/* A run whose counts contradict themselves fails (exit 1). */
+static int
+counts_check(void)
+{
+	struct rtt_sum *s;
+	int ret = 0;
+
+	if (nb_rtts == 0)
+		return 0;
+	s = malloc(sizeof(*s));
+	if (s == NULL)
+		return lr_err(ENOMEM, "rtt: no memory to check the counts");
+	sum_of(s, NULL);
+	if (s->tail < 0 || s->lost < 0)
+		ret = lr_err(EIO, "rtt: sent %" PRIu64 " != received %" PRId64
+			     " + lost %" PRId64 " + in flight %" PRIu64 ": "
+			     "counts that contradict themselves", s->sent,
+			     s->received, s->lost, s->in_flight);
+	free(s);
+	return ret;
 }
 
 /* The first --samples file that could not be written, said once at the
@@ -410,7 +674,7 @@ static int
 rtt_check(void)
 {
 	if (out_failed[0] == '\0')
-		return 0;
+		return counts_check();
 	lr_err(0, "%s", out_failed);
 	return -EIO;
 }
@@ -428,8 +692,10 @@ const struct lr_role lr_rtt_role = {
 	.poll = rtt_poll,
 	.results = rtt_results,
 	.live = rtt_live,
+	.tick = rtt_tick,
 	.stopped = rtt_stopped,
 	.check = rtt_check,
+	.run_verdict = rtt_run_verdict,
 	.with = &lr_gen_role,
 	.with_opts = lr_gen_frame_opts,
 	.plan = rtt_plan,

@@ -41,6 +41,10 @@ struct lr_rx_conf {
 	bool keep_samples;	/**< keep the samples for lr_rx_samples() */
 	bool residence;		/**< histograms of the reflector's residence
 				 *   (its stamps) and the RTT less it */
+	uint8_t sent_src_mac[6];	/**< rtt: the Ethernet source its gen
+					 *   sends with: a frame back with it
+					 *   and no reflector's mark is its own
+					 *   frame looped (unreflected) */
 };
 
 void lr_rx_conf_init(struct lr_rx_conf *c);
@@ -89,6 +93,12 @@ const struct lr_hist *lr_rx_latency(const struct lr_task *t);
 const struct lr_hist *lr_rx_residence(const struct lr_task *t,
 				      const struct lr_hist **net,
 				      uint64_t *unstamped);
+
+/** rtt: frames that came back as they were sent: no reflector's mark
+ *  (LR_HDR_REFLECTED, lr_wire.h) and the Ethernet source gen sent them
+ *  with (a looped port; a kernel's UDP echo answers from its own
+ *  address), for a task made with conf.residence. */
+uint64_t lr_rx_unreflected(const struct lr_task *t);
 
 /** The latency samples kept (ns, in arrival order, at most conf.samples):
  *  *@p n of them, or NULL when none are kept. Control path, after the run. */

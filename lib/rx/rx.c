@@ -118,6 +118,8 @@ struct rx {
 	 * NULL unless the conf asks for them. */
 	struct lr_hist *res, *net;
 	uint64_t unstamped;		/* rtt: frames without stamps */
+	uint64_t unreflected;		/* rtt: frames back as they were sent */
+	uint8_t sent_src_mac[6];	/* rtt: gen's Ethernet source */
 	uint64_t *samp;			/* latency samples, NULL: none kept */
 	uint32_t nb_samp, max_samp;
 	char samples_out[256];		/* where they go after the run */
@@ -304,6 +306,7 @@ rx_init(struct lr_task *t, const void *arg)
 		}
 		lr_hist_init(r->res);
 		lr_hist_init(r->net);
+		memcpy(r->sent_src_mac, c->sent_src_mac, sizeof(r->sent_src_mac));
 	}
 	if (c->latency && (c->samples_out[0] != '\0' || c->dist_out[0] != '\0' ||
 			   c->keep_samples)) {
@@ -359,6 +362,14 @@ lr_rx_latency(const struct lr_task *t)
 	const struct rx *r = t->priv;
 
 	return r->hist;
+}
+
+uint64_t
+lr_rx_unreflected(const struct lr_task *t)
+{
+	const struct rx *r = t->priv;
+
+	return r->unreflected;
 }
 
 const struct lr_hist *
@@ -440,7 +451,7 @@ counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 /* Every rx task's totals summed and histograms merged (@p lat may be NULL).
  * @return how many rx tasks there are. */
 static unsigned int
-sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
+sum_rx_of(struct lr_rx_counts *tot, struct lr_hist *lat, bool skip_rtt)
 {
 	unsigned int it = 0, nb = 0;
 	const struct lr_task *t;
@@ -451,12 +462,23 @@ sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
 	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
 		const struct rx *r = t->priv;
 
+		/* rtt's own rx tasks (residence kept): their loss is the
+		 * rtt line's, which counts the frames that never came back
+		 * as rx cannot (no later frame shows their gap). */
+		if (skip_rtt && r->res != NULL)
+			continue;
 		nb++;
 		counts_add(tot, &r->c);
 		if (lat != NULL && r->hist != NULL)
 			lr_hist_merge(lat, r->hist);
 	}
 	return nb;
+}
+
+static unsigned int
+sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
+{
+	return sum_rx_of(tot, lat, false);
 }
 
 /* Every rx task's flow table, merged by flow id into one array that covers
@@ -765,7 +787,7 @@ rx_live(char *buf, size_t len)
 	buf[0] = '\0';
 	if (lat == NULL)
 		return;
-	if (sum_rx(&tot, lat) != 0) {
+	if (sum_rx_of(&tot, lat, true) != 0) {
 		int k = tot.lost < 0 ?
 			snprintf(buf, len, "INVALID lost %" PRId64 " < 0", tot.lost) :
 			snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
@@ -1072,6 +1094,15 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 			continue;
 		}
 		r->c.own++;
+		/* rtt: back as it was sent (no reflector's mark, our own
+		 * source address): a looped port, no reflector. Its "RTT"
+		 * is not one (rtt's verdict says so). */
+		if (unlikely(r->res != NULL) &&
+		    !(h->magic & rte_cpu_to_be_16(LR_HDR_REFLECTED)) &&
+		    rte_pktmbuf_data_len(pkts[i]) >= RTE_ETHER_HDR_LEN &&
+		    memcmp(rte_pktmbuf_mtod(pkts[i], const uint8_t *) +
+			   RTE_ETHER_ADDR_LEN, r->sent_src_mac, 6) == 0)
+			r->unreflected++;
 		id = rte_be_to_cpu_32(h->flow);
 		idx = id - r->flow_base;
 		if (unlikely(idx >= r->nb_flows)) {

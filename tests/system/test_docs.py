@@ -277,6 +277,10 @@ def test_option_table_examples():
         if "--dist-out" in opts and r.returncode == 1 and \
                 "fewer than 2 latency samples: no table written" in r.stderr:
             continue
+        if section == "### rtt options" and r.returncode == 5 and \
+                "frames came back" in r.stderr:
+            # Nothing reflects on net_null: no RTT, said (exit 5).
+            continue
         if r.returncode != 0:
             bad.append("%s `%s`: rc %d %s" % (section, ex, r.returncode,
                                               r.stderr.strip().splitlines()[-1:]))

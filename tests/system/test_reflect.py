@@ -412,12 +412,117 @@ def test_add_delay_without_rate_sizes_or_refuses():
         expect(r.returncode == 0, (extra, r.stderr[-800:]))
 
 
+def rtt_lua(name, body, timeout=120):
+    """Run a Lua script of rtt tasks; return (result document, stdout)."""
+    d = tmpdir()
+    script, js = os.path.join(d, "s.lua"), os.path.join(d, "r.json")
+    with open(script, "w") as f:
+        f.write("linerate.live(false)\nlocal w = linerate.workers()\n" +
+                body + "\nassert(linerate.write_json('%s'))\n" % js)
+    r = run(eal(name) + ["--", script], timeout=timeout)
+    expect(r.returncode == 0, (r.stdout[-800:], r.stderr[-1500:]))
+    return load_json(js), r.stdout
+
+
+def conserved(rtt):
+    expect(rtt["sent"] == rtt["received"] + rtt["lost"] + rtt["in_flight"],
+           rtt)
+
+
+def test_rtt_counts_what_never_came_back():
+    """A reflector that stops after 600 of 1000 frames: the 400 after the
+    last one back show no gap to rx; they are lost once --drain has passed
+    after the last frame sent, and the rx tasks end then (they waited for
+    ever for their count: still running 15 s after gen)."""
+    doc, out = rtt_lua("rftail", """
+local a, b = assert(linerate.wire("tail"))
+assert(linerate.task{ role = "reflect", port = b, count = 600, lcore = w[#w] })
+local tasks = assert(linerate.plan{ role = "rtt", port = a, lcores = { w[1] },
+                                    count = 1000, rate = "100000", flows = 4,
+                                    drain = 0.5 })
+linerate.start()
+local t0 = linerate.now()
+local ended = true
+for _, t in ipairs(tasks) do ended = t:wait(60) and ended end
+print(("ended %s after %.3f s"):format(tostring(ended), linerate.now() - t0))
+linerate.stop()
+""")
+    rtt = doc["rtt"]
+    expect("ended true" in out, out)
+    expect(rtt["sent"] == 1000 and rtt["received"] == 600 and
+           rtt["lost"] == 400 and rtt["lost_at_end"] == 400 and
+           rtt["in_flight"] == 0 and rtt["verdict"] == "ok", rtt)
+    conserved(rtt)
+    # Not timing: the run ended by the drain, not the 60 s wait.
+    secs = float(out.split("after ")[1].split()[0])
+    expect(secs < 30, out)
+
+
+def test_rtt_in_flight_at_the_stop():
+    """A run stopped while frames are out (a reflector holding them 300
+    ms): they are in flight, neither received nor lost, and the counts
+    add up."""
+    doc, out = rtt_lua("rfinfl", """
+local a, b = assert(linerate.wire("infl"))
+assert(linerate.task{ role = "reflect", port = b, add_delay = "delay 300ms",
+                      rate = "5000", lcore = w[#w] })
+assert(linerate.plan{ role = "rtt", port = a, lcores = { w[1] },
+                      count = 100000, rate = "5000", flows = 4 })
+linerate.start()
+linerate.sleep(1)
+linerate.stop()
+""")
+    rtt = doc["rtt"]
+    expect(rtt["in_flight"] > 0 and rtt["lost_at_end"] == 0 and
+           rtt["received"] > 0 and rtt["verdict"] == "ok", rtt)
+    conserved(rtt)
+
+
+def test_rtt_unreflected_is_invalid():
+    """A looped port (net_ring0 with no arguments: its tx is its rx), no
+    reflector: the frames come back unmarked, and their 0.2 us are no
+    round trip: verdict invalid, exit 5 (it was a valid 'rtt p50')."""
+    d = tmpdir()
+    js = os.path.join(d, "r.json")
+    r = run(eal("rfloop") + ["--", "--role", "rtt", "--port", "net_ring0",
+                             "--count", "1000", "--json", js, "--no-live"],
+            timeout=60)
+    doc = load_json(js)
+    rtt = doc["rtt"]
+    expect(r.returncode == 5 and doc["verdict"] == "invalid" and
+           rtt["verdict"] == "invalid" and rtt["unreflected"] == 1000 and
+           "as they were sent" in r.stderr and "INVALID" in r.stdout,
+           (r.returncode, rtt, r.stderr[-800:]))
+    conserved(rtt)
+
+
+def test_rtt_nothing_back_ends_and_says_so():
+    """Nothing comes back (net_null): the run ends --drain after the last
+    frame sent, not at --duration, every frame lost and no RTT (exit 5);
+    it said 'sent 100 received 0 lost 0' and exit 0."""
+    d = tmpdir()
+    js = os.path.join(d, "r.json")
+    r = run(eal("rfnone") + ["--", "--role", "rtt", "--port", "net_null0",
+                             "--count", "100", "--drain", "0.2",
+                             "--duration", "20", "--json", js, "--no-live"],
+            timeout=60)
+    doc = load_json(js)
+    rtt = doc["rtt"]
+    expect(r.returncode == 5 and rtt["lost"] == 100 and
+           rtt["received"] == 0 and rtt["rtt"] is None and
+           "sent 100 received 0 lost 100 in-flight 0 INVALID" in r.stdout,
+           (r.returncode, rtt, r.stdout[-500:], r.stderr[-500:]))
+    expect(doc["elapsed_s"] < 15, doc["elapsed_s"])
+
+
 def test_cli_rtt_and_reflect_on_null():
     """--role rtt and --role reflect from the command line (net_null)."""
+    # Nothing reflects on net_null: no frame comes back, no RTT (exit 5).
     r = run(eal("rfclir") + ["--", "--role", "rtt", "--port", "net_null0",
                              "--count", "1000", "--duration", "2",
                              "--no-live"], timeout=60)
-    expect(r.returncode == 0, r.stderr[-1500:])
+    expect(r.returncode == 5 and "none of 1000 frames came back" in r.stderr,
+           (r.returncode, r.stderr[-1500:]))
     r = run(eal("rfclif") + ["--", "--role", "reflect", "--port", "net_null0",
                              "--peer", "net_null1", "--others", "reflect",
                              "--duration", "1", "--no-live"], timeout=60)
@@ -464,5 +569,8 @@ if __name__ == "__main__":
           test_rtt_over_memif, test_drops_are_counted, test_count_is_exact,
           test_summary_has_every_counter,
           test_add_delay_without_rate_sizes_or_refuses,
+          test_rtt_counts_what_never_came_back, test_rtt_in_flight_at_the_stop,
+          test_rtt_unreflected_is_invalid,
+          test_rtt_nothing_back_ends_and_says_so,
           test_cli_rtt_and_reflect_on_null,
           test_bad_options])
