@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_latency.h"
+#include "lr_out.h"
 
 #define EXIT_UNDETERMINED 1
 #define EXIT_BAD 2
@@ -87,6 +90,17 @@ bad(const char *opt, const char *val, const char *want)
 	return EXIT_BAD;
 }
 
+/* solve has no orderly stop to ask for: a signal ends it as it would have
+ * without a handler, but not before the temporary file of a document half
+ * written is removed (lr_cleanup.h). Async-signal-safe. */
+static void
+on_signal(int sig)
+{
+	lr_cleanup_run();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int
 lr_latency_main(int argc, char **argv)
 {
@@ -113,6 +127,8 @@ lr_latency_main(int argc, char **argv)
 	long got;
 	double ns;
 
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	/* Options first (the solver's size depends on --boot), then inputs in
 	 * the order given. */
 	opterr = 0;
@@ -141,6 +157,16 @@ lr_latency_main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'j':
+			/* Written after the solve: a typo in a directory is
+			 * found before it (as the roles' --json). */
+			i = lr_out_check(optarg);
+			if (i != 0) {
+				fprintf(stderr, "linerate solve: --json '%s': cannot "
+					"write: %s\n", optarg, strerror(-i));
+				return EXIT_BAD;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -270,21 +296,29 @@ lr_latency_main(int argc, char **argv)
 	}
 	if (json_out != NULL) {
 		json_t *j = lr_latency_json(&res);
-		int w;
+		struct lr_out o;
+		FILE *f = NULL;
+		int w = -1;
 
+		/* Whole or not at all (lr_out.h); a signal while it is
+		 * written removes the temporary file (on_signal()). */
 		errno = 0;
-		if (j == NULL)
-			w = -1;
-		else if (to_stdout)
-			w = json_dumpf(j, stdout, JSON_INDENT(2)) < 0 ||
-				fputc('\n', stdout) == EOF ||
-				fflush(stdout) != 0 ? -1 : 0;
-		else
-			w = json_dump_file(j, json_out, JSON_INDENT(2));
+		if (j != NULL && lr_out_open(&o, "json", json_out) == 0) {
+			f = lr_out_stream(&o);
+			if (f != NULL && json_dumpf(j, f, JSON_INDENT(2)) == 0 &&
+			    (!to_stdout || fputc('\n', f) != EOF)) {
+				w = lr_out_close(&o) == 0 ? 0 : -1;
+			} else {
+				if (errno == 0)
+					errno = EIO;
+				lr_err(errno, "json: cannot write %s", json_out);
+				lr_out_discard(&o);
+			}
+		} else if (j == NULL) {
+			lr_err(ENOMEM, "json: cannot write %s", json_out);
+		}
 		if (w < 0) {
-			fprintf(stderr, "linerate solve: cannot write %s%s%s\n",
-				json_out, errno ? ": " : "",
-				errno ? strerror(errno) : "");
+			fprintf(stderr, "linerate solve: %s\n", lr_errmsg());
 			ret = EXIT_BAD;
 		}
 		json_decref(j);

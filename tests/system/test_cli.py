@@ -414,6 +414,45 @@ def test_no_dist_table_is_a_failure():
     expect(os.listdir(d) == [], os.listdir(d))
 
 
+def test_results_whole_or_not_at_all():
+    # A document that does not fit on its file system (a tmpfs of 64 KiB
+    # made for the test): the file it would replace keeps what it had, no
+    # part of the new one is left, and the run says so in one line. It was
+    # cut where the disk filled, the old content lost.
+    if os.geteuid() != 0:
+        print("  skip: needs root (mount)")
+        return
+    d = tmpdir()
+    small = os.path.join(d, "small")
+    os.mkdir(small)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "lr_st_small", small],
+                   check=True)
+    try:
+        out = os.path.join(small, "r.json")
+        with open(out, "w") as f:
+            f.write('{"old": true}\n')
+        # 0.6 s of samples every ms: a document of some 300 KB.
+        r = run(eal("small") + ["--", "--role", "gen", "--port", "net_null0", "--rate", "1M",
+                                "--duration", "0.6", "--series", "0.001", "--no-live",
+                                "--allow-short", "--json", out])
+        lines = [l for l in r.stderr.splitlines() if "r.json" in l]
+        expect(r.returncode == 1 and len(lines) == 1 and "No space left" in lines[0],
+               "rc %d %r" % (r.returncode, r.stderr[-400:]))
+        expect(load_json(out) == {"old": True}, open(out).read()[:100])
+        # linerate.json(value, path) from a script alike.
+        script = os.path.join(d, "big.lua")
+        with open(script, "w") as f:
+            f.write("local t = {} for i = 1, 100000 do t[i] = i end\n"
+                    "print(linerate.json(t, %r))\n" % out)
+        r = run(eal("smalll") + ["--", "--no-live", script])
+        expect(r.returncode == 0 and "nil\tjson: cannot write %s (No space left" % out in r.stdout,
+               "rc %d %r %r" % (r.returncode, r.stdout[-300:], r.stderr[-300:]))
+        expect(load_json(out) == {"old": True}, open(out).read()[:100])
+        expect(os.listdir(small) == ["r.json"], os.listdir(small))
+    finally:
+        subprocess.run(["umount", small])
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
@@ -426,4 +465,5 @@ if __name__ == "__main__":
           test_percent_rate_names_its_speed,
           test_unknown_option_names_the_nearest,
           test_sample_outputs_checked_before_the_run,
-          test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure])
+          test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure,
+          test_results_whole_or_not_at_all])

@@ -563,10 +563,50 @@ def test_no_memory():
            r.stderr)
 
 
+def test_json_checked_first_and_whole():
+    # --json to a missing directory is found before the solve (nothing
+    # solved, nothing printed: it was found after, the table printed);
+    # a document that does not fit leaves the file it would replace as it
+    # was (a full tmpfs made for the test: it was truncated).
+    d = tmpdir()
+    csv = small_lab(d)
+    missing = os.path.join(d, "no", "out.json")
+    r = solve(csv, "--json", missing)
+    expect(r.returncode == 2 and r.stdout == "" and
+           r.stderr.strip() == "linerate solve: --json '%s': cannot write: "
+           "No such file or directory" % missing, (r.returncode, r.stdout[-200:], r.stderr))
+    if os.geteuid() != 0:
+        print("  skip: needs root (mount)")
+        return
+    full = os.path.join(d, "full")
+    os.mkdir(full)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "lr_st_full", full],
+                   check=True)
+    try:
+        out = os.path.join(full, "out.json")
+        with open(out, "w") as f:
+            f.write('{"old": true}\n')
+        try:
+            with open(os.path.join(full, "filler"), "wb") as f:
+                while True:
+                    f.write(b"x" * 4096)
+                    f.flush()
+        except OSError:
+            pass
+        r = solve(csv, "--json", out)
+        lines = r.stderr.strip().splitlines()
+        expect(r.returncode == 2 and "No space left on device" in lines[-1],
+               (r.returncode, r.stderr))
+        expect(load_json(out) == {"old": True}, open(out).read()[:100])
+        expect(sorted(os.listdir(full)) == ["filler", "out.json"], os.listdir(full))
+    finally:
+        subprocess.run(["umount", full])
+
+
 if __name__ == "__main__":
     main([test_csv_table_and_json, test_reference_and_hw,
           test_undetermined_exit_1, test_bad_input_exit_2,
           test_sockperf_and_irtt_importers, test_implausible_exit_3,
           test_model_unchecked, test_json_stdout_alone, test_truncated_gz,
           test_non_finite_and_names, test_error_messages, test_irtt_overflow,
-          test_no_memory])
+          test_no_memory, test_json_checked_first_and_whole])
