@@ -8,8 +8,15 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "lr_cleanup.h"
 #include "lr_common.h"
+#include "lr_out.h"
 #include "lr_opt.h"
 
 static void
@@ -245,6 +252,165 @@ rates(void **state)
 	assert_true(pb == 0 && fabs(pp - 1 / 1.5e6) < 1e-15);
 }
 
+/* A fresh directory of the test's own under /tmp. */
+static void
+make_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/lr_ut_out_XXXXXX");
+	assert_non_null(mkdtemp(buf));
+}
+
+static size_t
+count_entries(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* Whole or not at all: the old content until the close, the new one
+ * after; a discard leaves the old; the mode of the file replaced stays;
+ * a symbolic link stays a link, its target replaced. */
+static void
+out_whole_or_not(void **state)
+{
+	char dir[64], path[128], link[128], buf[64];
+	struct lr_out o;
+	struct stat sb;
+	FILE *f;
+
+	(void)state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/r.txt", dir);
+	f = fopen(path, "w");
+	fputs("old\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0640), 0);
+
+	assert_int_equal(lr_out_open(&o, "t", path), 0);
+	f = lr_out_stream(&o);
+	assert_non_null(f);
+	fputs("new\n", f);
+	fflush(f);
+	read_text(path, buf, sizeof(buf));
+	assert_string_equal(buf, "old\n");	/* a reader meanwhile */
+	assert_int_equal(count_entries(dir), 2);
+	lr_out_discard(&o);
+	read_text(path, buf, sizeof(buf));
+	assert_string_equal(buf, "old\n");
+	assert_int_equal(count_entries(dir), 1);
+
+	assert_int_equal(lr_out_open(&o, "t", path), 0);
+	fputs("new\n", lr_out_stream(&o));
+	assert_int_equal(lr_out_close(&o), 0);
+	read_text(path, buf, sizeof(buf));
+	assert_string_equal(buf, "new\n");
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	assert_int_equal(count_entries(dir), 1);
+
+	snprintf(link, sizeof(link), "%s/l.txt", dir);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(lr_out_open(&o, "t", link), 0);
+	fputs("via link\n", lr_out_stream(&o));
+	assert_int_equal(lr_out_close(&o), 0);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	read_text(path, buf, sizeof(buf));
+	assert_string_equal(buf, "via link\n");
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A full disk found by the close: an error naming the file, nothing
+ * left; the checks before a run. */
+static void
+out_errors(void **state)
+{
+	char dir[64], path[128];
+	struct lr_out o;
+
+	(void)state;
+	assert_int_equal(lr_out_open(&o, "t", "/dev/full"), 0);
+	fputs("x\n", lr_out_stream(&o));
+	assert_int_equal(lr_out_close(&o), -ENOSPC);
+	assert_non_null(strstr(lr_errmsg(), "t: cannot write /dev/full"));
+
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/no/r.txt", dir);
+	assert_int_equal(lr_out_check(path), -ENOENT);
+	assert_int_equal(lr_out_open(&o, "t", path), -ENOENT);
+	assert_int_equal(lr_out_check(dir), -EISDIR);
+	snprintf(path, sizeof(path), "%s/r.txt", dir);
+	assert_int_equal(lr_out_check(path), 0);
+	assert_int_equal(lr_out_check("-"), 0);
+	assert_int_equal(lr_out_check("/dev/null"), 0);
+	assert_int_equal(count_entries(dir), 0);	/* the checks leave none */
+	rmdir(dir);
+}
+
+/* The registry removes a tree, not what a link in it points to; refuses
+ * "/" and a way up; leaves what was forgotten. */
+static void
+cleanup_trees(void **state)
+{
+	char dir[64], sub[128], path[160], keep[64], kept[128];
+	FILE *f;
+	int id;
+
+	(void)state;
+	make_dir(keep, sizeof(keep));
+	snprintf(kept, sizeof(kept), "%s/precious", keep);
+	f = fopen(kept, "w");
+	fclose(f);
+	make_dir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/a/b", dir);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/b/f", dir);
+	f = fopen(path, "w");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/a/link", dir);
+	assert_int_equal(symlink(keep, path), 0);
+
+	assert_int_equal(lr_cleanup_add("/"), -EINVAL);
+	assert_int_equal(lr_cleanup_add("/tmp/.."), -EINVAL);
+	assert_int_equal(lr_cleanup_add("/tmp/../etc"), -EINVAL);
+	id = lr_cleanup_add(keep);
+	assert_true(id >= 0);
+	assert_int_equal(lr_cleanup_add(keep), id);	/* once */
+	assert_int_equal(lr_cleanup_find(keep), id);
+	lr_cleanup_forget(id);
+	assert_int_equal(lr_cleanup_find(keep), -ENOENT);
+	assert_true(lr_cleanup_add(dir) >= 0);
+	lr_cleanup_run();
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(access(kept, F_OK), 0);
+	unlink(kept);
+	rmdir(keep);
+}
+
 int
 main(void)
 {
@@ -258,6 +424,9 @@ main(void)
 		cmocka_unit_test(frame_bytes_counts_fcs),
 		cmocka_unit_test(table1_arithmetic),
 		cmocka_unit_test(rates),
+		cmocka_unit_test(out_whole_or_not),
+		cmocka_unit_test(out_errors),
+		cmocka_unit_test(cleanup_trees),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
