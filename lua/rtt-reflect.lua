@@ -58,11 +58,18 @@ end
 linerate.stop()
 local r = linerate.results()
 local rtt = r.rtt
-print(("rtt-reflect: sent %d received %d lost %d, rtt min %.3f p50 %.3f " ..
-       "p99.9 %.3f us%s"):format(rtt.sent, rtt.received, rtt.lost,
-	rtt.rtt.min_ns / 1e3, rtt.rtt.p50_ns / 1e3, rtt.rtt.p999_ns / 1e3,
-	rtt.residence and (", residence p50 %.3f us"):format(
-		rtt.residence.p50_ns / 1e3) or ""))
+if rtt.rtt == nil then
+	-- Nothing came back: no RTT to print (rtt's verdict says why).
+	print(("rtt-reflect: sent %d received %d lost %d in flight %d: no RTT (%s)")
+	      :format(rtt.sent, rtt.received, rtt.lost, rtt.in_flight,
+	              rtt.verdict_why or rtt.verdict))
+else
+	print(("rtt-reflect: sent %d received %d lost %d, rtt min %.3f p50 %.3f " ..
+	       "p99.9 %.3f us%s"):format(rtt.sent, rtt.received, rtt.lost,
+		rtt.rtt.min_ns / 1e3, rtt.rtt.p50_ns / 1e3, rtt.rtt.p999_ns / 1e3,
+		rtt.residence and (", residence p50 %.3f us"):format(
+			rtt.residence.p50_ns / 1e3) or ""))
+end
 if refl then
 	print(("rtt-reflect: reflector in %d reflected %d out %d"):format(
 		r.reflect["in"], r.reflect.reflected, r.reflect.out))
