@@ -35,7 +35,7 @@ saturate() {	# spec size
 	$LR $EAL -l 0-1 --file-prefix ${PFX}_sat -- --role delay \
 		--port net_null0,size=$(($2 - 4)) --peer net_null1,size=$(($2 - 4)) \
 		--netem "$1" --duration "$SECS" --no-live --json /tmp/${PFX}.json \
-		>/dev/null 2>&1
+		--late-share 100 >/dev/null 2>&1	# saturated: late by design
 	/usr/bin/python3 - "$1" "$2" /tmp/${PFX}.json <<'PY'
 import json, sys
 spec, size, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
