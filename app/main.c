@@ -784,6 +784,10 @@ main(int argc, char **argv)
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A peer process that is gone (a DUT, a collector behind a pipe) is
+	 * an error of the write to it (EPIPE), said where it happens, not a
+	 * death of this process with nothing written. */
+	signal(SIGPIPE, SIG_IGN);
 	lr_stats_init();
 	/* Results written to stdout ('-') have it to themselves: the live
 	 * line and the summary go to stderr then. So does IPFIX to stdout

@@ -1,16 +1,16 @@
 -- rfc2544.lua: RFC 2544's benchmarks in one command (section 26): the
 -- throughput by binary search for the non-drop rate (NDR) and a partial-
--- drop rate (PDR), the latency at the NDR, the frame loss rate from 100 %
--- down, and back-to-back bursts; for each frame size, over a device under
--- test on the virtual testbed.
+-- drop rate (PDR), the latency at the NDR, the frame loss rate from the
+-- top rate down, and back-to-back bursts; for each frame size, over a
+-- device under test on the virtual testbed.
 --
 --   linerate --no-pci --no-huge -m 1024 --lcores '0@0,1@1,2@0' -- lua/rfc2544.lua \
 --       dut=delay dut_netem="rate 100mbit" sizes=64,512,1518
+--   linerate ... -- lua/rfc2544.lua help        (every argument, its default)
 --
--- The device under test sits between two virtual wires:
---   gen == wire == DUT == wire == rx
---   dut=wire    no device: the wire (the search then finds the generator's
---               own ceiling, with the receiver on the same lcore)
+-- The device under test sits between the generator and the receiver:
+--   dut=wire    no device: the virtual wire (what the search finds is the
+--               tester's own ceiling: every answer is limited_by "tester")
 --   dut=delay   the delay role with dut_netem= (tc-netem words: a
 --               "rate 100mbit" link, a "loss 0.1%", a "limit 100"): a device
 --               whose capacity is known, so the search has an answer
@@ -23,276 +23,406 @@
 --   With them gen and rx share the first worker lcore: give that worker
 --   a CPU other than dut_cpu, e.g. --lcores '0@0,1@1'.)
 --
--- Learning frames first, once per frame size (warmup= s at 10 % of the
--- line rate, which the DUT sees, RFC 2544 23); each trial then runs
--- trial= seconds at its rate and the receiver drains. A trial whose
--- generator fell short of the rate it was asked (gen's verdict "short":
--- the host, not the DUT, did not offer it), or whose counts a link cannot
--- make (received > sent, a negative loss), is INVALID:
--- repeated once, and if invalid again reported so and never taken as a
--- pass (the search treats it as a failure at that rate and says so). Each
--- trial has flow ids of its own, so that what a DUT still held of an
--- earlier trial is counted apart (stale), not as this one's.
--- A DUT's queue hides an overload shorter than it: a trial of T seconds
+-- Know the tester before judging the device: for each frame size a
+-- calibration search runs first over the same lcores and the same kind
+-- of path without the device (the delay box with no impairment for
+-- dut=delay, two memif ports back to back for testpmd, a bare veth pair
+-- for the kernel), and the device's searches go no higher than what the
+-- tester passed there (its ceiling) and max=. Each answer then says what
+-- bounded it (limited_by):
+--   "dut"     the device's own limit: the lowest rate above the answer
+--             that did not pass was a valid trial the device lost frames in
+--   "tester"  the device passed all the tester could offer (its ceiling,
+--             or a rate above the answer could not be tried): a lower
+--             bound, printed >= X
+--   "max"     the device passed at max=: a lower bound, >= X
+--   null      no valid trial: no number, and why
+-- and back-to-back bursts b2b_limited_by: "dut", "b2b_max" (passed at
+-- b2b_max=, >= X) or "tester" (no burst left back to back).
+--
+-- A trial is INVALID, repeated once, and never a pass, when the tester
+-- spoiled it: the generator fell short of its rate (gen's verdict), the
+-- receiving port dropped frames itself (its imissed, rx_nombuf, ierrors),
+-- the device's egress could not hand frames to the receiver (testpmd's
+-- TX-dropped), or its counts cannot be (received > sent). Each trial has
+-- flow ids of its own, so that what a device still held of an earlier
+-- trial is counted apart (stale), not as this one's.
+-- A device's queue hides an overload shorter than it: a trial of T seconds
 -- passes up to (queue frames / T) above the capacity, which is why the RFC
 -- asks for 60 s trials.
 --
--- Arguments (key=value):
---   sizes=64,128,256,512,1024,1280,1518   frame sizes (RFC 2544 9.1); jumbo
---                     (9018) on request; ipv6=1 for RFC 5180's over IPv6
---                     (84 B for its 78: 18 B of linerate's header after UDP)
---   tests=throughput,latency,loss,b2b  which benchmarks (all)
---   max=PCT           the highest rate tried, % of the port's speed (100)
---   speed=BPS         the link speed the % refer to (10G)
---   resolution=PCT    the search stops when hi - lo < PCT % of hi (0.5)
---   steps=N           at most N trials a search (20)
---   guess=PCT         after a failed first trial, bracket what the DUT let
---                     through -/+ PCT % (5; 0: plain binary search)
---   pdr=RATIO         the partial-drop rate's loss ratio (0.001)
---   trial=S           trial seconds (1; RFC 2544 says 60, give trial=60)
---   warmup=S          learning frames' seconds (0.1)
---   latency_trials=N  trials at the NDR for the latency (3; the RFC: 20):
---                     median of their p50s, worst, the histogram and the
---                     jitter (RFC 3550's J, mean over the flows, and the
---                     mean |D|; rx's flow_latency) of the median trial
---   b2b_max=N         the longest burst tried (100000); b2b_trials=N (2)
---   flows=N           flows (1)
---   catch_up=US       gen's catch-up after a stall of the host (20000: a
---                     shared CPU's stalls are made up, as per-sweep's)
---   tolerance=PCT     gen's rate tolerance in % (its 99.9): a trial that
---                     offered less is INVALID
---   json=FILE csv=FILE
+-- A device that stops forwarding (testpmd's process gone, the namespace
+-- gone, or a trial that receives nothing at a rate that passed before)
+-- ends the run: the message, the results so far (JSON, CSV), exit 1.
+-- Exit 0 only when every size has a device-determined answer for every
+-- test asked; 3 when some answer is a bound or undetermined (said on
+-- stderr and in the JSON's "incomplete"); 130 on SIGINT/SIGTERM, with the
+-- results so far written and "interrupted": true.
+--
+-- One line per trial on stderr (quiet=1: none): the size, test, phase,
+-- rate, sent, lost, verdict, elapsed time and an estimate of what is left.
 local testbed = require("testbed")
-local opt = testbed.args(arg, { sizes = "64,128,256,512,1024,1280,1518",
-                                tests = "throughput,latency,loss,b2b",
-                                max = 100, speed = "10G", resolution = 0.5,
-                                steps = 20, pdr = 0.001, trial = 1, guess = 5,
-                                warmup = 0.1, latency_trials = 3,
-                                b2b_max = 100000, b2b_trials = 2, flows = 1,
-                                dut = "wire", catch_up = 20000 },
-                        { "json", "csv", "ipv6", "tolerance", "dut_netem",
-                          "dut_fwd", "dut_mode", "dut_cpu", table.unpack(testbed.keys) })
-linerate.live(false)
-for _, k in ipairs({ "trial", "max", "resolution", "steps", "b2b_max" }) do
-	testbed.positive(opt, k)
-end
-for _, k in ipairs({ "warmup", "latency_trials", "b2b_trials", "guess" }) do
-	testbed.positive(opt, k, true)
-end
+local ndr = require("ndr")
 
-local SPEED = { G = 1e9, M = 1e6, K = 1e3 }
-local speed = tonumber(tostring(opt.speed):match("^[%d%.]+"))
-speed = speed and speed * (SPEED[tostring(opt.speed):match("(%a)$") or ""] or 1)
-assert(speed and speed > 0, "rfc2544: speed=: want e.g. 10G")
-local ipv6 = tonumber(opt.ipv6) == 1
+local SPEC = {
+	{ "dut", "wire", "choice", "the device under test", choices = { "wire", "delay", "testpmd", "kernel" } },
+	{ "sizes", nil, "sizes", "frame sizes, B (64,128,256,512,1024,1280,1518; with ipv6=1 84,...)", min = 64, max = 9018 },
+	{ "tests", "throughput,latency,loss,b2b", "set", "the benchmarks to run", choices = { "throughput", "latency", "loss", "b2b" } },
+	{ "max", 100, "num", "the highest rate tried, % of speed", above = 0, max = 100 },
+	{ "speed", "10G", "bps", "the link speed rates refer to (10G, 10Gbps, 10000M, 1e10)", min = 1e6, max = 1e13 },
+	{ "resolution", 0.5, "num", "a search ends when hi - lo < this % of hi", above = 0, max = 50 },
+	{ "steps", 20, "int", "at most this many trials a search", min = 1, max = 1000 },
+	{ "guess", 5, "num", "after a failed first trial, bracket what got through -/+ this % (0: plain halving)", min = 0, max = 50 },
+	{ "pdr", 0.001, "num", "the partial-drop rate's loss ratio", above = 0, below = 1 },
+	{ "trial", 1, "num", "trial seconds (RFC 2544 says 60)", above = 0, max = 86400 },
+	{ "warmup", 0.1, "num", "learning frames' seconds, once a size (RFC 2544 23)", min = 0, max = 3600 },
+	{ "calibrate", 1, "bool", "search the tester's own ceiling first, each size (0: take max= as reachable)" },
+	{ "latency_trials", 3, "int", "trials at the NDR for the latency (RFC: 20)", min = 0, max = 1000 },
+	{ "b2b_max", 100000, "int", "the longest back-to-back burst tried, frames", min = 1, max = 1e9 },
+	{ "b2b_tolerance", 95, "num", "a burst left back to back when gen offered at least this % of the line rate, with no stall in it", above = 0, max = 100 },
+	{ "b2b_trials", 2, "int", "back-to-back searches (the shortest counts; RFC: 50)", min = 1, max = 1000 },
+	{ "flows", 1, "int", "flows", min = 1, max = 1048576 },
+	{ "catch_up", 20000, "num", "gen's catch-up after a stall of the host, us", min = 0, max = 1e7 },
+	{ "tolerance", 99.9, "num", "gen's rate tolerance, %: a trial that offered less is INVALID", above = 0, max = 100 },
+	{ "ipv6", 0, "bool", "IPv6 frames (RFC 5180's sizes: 84 B for its 78)" },
+	{ "quiet", 0, "bool", "no line per trial on stderr" },
+	{ "json", nil, "out", "the results and every trial, as JSON" },
+	{ "csv", nil, "out", "a row per size, as CSV" },
+	{ "dut_netem", nil, "str", "dut=delay: the device, in tc-netem's words" },
+	{ "dut_fwd", "io", "choice", "dut=testpmd: its forwarding mode", choices = { "io", "macswap" } },
+	{ "dut_mode", "forward", "choice", "dut=kernel: IPv4 routing or a bridge", choices = { "forward", "bridge" } },
+	{ "dut_cpu", 0, "int", "the CPU of a DUT outside linerate (testpmd, the kernel)", min = 0, max = 4095 },
+}
+local opt, given = testbed.params(arg, SPEC, "RFC 2544 over a device under test (key=value)")
+local fail = testbed.usage_error
+local speed = opt.speed
+local ipv6 = opt.ipv6
 -- RFC 5180 5's IPv6 sizes start at 78 B; with linerate's 18 B header
 -- (flow, sequence, TX time) after UDP the smallest is 84 B.
-if ipv6 and opt.sizes == "64,128,256,512,1024,1280,1518" then
-	opt.sizes = "84,128,256,512,1024,1280,1518"
+local sizes = opt.sizes or (ipv6 and { 84, 128, 256, 512, 1024, 1280, 1518 } or
+                            { 64, 128, 256, 512, 1024, 1280, 1518 })
+for _, n in ipairs(sizes) do
+	if ipv6 and n < 84 then fail(("argument sizes: %d B: IPv6 frames of 84..9018 B"):format(n)) end
 end
 local want = {}
-for t in opt.tests:gmatch("[^,]+") do
-	assert(({ throughput = 1, latency = 1, loss = 1, b2b = 1 })[t],
-	       ("rfc2544: tests=%s: want throughput, latency, loss, b2b"):format(t))
-	want[t] = true
+for _, t in ipairs(opt.tests) do want[t] = true end
+if opt.dut == "delay" and not opt.dut_netem then
+	fail("argument dut=delay needs dut_netem= (e.g. \"rate 100mbit\")")
 end
-assert(({ wire = 1, delay = 1, testpmd = 1, kernel = 1 })[opt.dut],
-       "rfc2544: dut=wire, delay (with dut_netem=), testpmd or kernel")
-assert(opt.dut ~= "delay" or opt.dut_netem,
-       "rfc2544: dut=delay needs dut_netem= (e.g. \"rate 100mbit\")")
+if opt.dut ~= "delay" and opt.dut_netem then fail("argument dut_netem= is for dut=delay") end
+if ipv6 and opt.dut == "kernel" and opt.dut_mode == "forward" then
+	fail("argument ipv6=1: the kernel DUT forwards IPv4: give dut_mode=bridge with ipv6=1")
+end
+if (opt.dut == "testpmd" or opt.dut == "kernel") then
+	for _, n in ipairs(sizes) do
+		if n > 1518 then
+			fail(("argument sizes: %d B: dut=%s takes frames up to 1518 B"):format(n, opt.dut))
+		end
+	end
+end
 -- Linux netem's own default queue (1000 frames) unless the SPEC says: the
 -- delay role's default is the path's BDP, and each trial's box would hold
--- its own (tasks keep their memory until the process ends).
-if opt.dut_netem and not opt.dut_netem:find("limit") then
-	opt.dut_netem = opt.dut_netem .. " limit 1000"
+-- its own (tasks keep their memory until the process ends). Said once.
+local dut_netem = opt.dut_netem
+if dut_netem and not dut_netem:find("limit") then
+	dut_netem = dut_netem .. " limit 1000"
+	io.stderr:write(("rfc2544: dut_netem has no limit: netem's default queue is used " ..
+	                 "(\"%s\")\n"):format(dut_netem))
+end
+linerate.live(false)
+
+local t_start = linerate.now()
+local function say(fmt, ...)
+	if not opt.quiet then io.stderr:write(fmt:format(...)) end
 end
 
-assert(not (ipv6 and opt.dut == "kernel" and (opt.dut_mode or "forward") == "forward"),
-       "rfc2544: the kernel DUT forwards IPv4: give dut_mode=bridge with ipv6=1")
-local sizes = {}
-for s in tostring(opt.sizes):gmatch("[^,]+") do
-	local n = math.tointeger(tonumber(s))
-	assert(n and n >= (ipv6 and 84 or 64) and n <= 9018,
-	       ("rfc2544: size %s: frames of %d..9018 B"):format(s, ipv6 and 84 or 64))
-	sizes[#sizes + 1] = n
+-- The results, written whatever happens (an error, an interrupt: the
+-- <close> below).
+local history = {}
+local hooks = {}	-- write(), print(): the results so far
+-- What keeps the run from exit 0: a bound, an undetermined answer, an
+-- interrupt, each said.
+local incomplete = {}
+local function note(size, what, why)
+	incomplete[#incomplete + 1] = size > 0 and ("%d B %s: %s"):format(size, what, why) or
+		("%s: %s"):format(what, why)
 end
-assert(#sizes > 0, "rfc2544: sizes=: give at least one frame size")
+local result = { dut = opt.dut, dut_netem = dut_netem, speed_bps = speed,
+                 trial_s = opt.trial, max_pct = opt.max, sizes = {},
+                 history = history, interrupted = false }
 
--- The testbed: gen == wire == DUT == wire == rx, or one wire, or a DUT
--- of its own (lua/lib/dut.lua): its ports, and what gen writes for it.
-local g_port, r_port, dut_a, dut_b
-local ext, gen_extra = nil, {}
-if opt.dut == "wire" then
-	g_port, r_port = assert(linerate.wire("rfc_in"))
-elseif opt.dut == "delay" then
-	g_port, dut_a = assert(linerate.wire("rfc_in"))
-	dut_b, r_port = assert(linerate.wire("rfc_out"))
-else
-	ext = require("dut").open(opt.dut, { fwd = opt.dut_fwd, mode = opt.dut_mode,
-	                                     cpu = opt.dut_cpu, speed = opt.speed })
-	g_port, r_port, gen_extra = ext.tx, ext.rx, ext.gen
-end
--- An error ends the device too.
-local ext_guard <close> = setmetatable({}, { __close = function()
+-- Paths: where gen sends and rx receives, what gen writes for the path,
+-- and what runs between (a delay box's SPEC). path.dut: the device;
+-- path.cal: the tester alone, for its ceiling (nil: none to compare:
+-- dut=wire, whose path is the tester's own).
+local w = linerate.workers()
+local ext, cal_ext
+local paths = {}
+local guard <close> = setmetatable({}, { __close = function(_, err)
+	-- Whatever ended the run: the devices go, the results so far are
+	-- written (a Lua error or an interrupt: err is set).
+	if err ~= nil and result.finished == nil then
+		result.finished = false
+		if type(err) == "string" then result.error = result.error or err end
+		if type(err) ~= "string" then
+			result.interrupted = true
+			note(0, "run", ("interrupted after %d trials"):format(#history))
+		end
+		pcall(linerate.stop)
+		if hooks.write then pcall(hooks.write) end
+		if hooks.print then pcall(hooks.print) end
+	end
 	if ext then ext:close() end
+	if cal_ext then cal_ext:close() end
 end })
 
-local history = {}
--- The generator on a worker lcore of its own when there are two (EAL
--- --lcores '0@0,1@1,2@0'); the DUT and the receiver on the other. A DUT
--- outside (testpmd, the kernel) takes a CPU: gen and rx share the first.
-local w = linerate.workers()
-local lc_gen, lc_rest = w[1], ext and w[1] or (w[2] or w[1])
+if opt.dut == "wire" then
+	local a, b = assert(linerate.wire("rfc_in"))
+	paths.dut = { tx = a, rx = b, gen = {}, lc_gen = w[1], lc_rest = w[2] or w[1],
+	              what = "the virtual wire (the tester's own path)" }
+elseif opt.dut == "delay" then
+	local a, da = assert(linerate.wire("rfc_in"))
+	local db, b = assert(linerate.wire("rfc_out"))
+	paths.dut = { tx = a, rx = b, box_in = da, box_out = db, box = dut_netem, gen = {},
+	              limit = tonumber(dut_netem:match("limit%s+(%d+)")),
+	              lc_gen = w[1], lc_rest = w[2] or w[1], what = "delay " .. dut_netem }
+	-- The same box with no impairment: the tester's path.
+	paths.cal = { tx = a, rx = b, box_in = da, box_out = db, box = "delay 0",
+	              gen = {}, lc_gen = w[1], lc_rest = w[2] or w[1],
+	              what = "the delay box with no impairment" }
+else
+	local dut = require("dut")
+	ext = dut.open(opt.dut, { fwd = opt.dut_fwd, mode = opt.dut_mode,
+	                          cpu = opt.dut_cpu, speed = tostring(speed) })
+	paths.dut = { tx = ext.tx, rx = ext.rx, gen = ext.gen, lc_gen = w[1], lc_rest = w[1],
+	              ext = ext, what = ext.what }
+	if opt.dut == "kernel" then
+		cal_ext = dut.open("kernel", { mode = "veth", id = 20, speed = tostring(speed) })
+		paths.cal = { tx = cal_ext.tx, rx = cal_ext.rx, gen = cal_ext.gen,
+		              lc_gen = w[1], lc_rest = w[1], what = cal_ext.what }
+	else
+		-- Two memif ports back to back in this process, as testpmd's are
+		-- reached: the server's link comes up when the client connects.
+		-- (The server removes its socket file when the port closes.)
+		local sock = os.tmpname()
+		os.remove(sock)
+		sock = sock .. ".sock"
+		local conf = { mtu = 1500, speed = tostring(speed), ["link-timeout"] = 0 }
+		local s = assert(linerate.port(("net_memif20,role=server,socket=%s," ..
+		                                "socket-abstract=no"):format(sock), conf))
+		conf["link-timeout"] = 10
+		local c = assert(linerate.port(("net_memif21,role=client,socket=%s," ..
+		                                "socket-abstract=no"):format(sock), conf))
+		paths.cal = { tx = c, rx = s, gen = {}, lc_gen = w[1], lc_rest = w[1],
+		              what = "two memif ports back to back" }
+	end
+end
+result.dut_what = paths.dut.what
+result.calibration = not opt.calibrate and "off" or
+	(paths.cal and paths.cal.what or "none: the device's path is the tester's")
 
 -- Each trial's frames carry flow ids of its own (flow_base): frames of an
--- earlier trial that a DUT still held (a kernel's queues, a ring nobody
--- polled between trials) are then counted apart (unknown_flow), never as
--- this trial's received or lost.
+-- earlier trial that a device still held (a kernel's queues, a ring
+-- nobody polled between trials) are then counted apart (unknown_flow),
+-- never as this trial's received or lost.
 local next_base = 0
 local function new_base()
 	next_base = next_base + opt.flows
 	return next_base - opt.flows
 end
 
--- A stage's DUT (when there is one) and receiver, on the second lcore;
--- with @p jitter, rx keeps each flow's latency and RFC 3550 jitter.
-local function dut_and_rx(base, jitter)
-	local rx = assert(linerate.task{ role = "rx", port = r_port, flow_base = base,
-	                                 flows = opt.flows, lcore = lc_rest,
-	                                 flow_latency = jitter and 1 or 0 })
-	if opt.dut == "delay" then
-		assert(linerate.task{ role = "delay", port = dut_a, peer = dut_b,
-		                      netem = opt.dut_netem, lcore = lc_rest })
+local function diff(a, b)
+	if type(a) ~= "table" or type(b) ~= "table" then return nil end
+	local d = {}
+	for k, v in pairs(b) do
+		if type(v) == "table" then d[k] = diff(a[k], v)
+		elseif type(v) == "number" and type(a[k]) == "number" then d[k] = v - a[k] end
 	end
-	return rx
+	return d
 end
 
--- One trial: frames of size at pps for secs (or count frames at the line
--- rate for a burst). Returns sent, received, lost, latency (and jitter
--- when asked), short (gen fell short), impossible (why the counts cannot
--- be) and invalid (either).
-local function trial(size, pps, secs, count, jitter)
+-- The receiving port's own drops: frames it had and could not hand over.
+local function rx_drops(port)
+	local s = port.stats
+	return s and (s.imissed + s.rx_nombuf + s.ierrors) or 0
+end
+
+-- Progress: an estimate of the trials left, from what each test takes
+-- (a search about log2(100 / resolution) trials, fewer from a good
+-- guess), times the repeats invalid trials have cost so far.
+local function search_trials()
+	return math.min(opt.steps, math.ceil(math.log(100 / opt.resolution, 2)) - 2)
+end
+local planned_per_size = (opt.calibrate and paths.cal and search_trials() or 0) +
+	((want.throughput or want.latency) and 2 * search_trials() or 0) +
+	(want.latency and opt.latency_trials or 0) + (want.loss and 5 or 0) +
+	(want.b2b and opt.b2b_trials * 8 or 0)
+local sizes_done = 0
+local size_trials = 0
+
+local function eta()
+	local invalid = 0
+	for _, t in ipairs(history) do if t.invalid then invalid = invalid + 1 end end
+	local repeats = #history > 0 and #history / math.max(1, #history - invalid / 2) or 1
+	local left = math.max(1, planned_per_size * repeats - size_trials) +
+	             planned_per_size * repeats * (#sizes - sizes_done - 1)
+	local el = linerate.now() - t_start
+	local per = #history > 0 and el / #history or opt.trial + 0.5
+	return el, left * per
+end
+
+-- A fault of the device (gone, or no longer forwarding): the results so
+-- far written, the message, exit 1.
+local function stopped(msg)
+	result.error, result.finished = msg, false
+	linerate.stop()
+	hooks.write()
+	hooks.print()
+	io.stderr:write("rfc2544: " .. msg .. "\n")
+	os.exit(1)
+end
+
+-- One trial on @p path: frames of size at pps for secs (or count frames
+-- at the line rate: a back-to-back burst). Returns the history record.
+local function trial(path, how)
+	local size, pps = how.size, how.pps
 	local base = new_base()
-	local rx = dut_and_rx(base, jitter)
-	local g = { role = "gen", port = g_port, size = size, flows = opt.flows,
-	            flow_base = base, lcore = lc_gen }
-	for k, v in pairs(gen_extra) do g[k] = v end
-	g.catch_up = opt.catch_up
-	if opt.tolerance then g.rate_tolerance = opt.tolerance end
-	if ipv6 then g.src_ip, g.dst_ip = "fd00::1", "fd00::2" end
-	if count then
-		g.count = count			-- a burst, back to back
-	else
-		g.rate = ("%d"):format(math.floor(pps))	-- never above the line
-		g.duration = secs
+	local rx = assert(linerate.task{ role = "rx", port = path.rx, flow_base = base,
+	                                 flows = opt.flows, lcore = path.lc_rest,
+	                                 flow_latency = how.jitter and 1 or 0 })
+	local box
+	if path.box then
+		box = assert(linerate.task{ role = "delay", port = path.box_in, peer = path.box_out,
+		                            netem = path.box, lcore = path.lc_rest })
 	end
+	local g = { role = "gen", port = path.tx, size = size, flows = opt.flows,
+	            flow_base = base, lcore = path.lc_gen, catch_up = opt.catch_up,
+	            rate_tolerance = how.count and opt.b2b_tolerance or opt.tolerance,
+	            rate = ("%d"):format(math.floor(pps)) }	-- never above the line
+	for k, v in pairs(path.gen) do g[k] = v end
+	if ipv6 then g.src_ip, g.dst_ip = "fd00::1", "fd00::2" end
+	if how.count then g.count = how.count else g.duration = how.secs end
 	local gen = assert(linerate.task(g))
+	local dut0 = path.ext and path.ext:counters()
+	local drops0 = rx_drops(path.rx)
+	local t0 = linerate.now()
 	linerate.start()
-	gen:wait((secs or 0) + 60)
+	gen:wait((how.secs or 0) + 60)
 	rx:wait{ idle = 0.2, timeout = 30 }
 	linerate.stop()
 	local gs, rs = gen:stats(), rx:stats()
+	local rec = { test = how.test, phase = how.phase, size = size, pps = pps,
+	              count = how.count, start_s = t0 - t_start,
+	              duration_s = linerate.now() - t0, index = #history + 1,
+	              path = path == paths.cal and "tester" or "dut",
+	              sent = gs.tx_packets, received = rs.received,
+	              achieved_pps = gs.achieved_pps, offered = gs.offered,
+	              late_packets = gs.late_packets, max_stall_us = gs.max_stall_us,
+	              stale = rs.unknown_flow_packets, latency = rs.latency,
+	              jitter = rs.jitter, rx_port_drops = rx_drops(path.rx) - drops0 }
 	-- The loss is what was sent and not received: rx's sequence gaps
 	-- miss a tail lost after the last frame that arrived.
-	local rec = { size = size, pps = pps, count = count, sent = gs.tx_packets,
-	              received = rs.received,
-	              lost = math.max(gs.tx_packets - rs.received, rs.lost or 0),
-	              short = testbed.invalid(gs) ~= nil,
-	              achieved_pps = gs.achieved_pps,
-	              stale = rs.unknown_flow_packets, latency = rs.latency,
-	              jitter = rs.jitter }
-	-- Counts no device can make (more received than sent, a negative
-	-- loss): a fault of the testbed or the tool, never a result. Such a
-	-- trial is invalid, as a short one is. (Reordering and duplicates
-	-- are a DUT's to make: netem's reorder, duplicate.)
-	if rs.received > rec.sent then
-		rec.impossible = ("received %d > sent %d"):format(rs.received, rec.sent)
-	elseif (rs.lost or 0) < 0 then
-		rec.impossible = ("lost %d < 0"):format(rs.lost)
+	rec.lost = gs.tx_packets - rs.received
+	if box then
+		local b = box:stats()
+		rec.dut_counters = b.forward
+		rec.box_gap_us = b.max_poll_gap_us
+		rec.box_stalled_us = b.stalled_us
+	elseif path.ext then
+		rec.dut_counters = diff(dut0, path.ext:counters())
 	end
-	if rec.impossible then
-		io.stderr:write(("rfc2544: %d B at %.0f pps: INVALID: %s\n")
-		                :format(size, pps or 0, rec.impossible))
+	-- Why the tester, not the device, spoiled the trial (INVALID).
+	local why = testbed.invalid(gs)
+	if not why and how.count and (gs.late_packets or 0) > 0 then
+		why = ("a stall of the host (%.0f us) split the burst"):format(gs.max_stall_us or 0)
 	end
-	rec.invalid = rec.short or rec.impossible ~= nil
+	if not why and rs.received > gs.tx_packets then
+		why = ("received %d > sent %d: counts no device makes"):format(rs.received, gs.tx_packets)
+	elseif not why and (rs.lost or 0) < 0 then
+		why = ("rx lost %d < 0: counts no device makes"):format(rs.lost)
+	elseif not why and rec.lost > 0 and (gs.late_packets or 0) > 0 then
+		why = ("the generator sent %d frames late, after a stall of %.0f us: not the paced load")
+		      :format(gs.late_packets, gs.max_stall_us or 0)
+	elseif not why and rec.lost > 0 and box and (rec.dut_counters.tx_full or 0) > 0 then
+		-- The box's egress is the receiver's ring, not a link of its
+		-- own: a full one is the receiver falling behind.
+		why = ("the receiver did not keep up: the device's egress found it full %d times")
+		      :format(rec.dut_counters.tx_full)
+	elseif not why and rec.lost > 0 and box and rec.box_stalled_us and
+	    rec.lost <= pps * rec.box_stalled_us * 1e-6 + (path.limit or 0) then
+		-- The box (an emulated device on this host) was away from its
+		-- CPU: the frames that came meanwhile were let in together, and
+		-- a queue that would have held them spaced may not. A loss no
+		-- larger than what came in those gaps may be the host's.
+		why = ("the host took the emulated device's CPU for %.0f us (longest %.0f us): " ..
+		       "the %d frames lost may be the host's"):format(rec.box_stalled_us,
+		       rec.box_gap_us or 0, rec.lost)
+	elseif not why and rec.rx_port_drops > 0 and rec.lost > 0 then
+		why = ("the receiving port dropped %d itself"):format(rec.rx_port_drops)
+	elseif not why and rec.lost > 0 and rec.dut_counters and type(rec.dut_counters.out) == "table" and
+	    (rec.dut_counters.out.tx_dropped or 0) > 0 then
+		why = ("the device's egress could not hand %d frames to the receiver (its TX-dropped)")
+		      :format(rec.dut_counters.out.tx_dropped)
+	end
+	rec.invalid = why ~= nil
+	rec.why = why
+	rec.verdict = why and "INVALID" or (rec.lost == 0 and "lossless" or "loss")
 	history[#history + 1] = rec
+	size_trials = size_trials + 1
+	local el, left = eta()
+	say("rfc2544: %5d B %-10s %-11s %12.0f pps  sent %10d  lost %9d  %-8s %6.1f s  ~%.0f s left%s\n",
+	    size, how.test, how.phase, pps, rec.sent, rec.lost, rec.verdict, el, left,
+	    why and ("  (" .. why .. ")") or "")
+	-- A device that stopped forwarding is a fault, not a result.
+	if path.ext then
+		local alive, gone = path.ext:alive()
+		if not alive then
+			stopped(("the device under test stopped: %s (trial %d, %d B at %.0f pps)")
+			        :format(gone, rec.index, size, pps))
+		end
+	end
+	if path == paths.dut and rec.sent > 0 and rs.received == 0 and not rec.invalid then
+		for _, t in ipairs(history) do
+			if t.path == "dut" and t.size == size and t.received > 0 and t.pps >= pps and
+			    not t.count == not how.count then
+				stopped(("the device under test stopped forwarding: trial %d " ..
+				         "received nothing of %d frames at %.0f pps, where trial %d " ..
+				         "passed %d at %.0f pps"):format(rec.index, rec.sent, pps,
+				         t.index, t.received, t.pps))
+			end
+		end
+	end
 	return rec
 end
 
 -- A trial that counts: repeated once when it was invalid.
-local function judged(size, pps, jitter)
-	local t = trial(size, pps, opt.trial, nil, jitter)
-	if t.invalid then t = trial(size, pps, opt.trial, nil, jitter) end
+local function judged(path, how)
+	local t = trial(path, how)
+	if t.invalid then t = trial(path, how) end
 	return t
 end
 
 local function loss_ratio(t)
-	local total = t.received + t.lost
-	return total > 0 and t.lost / total or 1
+	return t.sent > 0 and t.lost / t.sent or 1
 end
 
--- The highest rate whose trial passes ok(t), by binary search, within
--- resolution % of it. @p known holds every trial of this frame size so
--- far (the NDR search's, for the PDR's): the highest valid pass below the
--- lowest valid failure bounds the search before any new trial (a rate
--- whose trial lost nothing passes the PDR too). Without a failure known,
--- the first trial is at the top rate; when it fails, what the DUT let
--- through is a guess of its capacity, and two trials at guess -/+ guess%
--- bracket it (TRex's optimised search, checked here rather than assumed).
--- Returns the passing trial (nil: none), new trials, invalid ones.
-local function search(size, ok, known)
-	local top = linerate.line_rate(speed, size) * opt.max / 100
-	local lo, hi, best, failed = 0, top, nil, false
-	local n, invalid = 0, 0
-	for _, t in ipairs(known) do
-		if not t.invalid and not ok(t) and t.pps <= hi then hi, failed = t.pps, true end
-	end
-	for _, t in ipairs(known) do
-		-- (A pass at the top rate itself, when nothing failed, ends it.)
-		if not t.invalid and ok(t) and (t.pps < hi or not failed and t.pps <= hi) and
-		    t.pps >= lo then lo, best = t.pps, t end
-	end
-	if best and best.pps >= top then return best, 0, 0 end
-	local function try(pps)
-		local t = judged(size, pps)
-		n = n + 1
-		known[#known + 1] = t
-		if t.invalid then invalid = invalid + 1 end
-		if not t.invalid and ok(t) then
-			lo, best = pps, t
-			return true, t
-		end
-		hi = pps
-		return false, t
-	end
-	if not failed then
-		local pass, t = try(top)
-		if pass then return best, n, invalid end
-		local est = not t.invalid and t.received / opt.trial or 0
-		local a, b = est * (1 - opt.guess / 100), est * (1 + opt.guess / 100)
-		if opt.guess > 0 and a > lo and a < hi and n < opt.steps then
-			if try(a) and b < hi and n < opt.steps then try(b) end
-		end
-	end
-	while n < opt.steps and (hi - lo) > hi * opt.resolution / 100 do
-		try((hi + lo) / 2)
-	end
-	return best, n, invalid
-end
-
-local result = { dut = opt.dut, dut_netem = opt.dut_netem, speed_bps = speed,
-                 dut_what = ext and ext.what or nil, trial_s = opt.trial, sizes = {} }
 -- Learning frames (RFC 2544 23): once per frame size, before its trials,
--- the DUT sees the flows at a tenth of the line rate (not counted).
+-- the device sees the flows at a tenth of the line rate (not counted).
 local function learn(size)
 	if opt.warmup <= 0 then return end
+	local path = paths.dut
 	local base = new_base()
-	local rx = dut_and_rx(base)
-	local lc = { role = "gen", port = g_port, size = size, flows = opt.flows,
-		flow_base = base,
-		rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10),
-		duration = opt.warmup, lcore = lc_gen }
-	for k, v in pairs(gen_extra) do lc[k] = v end
+	local rx = assert(linerate.task{ role = "rx", port = path.rx, flow_base = base,
+	                                 flows = opt.flows, lcore = path.lc_rest })
+	if path.box then
+		assert(linerate.task{ role = "delay", port = path.box_in, peer = path.box_out,
+		                      netem = path.box, lcore = path.lc_rest })
+	end
+	local lc = { role = "gen", port = path.tx, size = size, flows = opt.flows,
+	             flow_base = base, duration = opt.warmup, lcore = path.lc_gen,
+	             rate = ("%.0f"):format(linerate.line_rate(speed, size) / 10) }
+	for k, v in pairs(path.gen) do lc[k] = v end
+	if ipv6 then lc.src_ip, lc.dst_ip = "fd00::1", "fd00::2" end
 	local lg = assert(linerate.task(lc))
 	linerate.start()
 	lg:wait(opt.warmup + 30)
@@ -300,140 +430,308 @@ local function learn(size)
 	linerate.stop()
 end
 
-for _, size in ipairs(sizes) do
+-- A search on a path: ok() over ndr.search, trials recorded.
+local function search(path, size, top, ok, known, test, phase)
+	return ndr.search{ top = top, ok = ok, known = known, resolution = opt.resolution,
+	                   steps = opt.steps, guess = opt.guess, trial_s = opt.trial,
+	                   try = function(pps)
+		return judged(path, { size = size, pps = pps, secs = opt.trial,
+		                      test = test, phase = phase })
+	end }
+end
+
+local function lossless(t) return t.lost == 0 end
+
+-- What bounded an answer, in the result's words: the search's "top" is
+-- max='s when the range was max='s, else the tester's ceiling.
+local function bounded_by(s, top_is)
+	if s.limited_by == "top" then return top_is end
+	return s.limited_by
+end
+
+-- A "dut" answer stands only if the tester, alone, passes the rate the
+-- device failed at, checked now (a host that stalls, a receiver that
+-- fell behind, would otherwise be taken for the device's limit): one
+-- trial on the calibration path at that rate. Returns the search's
+-- verdict, or "tester" and why.
+local function confirm(s, size)
+	if s.limited_by ~= "dut" or not (opt.calibrate and paths.cal) or not s.hi_trial then
+		return s.limited_by, s.why
+	end
+	local pps = s.hi_trial.pps
+	local t = trial(paths.cal, { size = size, pps = pps, secs = opt.trial,
+	                             test = "calibrate", phase = "confirm" })
+	if t.invalid or t.lost > 0 then
+		return "tester", ("the tester alone did not pass %.0f pps when checked (%s)")
+		       :format(pps, t.why or ("lost %d"):format(t.lost))
+	end
+	return "dut"
+end
+
+
+local function run_size(size)
 	local line = linerate.line_rate(speed, size)
 	local r = { size = size, line_pps = line }
-	learn(size)
-	if want.throughput or want.latency then
-		local known = {}
-		local ndr, n, inv = search(size, function(t) return t.lost == 0 end, known)
-		r.ndr_pps = ndr and ndr.pps or 0
-		r.ndr_trials, r.ndr_invalid = n, inv
-		local pdr, n2, inv2 = search(size, function(t)
-			return loss_ratio(t) <= opt.pdr end, known)
-		-- A valid trial that lost nothing is an NDR trial, whichever
-		-- search ran it (the NDR search took an invalid trial at that
-		-- rate as a failure).
-		if pdr and pdr.lost == 0 and pdr.pps > r.ndr_pps then
-			ndr, r.ndr_pps = pdr, pdr.pps
+	result.sizes[#result.sizes + 1] = r
+	size_trials = 0
+	local top, top_is = line * opt.max / 100, "max"
+	-- The tester's ceiling on this path, without the device.
+	if opt.calibrate and paths.cal then
+		local c = search(paths.cal, size, top, lossless, {}, "calibrate", "tester")
+		r.ceiling_pps = c.best and c.best.pps or 0
+		r.ceiling_limited_by = c.limited_by == "top" and "max" or "tester"
+		if c.best and c.best.pps < top then
+			top, top_is = c.best.pps, "tester"
+		elseif not c.best then
+			r.limited_by = nil
+			r.why = "the tester passed no rate on its own path: " .. (c.why or
+			        ("every trial lost frames down to %.0f pps"):format(c.hi))
+			note(size, "throughput", r.why)
+			return r
 		end
-		r.pdr_pps = pdr and pdr.pps or 0
-		-- The latency of the trials that decided each rate (every frame
-		-- of them, as TRex's ndr_bench reports latency at each).
-		r.ndr_latency = ndr and ndr.latency or nil
-		r.pdr_latency = pdr and pdr.latency or nil
-		r.pdr_loss = pdr and loss_ratio(pdr) or nil
-		r.pdr_trials, r.pdr_invalid = n2, inv2
 	end
-	if want.latency and (r.ndr_pps or 0) > 0 then
-		local p50s, worst, trials = {}, 0, {}
-		for _ = 1, opt.latency_trials do
-			local t = judged(size, r.ndr_pps, true)
-			if not t.invalid and t.latency and t.latency.p50_ns then
-				p50s[#p50s + 1] = t.latency.p50_ns
-				trials[#trials + 1] = t
-				worst = math.max(worst, t.latency.max_ns or 0)
-				r.latency_p99_ns = math.max(r.latency_p99_ns or 0,
-				                            t.latency.p99_ns or 0)
-			end
+	r.top_pps = top
+	learn(size)
+	local known = {}
+	if want.throughput or want.latency then
+		local n = search(paths.dut, size, top, lossless, known, "throughput", "ndr")
+		local p = search(paths.dut, size, top, function(t)
+			return loss_ratio(t) <= opt.pdr end, known, "throughput", "pdr")
+		n.limited_by, n.why = confirm(n, size)
+		p.limited_by, p.why = confirm(p, size)
+		local nb, pb = n.best, p.best
+		-- A valid trial that lost nothing is an NDR trial, whichever
+		-- search ran it.
+		for _, t in ipairs(known) do
+			if not t.invalid and t.lost == 0 and t.pps > (nb and nb.pps or 0) then nb = t end
 		end
-		table.sort(p50s)
-		r.latency_median_ns = p50s[(#p50s + 1) // 2]
-		-- Every frame's latency, not 20 tagged ones: the whole histogram
-		-- (rx's buckets) of the trial with the median p50, and its jitter
-		-- (RFC 3550's, the mean over the flows, and the mean |D|).
-		for _, t in ipairs(trials) do
-			if t.latency.p50_ns == r.latency_median_ns then
-				r.latency = t.latency
-				r.jitter = t.jitter
-				r.jitter_ns = t.jitter and t.jitter.flows > 0 and
-					t.jitter.rfc3550_mean_ns or nil
-				break
-			end
+		r.ndr_pps = nb and nb.pps or nil
+		r.ndr_limited_by = bounded_by(n, top_is)
+		if nb and n.best ~= nb then
+			-- Bounded as the PDR search saw it above that rate.
+			r.ndr_limited_by = bounded_by(p, top_is)
 		end
-		r.latency_worst_ns = worst
-		r.latency_trials = #p50s
+		-- Without a valid trial, the NDR is none; a device that lost
+		-- frames at every rate tried has an NDR below the lowest.
+		if not nb and n.limited_by == "dut" then r.ndr_pps = 0 end
+		r.ndr_why = n.why
+		if r.ndr_limited_by == "dut" and opt.dut == "wire" then
+			r.ndr_limited_by = "tester"	-- the wire is the tester's path
+		end
+		r.ndr_hi_pps = n.hi
+		r.pdr_pps = pb and pb.pps or nil
+		r.pdr_limited_by = bounded_by(p, top_is)
+		if r.pdr_limited_by == "dut" and opt.dut == "wire" then r.pdr_limited_by = "tester" end
+		if not pb and p.limited_by == "dut" then r.pdr_pps = 0 end
+		r.pdr_why = p.why
+		r.pdr_loss = pb and loss_ratio(pb) or nil
+		r.ndr_latency = nb and nb.latency or nil
+		r.pdr_latency = pb and pb.latency or nil
+		r.ndr_trials, r.ndr_invalid = n.trials, n.invalid
+		r.pdr_trials, r.pdr_invalid = p.trials, p.invalid
+		r.limited_by = r.ndr_limited_by
+		if r.ndr_limited_by ~= "dut" then
+			note(size, "NDR", r.ndr_limited_by and ("a lower bound (limited by the %s)")
+			     :format(r.ndr_limited_by) or ("none: " .. (r.ndr_why or "no valid trial")))
+		end
+		if r.pdr_limited_by ~= "dut" then
+			note(size, "PDR", r.pdr_limited_by and ("a lower bound (limited by the %s)")
+			     :format(r.pdr_limited_by) or ("none: " .. (r.pdr_why or "no valid trial")))
+		end
+	end
+	if want.latency then
+		if (r.ndr_pps or 0) > 0 then
+			local p50s, worst, trials = {}, 0, {}
+			for _ = 1, opt.latency_trials do
+				local t = judged(paths.dut, { size = size, pps = r.ndr_pps, secs = opt.trial,
+				                              jitter = true, test = "latency", phase = "ndr" })
+				if not t.invalid and t.latency and t.latency.p50_ns then
+					p50s[#p50s + 1] = t.latency.p50_ns
+					trials[#trials + 1] = t
+					worst = math.max(worst, t.latency.max_ns or 0)
+					r.latency_p99_ns = math.max(r.latency_p99_ns or 0, t.latency.p99_ns or 0)
+				end
+			end
+			table.sort(p50s)
+			r.latency_median_ns = p50s[(#p50s + 1) // 2]
+			-- Every frame's latency, not 20 tagged ones: the whole
+			-- histogram of the trial with the median p50, and its jitter
+			-- (RFC 3550's, the mean over the flows, and the mean |D|).
+			for _, t in ipairs(trials) do
+				if t.latency.p50_ns == r.latency_median_ns then
+					r.latency, r.jitter = t.latency, t.jitter
+					r.jitter_ns = t.jitter and t.jitter.flows > 0 and
+						t.jitter.rfc3550_mean_ns or nil
+					break
+				end
+			end
+			r.latency_worst_ns = #p50s > 0 and worst or nil
+			r.latency_trials = #p50s
+			if #p50s == 0 and opt.latency_trials > 0 then
+				note(size, "latency", "no valid latency trial at the NDR")
+			elseif r.ndr_limited_by ~= "dut" then
+				note(size, "latency", "measured at a bound NDR, not the device's")
+			end
+		else
+			note(size, "latency", "no NDR to measure it at")
+		end
 	end
 	if want.loss then
+		-- RFC 2544 26.3: from the top rate down in steps of 10 % of it,
+		-- until two steps in a row lose nothing. A step above the
+		-- tester's ceiling is not tried: said, not guessed.
 		r.loss = {}
 		local clean = 0
+		local max_pps = line * opt.max / 100
 		for pct = 100, 10, -10 do
-			local t = judged(size, line * pct / 100)
-			r.loss[#r.loss + 1] = { pct = pct, loss = loss_ratio(t),
-			                        invalid = t.invalid }
-			if t.lost == 0 and not t.invalid then clean = clean + 1 else clean = 0 end
+			local pps = max_pps * pct / 100
+			local row = { pct = pct, pps = pps }
+			if pps > top * 1.0001 then
+				row.limited_by, row.why = "tester", ("above the tester's ceiling %.0f pps")
+				                          :format(top)
+				clean = 0
+			else
+				local t = judged(paths.dut, { size = size, pps = pps, secs = opt.trial,
+				                              test = "loss", phase = "loss" })
+				row.loss, row.invalid = loss_ratio(t), t.invalid
+				if t.invalid then
+					row.loss, row.why, row.limited_by = nil, t.why, "tester"
+				end
+				if t.lost == 0 and not t.invalid then clean = clean + 1 else clean = 0 end
+			end
+			if row.limited_by then note(size, ("loss at %d %%"):format(pct), row.why) end
+			r.loss[#r.loss + 1] = row
 			if clean == 2 then break end
 		end
 	end
 	if want.b2b then
-		-- The longest burst at the line rate that passes with no loss,
-		-- by binary search on its length; the shortest of b2b_trials.
-		local best = nil
+		-- The longest burst at the line rate that passes with no loss, by
+		-- binary search on its length; the shortest of b2b_trials. A
+		-- burst that did not leave back to back (the generator short of
+		-- the line rate, or a stall in it) says nothing of the device.
+		local best, by, why
 		for _ = 1, opt.b2b_trials do
-			local lo, hi = 0, opt.b2b_max
-			local t = trial(size, nil, nil, hi)
-			if not t.impossible and t.lost == 0 and t.received == hi then
+			local lo, hi, hi_by = 0, opt.b2b_max, "b2b_max"
+			local n = 0
+			local function try(count)
+				n = n + 1
+				local t = judged(paths.dut, { size = size, pps = line, count = count,
+				                              test = "b2b", phase = "b2b" })
+				if t.invalid then return nil, t end
+				return t.lost == 0 and t.received == count, t
+			end
+			local pass, t = try(hi)
+			if pass then
 				lo = hi
 			else
-				local n = 1
+				hi_by = pass == nil and "tester" or "dut"
+				why = pass == nil and t.why or nil
 				while hi - lo > math.max(1, hi // 200) and n < opt.steps do
 					local mid = (lo + hi) // 2
-					t = trial(size, nil, nil, mid)
-					n = n + 1
-					if not t.impossible and t.lost == 0 and t.received == mid then
+					pass, t = try(mid)
+					if pass then
 						lo = mid
 					else
-						hi = mid
+						hi, hi_by = mid, pass == nil and "tester" or "dut"
+						why = pass == nil and t.why or why
 					end
 				end
 			end
-			best = best and math.min(best, lo) or lo
+			if best == nil or lo < best then best, by = lo, (lo == opt.b2b_max) and "b2b_max" or hi_by end
 		end
 		r.b2b_frames = best
-	end
-	result.sizes[#result.sizes + 1] = r
-end
-result.trials = #history
-
--- The RFC's tables.
-local function mpps(x) return x and ("%9.4f"):format(x / 1e6) or "        -" end
-print(("rfc2544: dut=%s%s, %s b/s, trials of %g s, %d trials in all")
-      :format(opt.dut, opt.dut_netem and (" (" .. opt.dut_netem .. ")") or
-	      ext and (" (" .. ext.what .. ")") or "",
-	      opt.speed, opt.trial, #history))
-print("  size |  line Mpps |   NDR Mpps  % line | PDR Mpps (loss) | trials inv | lat p50 us  worst us jitter us | b2b frames")
-for _, r in ipairs(result.sizes) do
-	print(("%6d | %s | %s %6.2f | %s %-6s | %6s %3s | %10s %9s %9s | %s"):format(
-		r.size, mpps(r.line_pps), mpps(r.ndr_pps),
-		r.ndr_pps and 100 * r.ndr_pps / r.line_pps or 0, mpps(r.pdr_pps),
-		r.pdr_loss and ("%.0e"):format(r.pdr_loss) or "",
-		r.ndr_trials and (r.ndr_trials + r.pdr_trials) or "-",
-		r.ndr_invalid and (r.ndr_invalid + r.pdr_invalid) or "-",
-		r.latency_median_ns and ("%.2f"):format(r.latency_median_ns / 1e3) or "-",
-		r.latency_worst_ns and ("%.1f"):format(r.latency_worst_ns / 1e3) or "-",
-		r.jitter_ns and ("%.3f"):format(r.jitter_ns / 1e3) or "-",
-		r.b2b_frames or "-"))
-	if r.loss then
-		local parts = {}
-		for _, l in ipairs(r.loss) do
-			parts[#parts + 1] = ("%d%%: %.2e%s"):format(l.pct, l.loss,
-				l.invalid and " INVALID" or "")
+		r.b2b_limited_by = by
+		if by == "tester" and best == 0 then
+			r.b2b_frames, r.b2b_why = nil, why or "no burst left back to back"
 		end
-		print("         frame loss rate: " .. table.concat(parts, ", "))
+		if by ~= "dut" then
+			note(size, "back-to-back", by == "b2b_max" and "a lower bound (b2b_max)" or
+			     ("limited by the tester: " .. (why or "")))
+		end
+	end
+	return r
+end
+
+-- The RFC's tables, a bound as ">= X", none as "-".
+local function mpps(x, by)
+	if x == nil then return "        -" end
+	local s = ("%.4f"):format(x / 1e6)
+	if by and by ~= "dut" then s = ">=" .. s end
+	return ("%9s"):format(s)
+end
+
+function hooks.print()
+	print(("rfc2544: dut=%s (%s), %.4g Gb/s, trials of %g s, %d trials in all%s")
+	      :format(opt.dut, result.dut_what, speed / 1e9, opt.trial, #history,
+	              result.interrupted and ", INTERRUPTED" or result.error and ", STOPPED" or ""))
+	print("  size |  line Mpps | tester Mpps |   NDR Mpps  % line limited | PDR Mpps (loss)   | lat p50 us  worst us jitter us | PDR p50 us | b2b frames")
+	for _, r in ipairs(result.sizes) do
+		local ndr_pct = r.ndr_pps and ("%6.2f"):format(100 * r.ndr_pps / r.line_pps) or "     -"
+		local b2b = r.b2b_frames and ((r.b2b_limited_by ~= "dut" and ">=" or "") ..
+		            tostring(r.b2b_frames)) or (r.b2b_limited_by and "-" or "")
+		print(("%6d | %s | %11s | %s %s %-7s | %s %-8s | %10s %9s %9s | %10s | %s"):format(
+			r.size, mpps(r.line_pps),
+			r.ceiling_pps and (r.ceiling_limited_by == "max" and ">=" or "") ..
+				("%.4f"):format(r.ceiling_pps / 1e6) or "-",
+			mpps(r.ndr_pps, r.ndr_limited_by), ndr_pct,
+			tostring(r.ndr_limited_by or (r.ndr_why and "none" or "")),
+			mpps(r.pdr_pps, r.pdr_limited_by),
+			r.pdr_loss and ("(%.0e)"):format(r.pdr_loss) or "",
+			r.latency_median_ns and ("%.2f"):format(r.latency_median_ns / 1e3) or "-",
+			r.latency_worst_ns and ("%.1f"):format(r.latency_worst_ns / 1e3) or "-",
+			r.jitter_ns and ("%.3f"):format(r.jitter_ns / 1e3) or "-",
+			r.pdr_latency and r.pdr_latency.p50_ns and
+				("%.2f"):format(r.pdr_latency.p50_ns / 1e3) or "-",
+			b2b))
+		if r.why then print("         " .. r.why) end
+		if r.loss then
+			local parts = {}
+			for _, l in ipairs(r.loss) do
+				parts[#parts + 1] = l.loss and ("%d%%: %.2e"):format(l.pct, l.loss) or
+					("%d%%: -"):format(l.pct)
+			end
+			print("         frame loss rate: " .. table.concat(parts, ", "))
+		end
+	end
+	for _, why in ipairs(incomplete) do print("  incomplete: " .. why) end
+end
+
+local function num(x, fmt) return x and (fmt or "%.1f"):format(x) or "" end
+
+function hooks.write()
+	result.trials = #history
+	result.incomplete = incomplete
+	result.complete = #incomplete == 0 and not result.error and not result.interrupted
+	if opt.json then assert(linerate.json(result, opt.json)) end
+	if opt.csv then
+		local f = assert(io.open(opt.csv, "w"))
+		f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns," ..
+		        "b2b_frames,trials,invalid,jitter_ns,ceiling_pps,ndr_limited_by," ..
+		        "pdr_limited_by,b2b_limited_by,pdr_latency_p50_ns\n")
+		for _, r in ipairs(result.sizes) do
+			f:write(("%d,%.1f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s\n"):format(r.size,
+				r.line_pps, num(r.ndr_pps), num(r.pdr_pps),
+				r.pdr_loss and ("%g"):format(r.pdr_loss) or "",
+				num(r.latency_median_ns), num(r.latency_worst_ns),
+				r.b2b_frames and tostring(r.b2b_frames) or "",
+				(r.ndr_trials or 0) + (r.pdr_trials or 0),
+				(r.ndr_invalid or 0) + (r.pdr_invalid or 0),
+				num(r.jitter_ns), num(r.ceiling_pps),
+				r.ndr_limited_by or "", r.pdr_limited_by or "", r.b2b_limited_by or "",
+				num(r.pdr_latency and r.pdr_latency.p50_ns)))
+		end
+		f:close()
 	end
 end
-result.history = history
-if opt.json then assert(linerate.json(result, opt.json)) end
-if opt.csv then
-	local f = assert(io.open(opt.csv, "w"))
-	f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns,b2b_frames,trials,invalid,jitter_ns\n")
-	for _, r in ipairs(result.sizes) do
-		f:write(("%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s\n"):format(r.size,
-			r.line_pps, r.ndr_pps or 0, r.pdr_pps or 0, r.pdr_loss or "",
-			r.latency_median_ns or "", r.latency_worst_ns or "",
-			r.b2b_frames or "", (r.ndr_trials or 0) + (r.pdr_trials or 0),
-			(r.ndr_invalid or 0) + (r.pdr_invalid or 0),
-			r.jitter_ns and ("%.1f"):format(r.jitter_ns) or ""))
-	end
-	f:close()
+
+for i, size in ipairs(sizes) do
+	run_size(size)
+	sizes_done = i
+end
+result.finished = true
+hooks.write()
+hooks.print()
+if #incomplete > 0 then
+	io.stderr:write(("rfc2544: incomplete (exit 3): %s\n"):format(table.concat(incomplete, "; ")))
+	os.exit(3)
 end

@@ -171,9 +171,23 @@ struct dir {
 struct delay {
 	struct dir d[2];
 	uint64_t busy_cycles;	/* of polls that moved frames */
+	uint64_t last_poll_tsc;	/* when the last poll began */
+	uint64_t max_gap_cycles; /* the longest time between two polls: a
+				  * stall of the lcore (the host took its CPU)
+				  * that a queue of the netem limit may not
+				  * hide (lua/rfc2544.lua reads it) */
+	uint64_t stall_cycles;	/* the sum of gaps longer than STALL_US:
+				  * frames that came while the lcore was
+				  * away were let in late, together */
+	uint64_t stall_min_cycles;	/* STALL_US in TSC cycles */
 	uint64_t tsc0;
 	double ns_per_tsc;
 };
+
+/* A gap between two polls longer than this is the host's (a poll of the
+ * box and of the other tasks on its lcore takes a few us): counted in
+ * stalled_us and max_poll_gap_us. */
+#define STALL_US 20
 
 static const char *const dir_name[2] = { "forward", "back" };
 
@@ -947,6 +961,7 @@ delay_init(struct lr_task *t, const void *conf)
 		return lr_err(ENOMEM, "delay: no memory for a task");
 	t->priv = dl;
 	dl->tsc0 = rte_rdtsc();
+	dl->stall_min_cycles = rte_get_tsc_hz() / 1000000 * STALL_US;
 	dl->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	ret = dir_init(&dl->d[0], t, c, c->netem, t->port, peer, RTE_MAX(nq, 1u),
 		       true);
@@ -1043,6 +1058,10 @@ delay_report(const struct lr_task *t, json_t *o)
 	unsigned int i;
 
 	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
+	json_object_set_new(o, "max_poll_gap_us",
+			    json_real((double)dl->max_gap_cycles * 1e6 / (double)rte_get_tsc_hz()));
+	json_object_set_new(o, "stalled_us",
+			    json_real((double)dl->stall_cycles * 1e6 / (double)rte_get_tsc_hz()));
 	for (i = 0; i < 2; i++) {
 		const struct dir *d = &dl->d[i];
 		json_t *j;
@@ -1481,6 +1500,13 @@ delay_poll(struct lr_task *t, uint64_t now_tsc)
 	uint64_t now;
 
 	RTE_SET_USED(now_tsc);
+	if (unlikely(t0 - dl->last_poll_tsc > dl->stall_min_cycles) &&
+	    dl->last_poll_tsc != 0) {
+		dl->stall_cycles += t0 - dl->last_poll_tsc;
+		if (t0 - dl->last_poll_tsc > dl->max_gap_cycles)
+			dl->max_gap_cycles = t0 - dl->last_poll_tsc;
+	}
+	dl->last_poll_tsc = t0;
 	for (i = 0; i < 2; i++) {
 		struct dir *d = &dl->d[i];
 

@@ -298,6 +298,31 @@ l_wire(lua_State *L)
 	return 2;
 }
 
+/* The PMD's counters now (rte_eth_stats): what a scenario reads before
+ * and after a trial to tell a loss at its own receiving port (imissed,
+ * rx_nombuf, ierrors) from the device's. */
+static void
+push_port_stats(lua_State *L, uint16_t id)
+{
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(id, &es) != 0) {
+		lua_pushnil(L);
+		return;
+	}
+	lua_createtable(L, 0, 8);
+#define SET(f) (lua_pushinteger(L, (lua_Integer)es.f), lua_setfield(L, -2, #f))
+	SET(ipackets);
+	SET(opackets);
+	SET(ibytes);
+	SET(obytes);
+	SET(imissed);
+	SET(ierrors);
+	SET(oerrors);
+	SET(rx_nombuf);
+#undef SET
+}
+
 static int
 port_index(lua_State *L)
 {
@@ -327,6 +352,8 @@ port_index(lua_State *L)
 		lua_pushinteger(L, pi->nb_txq);
 	else if (strcmp(k, "speed_mbps") == 0)
 		lua_pushinteger(L, pi->link_speed_mbps);
+	else if (strcmp(k, "stats") == 0)
+		push_port_stats(L, p->id);
 	else
 		lua_pushnil(L);
 	return 1;

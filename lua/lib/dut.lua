@@ -73,16 +73,21 @@ local function open_testpmd(d, opt)
 	local cpu = tonumber(opt.cpu) or 0
 	-- Its main lcore waits on stdin; the forwarding one polls on cpu.
 	-- Closing stdin (close()) ends it, and it prints its port stats.
-	local cmd = ("exec %s --no-pci %s --lcores '0@%d,1@%d' --file-prefix %s " ..
+	-- Interactive (-i) so that its port and forwarding counters can be
+	-- asked between trials (counters()); line-buffered so that they reach
+	-- the log when asked. Its pid first, to know it is alive (alive()).
+	d.pidfile = d.dir .. "/pid"
+	local cmd = ("echo $$ > %s; exec stdbuf -oL %s --no-pci %s --lcores '0@%d,1@%d' --file-prefix %s " ..
 	             "--log-level=lib.eal:error " ..
 	             "--vdev net_memif0,role=server,socket=%s/a.sock,socket-abstract=no " ..
 	             "--vdev net_memif1,role=server,socket=%s/b.sock,socket-abstract=no " ..
-	             "-- --forward-mode=%s --auto-start --stats-period 0 --nb-cores=1 " ..
+	             "-- -i --forward-mode=%s --auto-start --stats-period 0 --nb-cores=1 " ..
 	             "--total-num-mbufs=%d --rxd=1024 --txd=1024 --burst=32 " ..
 	             "> %s 2>&1"):format(
-		bin, opt.eal or "--no-huge -m 1024", cpu, cpu, d.prefix, d.dir, d.dir,
+		d.pidfile, bin, opt.eal or "--no-huge -m 1024", cpu, cpu, d.prefix, d.dir, d.dir,
 		fwd, opt.mbufs or 16384, d.log)
 	d.pipe = assert(io.popen(cmd, "w"))
+	d.pipe:setvbuf("line")
 	-- Its servers listen once it has started its ports: then it checks
 	-- their links ("Checking link statuses"), which our clients bring up.
 	local t0 = linerate.now()
@@ -206,18 +211,102 @@ function dut.open(kind, opt)
 	return d
 end
 
--- The device's own counters where it has them (testpmd's, read when it
--- ends: close() first).
+-- Is the device still there: testpmd's process, the kernel's namespace.
+-- Returns true, or false and what is gone.
+function Dut:alive()
+	if self.pidfile then
+		local pid = tonumber(read_all(self.pidfile) or "")
+		local stat = pid and read_all("/proc/" .. pid .. "/stat")
+		-- A zombie (state Z) has exited too.
+		if not stat or stat:match("^%d+ %b() (%a)") == "Z" then
+			return false, ("dpdk-testpmd (pid %s) is gone"):format(tostring(pid))
+		end
+	end
+	if self.ns and not sh(("ip netns list | grep -qw %s"):format(self.ns)) then
+		return false, ("the network namespace %s is gone"):format(self.ns)
+	end
+	return true
+end
+
+local marks = 0
+
+-- testpmd's counters now, asked on its prompt: per port (0: where our
+-- frames enter it, 1: where they leave) rx, rx_missed (its rx ring was
+-- full: it did not keep up), rx_errors, tx, tx_dropped (its tx queue did
+-- not take them: the receiver behind it was full), tx_errors.
+local function testpmd_counters(d)
+	marks = marks + 1
+	local mark = ("lrmark_%d"):format(marks)
+	local ok = pcall(d.pipe.write, d.pipe, "show port stats all\nshow fwd stats all\n",
+	                 mark, "\n")
+	if not ok then return nil end
+	local t0 = linerate.now()
+	local log, at
+	repeat
+		log = read_all(d.log) or ""
+		at = log:find(mark .. "%s*\n[^\n]*Command not found")
+		if not at then linerate.sleep(0.005) end
+	until at or linerate.now() - t0 > 2
+	if not at then return nil end
+	local from = 1
+	for i in log:gmatch("()show port stats all") do if i < at then from = i end end
+	local part = log:sub(from, at)
+	local c = {}
+	for port, body in part:gmatch("NIC statistics for port (%d+)%s*#+(.-)#####") do
+		local p = { }
+		p.rx = tonumber(body:match("RX%-packets:%s*(%d+)"))
+		p.rx_missed = tonumber(body:match("RX%-missed:%s*(%d+)"))
+		p.rx_errors = tonumber(body:match("RX%-errors:%s*(%d+)"))
+		p.tx = tonumber(body:match("TX%-packets:%s*(%d+)"))
+		p.tx_errors = tonumber(body:match("TX%-errors:%s*(%d+)"))
+		c[tonumber(port)] = p
+	end
+	for port, body in part:gmatch("Forward statistics for port (%d+)%s*%-+(.-)%-%-%-%-") do
+		local p = c[tonumber(port)] or {}
+		p.rx_dropped = tonumber(body:match("RX%-dropped:%s*(%d+)"))
+		p.tx_dropped = tonumber(body:match("TX%-dropped:%s*(%d+)"))
+		c[tonumber(port)] = p
+	end
+	return (c[0] and c[1]) and { ["in"] = c[0], out = c[1] } or nil
+end
+
+-- The kernel's counters of the namespace's two ends (/proc/net/dev):
+-- rx, rx_drop, tx, tx_drop of each ("in": where our frames enter).
+local function kernel_counters(d)
+	local p = io.popen("ip netns exec " .. d.ns .. " cat /proc/net/dev 2>/dev/null")
+	if not p then return nil end
+	local text = p:read("a")
+	p:close()
+	local c = {}
+	for name, rest in text:gmatch("%s*([%w_]+):([^\n]*)") do
+		local f = {}
+		for n in rest:gmatch("%d+") do f[#f + 1] = tonumber(n) end
+		if #f >= 12 then
+			c[name] = { rx = f[2], rx_drop = f[4], tx = f[10], tx_drop = f[12] }
+		end
+	end
+	local a, b = c[d.links[1] .. "i"], c[d.links[2] .. "i"]
+	return (a and b) and { ["in"] = a, out = b } or nil
+end
+
+-- The device's own counters where it has them: testpmd's ports, the
+-- namespace's interfaces; nil where it has none (or they could not be
+-- read). Cumulative: a caller takes differences.
 function Dut:counters()
-	return self.stats
+	if self.pipe then return testpmd_counters(self) end
+	if self.ns then return kernel_counters(self) end
+	return nil
 end
 
 -- End the device and remove what was made for it.
 function Dut:close()
 	if self.pipe then
+		pcall(self.pipe.write, self.pipe, "quit\n")
 		pcall(self.pipe.close, self.pipe)	-- EOF on its stdin: it ends
 		self.pipe = nil
 		local log = read_all(self.log) or ""
+		-- Its final statistics, after the asked ones.
+		log = log:match(".*Telling cores to stop(.*)$") or log
 		local rx, drop = 0, 0
 		for n in log:gmatch("RX%-packets:%s*(%d+)") do rx = rx + tonumber(n) end
 		for n in log:gmatch("RX%-dropped:%s*(%d+)") do drop = drop + tonumber(n) end

@@ -22,24 +22,183 @@ local testbed = {}
 -- The testbed's own keys, which every scenario that opens one takes.
 testbed.keys = { "mode", "tx", "rx", "mtu", "speed", "peer_eal" }
 
+-- The script's name for its messages: rfc2544 for lua/rfc2544.lua.
+local function script_name()
+	return (tostring(arg and arg[0] or "scenario"):match("([^/]+)%.lua$")) or
+	       tostring(arg and arg[0] or "scenario")
+end
+
+-- A bad argument: one line on stderr naming the script, exit 2, as the
+-- command line's options do (no traceback: nothing ran yet).
+function testbed.usage_error(msg)
+	io.stderr:write(("%s: %s\n"):format(script_name(), msg))
+	os.exit(2)
+end
+
+-- Bits per second from 10G, 10g, 10Gbps, 10Gbit, 10000M, 1e10, 100mbit
+-- (k, M, G, T are powers of ten, whatever their case), or nil.
+function testbed.bps(v)
+	if type(v) == "number" then return v == v and v > 0 and v < math.huge and v or nil end
+	local num, unit = tostring(v):match("^%s*([%d%.]+[eE]?[+-]?%d*)%s*(%a*)%s*$")
+	local x = tonumber(num or "")
+	if not x then return nil end
+	local mul = { [""] = 1, k = 1e3, m = 1e6, g = 1e9, t = 1e12 }
+	unit = unit:lower()
+	local p, rest = unit:match("^([kmgt]?)(.*)$")
+	if not (rest == "" or rest == "bps" or rest == "bit" or rest == "bit/s" or
+	        rest == "b/s") then
+		return nil
+	end
+	x = x * mul[p]
+	return (x > 0 and x < math.huge) and x or nil
+end
+
+-- Arguments described once: each entry is { key, default, kind, help,
+-- min=, max=, above= (exclusive), below= (exclusive), choices= }, kinds:
+--   num    a finite number within its range      int   an integer
+--   bps    a rate in bit/s (10G, 10Gbps, 1e10)   bool  0 or 1
+--   choice one of choices (a string)             str   any string
+--   sizes  a comma list of integers in range     set   a comma list of choices
+--   out    a file to write: its directory must exist (checked now)
+-- `help` prints them with their defaults. Every error is one line and
+-- exit 2 (testbed.usage_error). Returns the values (sizes and set as
+-- lists, bool as a boolean, bps as a number).
+local function check_value(e, v)
+	local key, kind = e[1], e[3]
+	local function bad(want)
+		testbed.usage_error(("argument %s=%s: want %s"):format(key, tostring(v), want))
+	end
+	local function range(x, what)
+		if x ~= x or x == math.huge or x == -math.huge then bad(what) end
+		if (e.min and x < e.min) or (e.max and x > e.max) or
+		   (e.above and x <= e.above) or (e.below and x >= e.below) then
+			local lo = e.min and ("%g <= "):format(e.min) or
+			           e.above and ("%g < "):format(e.above) or ""
+			local hi = e.max and (" <= %g"):format(e.max) or
+			           e.below and (" < %g"):format(e.below) or ""
+			bad(("%s, %s%s%s"):format(what, lo, key, hi))
+		end
+		return x
+	end
+	if kind == "num" then
+		return range(tonumber(v) or bad("a number"), "a number")
+	elseif kind == "int" then
+		local x = math.tointeger(tonumber(v))
+		return range(x or bad("an integer"), "an integer")
+	elseif kind == "bps" then
+		return range(testbed.bps(v) or bad("bit/s, e.g. 10G, 10Gbps, 10000M, 1e10"),
+		             "bit/s")
+	elseif kind == "bool" then
+		if v == 1 or v == "1" or v == true or v == "true" or v == "yes" then return true end
+		if v == 0 or v == "0" or v == false or v == "false" or v == "no" then return false end
+		bad("0 or 1")
+	elseif kind == "choice" then
+		for _, c in ipairs(e.choices) do
+			if tostring(v) == c then return c end
+		end
+		bad(table.concat(e.choices, ", "))
+	elseif kind == "sizes" or kind == "set" then
+		local list = {}
+		for s in tostring(v):gmatch("[^,]+") do
+			if kind == "sizes" then
+				local x = math.tointeger(tonumber(s))
+				if not x or (e.min and x < e.min) or (e.max and x > e.max) then
+					bad(("integers %d..%d, comma separated (not '%s')")
+					    :format(e.min, e.max, s))
+				end
+				list[#list + 1] = x
+			else
+				local found = false
+				for _, c in ipairs(e.choices) do found = found or c == s end
+				if not found then
+					bad(("a comma list of %s (not '%s')")
+					    :format(table.concat(e.choices, ", "), s))
+				end
+				list[#list + 1] = s
+			end
+		end
+		if #list == 0 then bad("at least one value") end
+		return list
+	elseif kind == "out" then
+		local path = tostring(v)
+		local dir = path:match("^(.*)/[^/]*$") or "."
+		if path == "" or path:sub(-1) == "/" then bad("a file name") end
+		local f = io.open((dir == "" and "/" or dir) .. "/.", "r")
+		if not f then bad(("a file in a directory that exists (no %s)"):format(dir)) end
+		f:close()
+		return path
+	end
+	return v
+end
+
+local function print_help(spec, about)
+	local out = {}
+	out[#out + 1] = ("%s: %s"):format(script_name(), about or "arguments (key=value)")
+	for _, e in ipairs(spec) do
+		local d = e[2] == nil and "" or (" (" .. tostring(e[2]) .. ")")
+		out[#out + 1] = ("  %-16s %s%s"):format(e[1] .. "=", e[4] or e[3], d)
+	end
+	io.stdout:write(table.concat(out, "\n"), "\n")
+end
+
+-- key=value arguments checked against @p spec (see check_value): the
+-- defaults filled in, `help` prints the table and exits 0.
+function testbed.params(argv, spec, about)
+	local by = {}
+	for _, e in ipairs(spec) do by[e[1]] = e end
+	local o, given = {}, {}
+	for _, a in ipairs(argv) do
+		if a == "help" or a == "--help" or a == "-h" then
+			print_help(spec, about)
+			os.exit(0)
+		end
+		local k, v = a:match("^([%w_]+)=(.*)$")
+		if not k then
+			testbed.usage_error(("argument '%s': want key=value (help: the keys)")
+			                    :format(a))
+		end
+		if not by[k] then
+			local names = {}
+			for _, e in ipairs(spec) do names[#names + 1] = e[1] end
+			table.sort(names)
+			testbed.usage_error(("argument '%s': no such key (keys: %s)")
+			                    :format(k, table.concat(names, ", ")))
+		end
+		given[k] = v
+	end
+	for _, e in ipairs(spec) do
+		local v = given[e[1]]
+		if v == nil then v = e[2] end
+		if v ~= nil then o[e[1]] = check_value(e, v) end
+	end
+	return o, given
+end
+
 -- key=value arguments over defaults; numbers stay numbers. With @p known
 -- (a list of keys beyond the defaults'), any other key is an error: a
--- typo (trials=60 for trial=60) is said, not run with the default.
+-- typo (trials=60 for trial=60) is said, not run with the default. Errors
+-- are one line and exit 2; `help` lists the keys and their defaults.
 function testbed.args(argv, defaults, known)
 	local o, ok = {}, {}
 	for k, v in pairs(defaults or {}) do o[k] = v; ok[k] = true end
 	for _, k in ipairs(known or {}) do ok[k] = true end
+	local names = {}
+	for n in pairs(ok) do names[#names + 1] = n end
+	table.sort(names)
 	for _, a in ipairs(argv) do
+		if a == "help" or a == "--help" or a == "-h" then
+			local spec = {}
+			for _, n in ipairs(names) do spec[#spec + 1] = { n, defaults and defaults[n] } end
+			print_help(spec)
+			os.exit(0)
+		end
 		local k, v = a:match("^([%w_]+)=(.*)$")
 		if not k then
-			error(("argument '%s': want key=value"):format(a), 0)
+			testbed.usage_error(("argument '%s': want key=value"):format(a))
 		end
 		if known and not ok[k] then
-			local names = {}
-			for n in pairs(ok) do names[#names + 1] = n end
-			table.sort(names)
-			error(("argument '%s': no such key (keys: %s)")
-			      :format(k, table.concat(names, ", ")), 0)
+			testbed.usage_error(("argument '%s': no such key (keys: %s)")
+			                    :format(k, table.concat(names, ", ")))
 		end
 		o[k] = tonumber(v) or v
 	end
@@ -47,12 +206,12 @@ function testbed.args(argv, defaults, known)
 end
 
 -- @p v as a number above 0 (or at least 0 with @p zero_ok), or an error
--- naming the key.
+-- naming the key (one line, exit 2).
 function testbed.positive(opt, key, zero_ok)
 	local v = tonumber(opt[key])
 	if v == nil or v ~= v or v < 0 or (v == 0 and not zero_ok) or v == math.huge then
-		error(("argument %s=%s: want a number %s"):format(key,
-		      tostring(opt[key]), zero_ok and ">= 0" or "> 0"), 0)
+		testbed.usage_error(("argument %s=%s: want a number %s"):format(key,
+		      tostring(opt[key]), zero_ok and ">= 0" or "> 0"))
 	end
 	return v
 end
