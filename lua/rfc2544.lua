@@ -36,6 +36,8 @@
 --             or a rate above the answer could not be tried): a lower
 --             bound, printed >= X
 --   "max"     the device passed at max=: a lower bound, >= X
+--   "steps"   the device failed above the answer but steps= ran out
+--             before resolution=: a lower bound, >= X
 --   null      no valid trial: no number, and why
 -- and back-to-back bursts b2b_limited_by: "dut", "b2b_max" (passed at
 -- b2b_max=, >= X) or "tester" (no burst left back to back).
@@ -147,7 +149,7 @@ local function note(size, what, why)
 	incomplete[#incomplete + 1] = size > 0 and ("%d B %s: %s"):format(size, what, why) or
 		("%s: %s"):format(what, why)
 end
-local result = { dut = opt.dut, dut_netem = dut_netem, speed_bps = speed,
+local result = { dut = opt.dut, dut_netem = dut_netem, speed_bps = speed, tests = opt.tests,
                  trial_s = opt.trial, max_pct = opt.max, sizes = {},
                  history = history, interrupted = false }
 
@@ -698,11 +700,50 @@ end
 
 local function num(x, fmt) return x and (fmt or "%.1f"):format(x) or "" end
 
+-- The JSON document: an answer that is none is null (not a missing key),
+-- for every test that ran.
+local NULLS = {
+	throughput = { "ndr_pps", "ndr_limited_by", "pdr_pps", "pdr_limited_by" },
+	latency = { "latency_median_ns", "latency_worst_ns" },
+	b2b = { "b2b_frames", "b2b_limited_by" },
+}
+local function document()
+	local doc = {}
+	for k, v in pairs(result) do doc[k] = v end
+	doc.sizes = {}
+	for _, r in ipairs(result.sizes) do
+		local o = {}
+		for k, v in pairs(r) do o[k] = v end
+		if not r.why then
+			for t, keys in pairs(NULLS) do
+				if want[t] or (t == "throughput" and want.latency) then
+					for _, k in ipairs(keys) do
+						if o[k] == nil then o[k] = linerate.null end
+					end
+				end
+			end
+		end
+		if r.loss then
+			o.loss = {}
+			for i, l in ipairs(r.loss) do
+				o.loss[i] = { pct = l.pct, pps = l.pps, invalid = l.invalid or false,
+				              loss = l.loss == nil and linerate.null or l.loss,
+				              limited_by = l.limited_by or "dut", why = l.why }
+			end
+		end
+		doc.sizes[#doc.sizes + 1] = o
+	end
+	doc.sizes = linerate.array(doc.sizes)
+	doc.history = linerate.array(history)
+	doc.incomplete = linerate.array(incomplete)
+	doc.error = result.error or linerate.null
+	return doc
+end
+
 function hooks.write()
 	result.trials = #history
-	result.incomplete = incomplete
 	result.complete = #incomplete == 0 and not result.error and not result.interrupted
-	if opt.json then assert(linerate.json(result, opt.json)) end
+	if opt.json then assert(linerate.json(document(), opt.json)) end
 	if opt.csv then
 		local f = assert(io.open(opt.csv, "w"))
 		f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns," ..

@@ -807,6 +807,23 @@ l_write_json(lua_State *L)
 	return 1;
 }
 
+/* linerate.null: a value that is JSON's null where Lua's nil would leave
+ * the key out (an answer that is none, said as such). */
+static char null_key;
+
+/* linerate.array(t): t, marked to be a JSON array even when empty (an
+ * empty table is otherwise an object). */
+#define ARRAY_MT "linerate.array"
+
+static int
+l_array(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_setmetatable(L, ARRAY_MT);
+	lua_settop(L, 1);
+	return 1;
+}
+
 /* A Lua value as a jansson value, or NULL and why in @p why: a sequence
  * (keys 1..n, n >= 1) becomes an array, another table an object (number
  * keys as strings), a non-finite number null. Depth-limited: a table that
@@ -833,8 +850,12 @@ lua_to_json(lua_State *L, int idx, int depth, const char **why)
 		return isfinite(d) ? json_real(d) : json_null();
 	case LUA_TTABLE:
 		break;
+	case LUA_TLIGHTUSERDATA:
+		if (lua_touserdata(L, idx) == &null_key)
+			return json_null();
+		/* fall through */
 	default:
-		*why = "json: only nil, booleans, numbers, strings and tables";
+		*why = "json: only nil, linerate.null, booleans, numbers, strings and tables";
 		return NULL;
 	}
 	if (depth > 64) {
@@ -847,6 +868,15 @@ lua_to_json(lua_State *L, int idx, int depth, const char **why)
 		return NULL;
 	}
 	n = (lua_Integer)lua_rawlen(L, idx);
+	if (n == 0 && lua_getmetatable(L, idx)) {
+		bool array;
+
+		luaL_getmetatable(L, ARRAY_MT);
+		array = lua_rawequal(L, -1, -2);
+		lua_pop(L, 2);
+		if (array)
+			return json_array();
+	}
 	if (n > 0) {
 		lua_Integer i, keys = 0;
 
@@ -1252,6 +1282,7 @@ static const luaL_Reg funcs[] = {
 	{ "write_csv", l_write_csv },
 	{ "json", l_json },
 	{ "cleanup_on_exit", l_cleanup_on_exit },
+	{ "array", l_array },
 	{ "exe", l_exe },
 	{ "frame_size", l_frame_size },
 	{ "data_size", l_data_size },
@@ -1292,9 +1323,14 @@ luaopen_linerate(lua_State *L)
 	lua_setfield(L, -2, "__tostring");
 	lua_pop(L, 1);
 
+	luaL_newmetatable(L, ARRAY_MT);
+	lua_pop(L, 1);
+
 	luaL_newlib(L, funcs);
 	lua_pushliteral(L, LR_VERSION);
 	lua_setfield(L, -2, "version");
+	lua_pushlightuserdata(L, &null_key);
+	lua_setfield(L, -2, "null");
 	return 1;
 }
 

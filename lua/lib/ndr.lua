@@ -25,6 +25,8 @@ local ndr = {}
 --   "tester"  the lowest rate above the answer that did not pass was an
 --             invalid trial: the device passed all the tester could show;
 --             the answer is a lower bound
+--   "steps"   the device failed above the answer, but the search ran out
+--             of steps before the resolution: a lower bound
 --   nil       no valid trial at all: no answer (why says so)
 local function verdict(s, lo, best, hi_t, n_valid)
 	if best and best.pps >= s.top then
@@ -120,6 +122,14 @@ function ndr.search(s)
 		end
 	end
 	local by, why = verdict(s, lo, best, hi_t, n_valid)
+	-- The device failed above, but the steps ran out before the
+	-- resolution: the answer is a lower bound, not the device's limit.
+	-- (Nothing passed at all: the device lost frames at every rate down
+	-- to the lowest tried, its answer is 0: determined, with hi.)
+	if by == "dut" and best and (hi - lo) > hi * res / 100 then
+		by, why = "steps", ("%d trials ended the search with the answer between %.0f " ..
+		                    "and %.0f pps"):format(steps, lo, hi)
+	end
 	return { best = best, lo = lo, hi = (by == "top") and s.top or hi,
 	         hi_trial = hi_t, trials = n, invalid = invalid,
 	         limited_by = by, why = why }

@@ -124,12 +124,18 @@ for seed = 1, 20 do
 	check(n.lo <= C + 1000 and p.lo <= C * 1.002 + 1000,
 	      "seed %d noise: NDR %.0f PDR %.0f above %.0f", seed, n.lo, p.lo, C)
 	check(n.limited_by ~= "dut" or (n.hi_trial and not n.hi_trial.invalid and
+	      n.hi - n.lo <= n.hi * 0.005 and
 	      n.hi_trial.lost > 0), "seed %d noise: dut without a valid failure", seed)
 	check(n.limited_by ~= "top", "seed %d noise: top passed", seed)
 	-- A host that spoils every trial: no answer at all, and why.
 	math.randomseed(seed)
 	n = run{ capacity = C, noise = 1 }
 	check(n.limited_by == nil and n.best == nil and n.why, "seed %d all invalid: %s",
+	      seed, tostring(n.limited_by))
+	-- Too few steps for the resolution: a bound, never the device's limit.
+	math.randomseed(seed)
+	n = run({ capacity = C, queue = 1000 }, { steps = 3 })
+	check(n.limited_by == "steps" and n.lo < C and n.why, "seed %d steps: %s",
 	      seed, tostring(n.limited_by))
 	-- A device faster than the top: a pass at the top in one trial.
 	n = run{ capacity = 2e7 }
