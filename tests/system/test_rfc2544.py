@@ -350,11 +350,14 @@ def test_by_name():
     out = os.path.join(d, "n.json")
     r = run(eal("rfcn", lcores="0@0,1@1,2@0", mem=2048) +
             ["--", "rfc2544", "dut=delay", "dut_netem=rate 1gbit", "sizes=64",
-             "tests=throughput", "trial=0.1", "warmup=0", "steps=3", "json=" + out],
+             "tests=throughput", "trial=0.1", "warmup=0", "steps=3", "quiet=1",
+             "json=" + out],
             timeout=300, cwd=d)
     doc = load_json(out)
     check_verdicts(r, doc)
     expect(doc["sizes"][0]["size"] == 64, out)
+    # quiet=1: no line per trial.
+    expect(not [l for l in r.stderr.splitlines() if " pps " in l and "sent" in l], r.stderr)
     r = run(eal("rfcn2") + ["--", "no-such-scenario"], timeout=60, cwd=d)
     expect(r.returncode == 1 and "no-such-scenario" in r.stderr, r.stderr)
 

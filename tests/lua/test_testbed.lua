@@ -1,0 +1,65 @@
+-- test_testbed.lua: lua/lib/testbed.lua's argument checks and units, with
+-- no DPDK (linerate's module stubbed). Run by meson (suite unit) as:
+-- lua5.4 tests/lua/test_testbed.lua LUA_DIR
+package.path = (arg[1] or "lua") .. "/lib/?.lua;" .. package.path
+package.loaded.linerate = {}
+local testbed = require("testbed")
+
+local failed, passed = 0, 0
+local function check(cond, what, ...)
+	if cond then
+		passed = passed + 1
+	else
+		failed = failed + 1
+		io.stderr:write("FAIL: " .. what:format(...) .. "\n")
+	end
+end
+
+-- testbed.usage_error ends the process: here it raises what it would say.
+local real_exit, said = os.exit, nil
+local stderr = io.stderr
+io.stderr = { write = function(_, s) said = s end }
+os.exit = function(code) error({ code = code }, 0) end
+local function try(argv, spec)
+	said = nil
+	local ok, r = pcall(testbed.params, argv, spec)
+	if ok then return r end
+	return nil, r.code, said
+end
+
+for _, c in ipairs{ { "10G", 1e10 }, { "10g", 1e10 }, { "10Gbps", 1e10 },
+                    { "10000M", 1e10 }, { "1e10", 1e10 }, { "10gbit", 1e10 },
+                    { "100mbit", 1e8 }, { "2.5G", 2.5e9 }, { 40e9, 40e9 } } do
+	check(testbed.bps(c[1]) == c[2], "bps(%s) = %s", tostring(c[1]), tostring(testbed.bps(c[1])))
+end
+for _, bad in ipairs{ "fast", "10Q", "", "-1G", "10 G b", "1e999" } do
+	check(testbed.bps(bad) == nil, "bps(%s) not refused", bad)
+end
+
+local spec = {
+	{ "pdr", 0.001, "num", above = 0, below = 1 },
+	{ "steps", 20, "int", min = 1, max = 1000 },
+	{ "speed", "10G", "bps", min = 1e6 },
+	{ "sizes", "64,128", "sizes", min = 64, max = 9018 },
+	{ "dut", "wire", "choice", choices = { "wire", "delay" } },
+	{ "quiet", 0, "bool" },
+}
+local r = try({}, spec)
+check(r and r.pdr == 0.001 and r.steps == 20 and r.speed == 1e10 and #r.sizes == 2 and
+      r.dut == "wire" and r.quiet == false, "defaults")
+r = try({ "speed=40Gbps", "sizes=1518", "quiet=1" }, spec)
+check(r and r.speed == 4e10 and r.sizes[1] == 1518 and r.quiet == true, "values")
+for _, c in ipairs{ { "pdr=2", "pdr < 1" }, { "pdr=0", "0 < pdr" }, { "steps=0", "1 <= steps" },
+                    { "steps=1.5", "an integer" }, { "speed=10", "1e+06 <= speed" },
+                    { "sizes=32", "integers 64..9018" }, { "sizes=", "at least one" },
+                    { "dut=router", "wire, delay" }, { "quiet=2", "0 or 1" },
+                    { "nokey=1", "no such key" }, { "pdr", "want key=value" },
+                    { "pdr=nan", "a number" }, { "steps=inf", "an integer" } } do
+	local _, code, msg = try({ c[1] }, spec)
+	check(code == 2 and msg and msg:find(c[2], 1, true) and not msg:find("\n.", 1),
+	      "%s: exit %s, %s", c[1], tostring(code), tostring(msg))
+end
+
+io.stderr, os.exit = stderr, real_exit
+print(("%d passed, %d failed"):format(passed, failed))
+os.exit(failed == 0 and 0 or 1)
