@@ -43,14 +43,11 @@ local sizes = { 18, 64, 128, 256, 472, 772, 1000, 1472, 1700, 1800, 1900, 2000,
 if opt.sizes then
 	sizes = {}
 	for s in tostring(opt.sizes):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
-	assert(#sizes > 0, "per-sweep: sizes=: give at least one data size")
+	if #sizes == 0 then testbed.usage_error("argument sizes=: give at least one data size") end
 end
-local function bits(s)
-	local v, m = tostring(s):match("^([%d.]+)([kMG]?)$")
-	assert(v, "speed: want a number with k, M or G")
-	return tonumber(v) * ({ [""] = 1, k = 1e3, M = 1e6, G = 1e9 })[m]
-end
-local speed = bits(opt.speed)
+local speed = testbed.bps(opt.speed) or
+	testbed.usage_error(("argument speed=%s: want bit/s, e.g. 10G, 10Gbps, 1e10")
+	                    :format(tostring(opt.speed)))
 
 linerate.live(false)
 local tb <close> = testbed.open(opt)

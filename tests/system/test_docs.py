@@ -193,6 +193,11 @@ def test_command_examples():
                     # every frame of a pair says so (exit 3): it ran.
                     print("note: %s: implausible on this machine" % cmd)
                     rc = 0
+                if rc == 3 and "incomplete (exit 3)" in err:
+                    # RFC 2544 cut short (4 steps): its answers are bounds,
+                    # said so with exit 3; the example itself ran.
+                    print("note: %s: bounds, not the DUT's limits" % cmd)
+                    rc = 0
             expect(rc == 0, "%s: %s\n  ran: %s\n%s" % (os.path.basename(doc), cmd,
                                                       " ".join(argv), err[-600:]))
             ran += 1
