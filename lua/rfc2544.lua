@@ -92,7 +92,7 @@ local SPEC = {
 	{ "csv", nil, "out", "a row per size, as CSV" },
 	{ "dut_netem", nil, "str", "dut=delay: the device, in tc-netem's words" },
 	{ "dut_fwd", "io", "choice", "dut=testpmd: its forwarding mode", choices = { "io", "macswap" } },
-	{ "dut_mode", "forward", "choice", "dut=kernel: IPv4 routing or a bridge", choices = { "forward", "bridge" } },
+	{ "dut_mode", "forward", "choice", "dut=kernel: IPv4 routing, a bridge, or a bare veth pair (the path itself)", choices = { "forward", "bridge", "veth" } },
 	{ "dut_cpu", 0, "int", "the CPU of a DUT outside linerate (testpmd, the kernel)", min = 0, max = 4095 },
 }
 local opt, given = testbed.params(arg, SPEC, "RFC 2544 over a device under test (key=value)")
@@ -330,11 +330,17 @@ local function trial(path, how)
 		rec.dut_counters = b.forward
 		rec.box_gap_us = b.max_poll_gap_us
 		rec.box_stalled_us = b.stalled_us
+		rec.box_verdict, rec.box_why = b.verdict, b.verdict_why
 	elseif path.ext then
 		rec.dut_counters = diff(dut0, path.ext:counters())
 	end
 	-- Why the tester, not the device, spoiled the trial (INVALID).
 	local why = testbed.invalid(gs)
+	if not why and how.test == "latency" and box and rec.box_verdict == "late" then
+		-- The emulated device sent frames later than due (the host held
+		-- its CPU): their latency is the host's, not the device's.
+		why = rec.box_why or "the emulated device sent frames late"
+	end
 	if not why and how.count and (gs.late_packets or 0) > 0 then
 		why = ("a stall of the host (%.0f us) split the burst"):format(gs.max_stall_us or 0)
 	end
