@@ -22,6 +22,14 @@ local testbed = require("testbed")
 local opt = testbed.args(arg, { path = "delay 5ms 300us distribution paretonormal",
                                 count = 20000, rate = 100000, dir = "/tmp",
                                 seconds = 1 })
+-- Where its files go must exist before the first stage runs.
+do
+	local f = io.open(tostring(opt.dir) .. "/.", "r")
+	if not f then
+		testbed.usage_error(("argument dir=%s: no such directory"):format(tostring(opt.dir)))
+	end
+	f:close()
+end
 linerate.live(false)
 local tag = tostring(os.time()) .. "_" .. tostring(math.random(1e6))
 local table_file = ("%s/lr_loop_%s.dist"):format(opt.dir, tag)
@@ -29,6 +37,12 @@ local files = {
 	measured = ("%s/lr_loop_%s_measured.txt"):format(opt.dir, tag),
 	emulated = ("%s/lr_loop_%s_emulated.txt"):format(opt.dir, tag),
 }
+-- Its table and samples go however the run ends (an error, Ctrl-C).
+local cleanup <close> = setmetatable({}, { __close = function()
+	os.remove(files.measured)
+	os.remove(files.emulated)
+	os.remove(table_file)
+end })
 
 local g, a = assert(linerate.wire("loop_in"))
 local b, r = assert(linerate.wire("loop_out"))
@@ -46,6 +60,9 @@ local function stage(spec, samples, dist_out)
 	rx:wait{ idle = opt.seconds, timeout = 120 }
 	linerate.stop()
 	local st = rx:stats()
+	-- A stage the tester cannot stand behind (gen short, the box late)
+	-- ends the run here, said, not compared as if it measured the path.
+	testbed.finish()
 	assert(st.received == opt.count, ("%s: %d of %d frames arrived"):format(
 		spec, st.received, opt.count))
 	-- Frames the delay role sent late say the lcore was not free (another
@@ -106,6 +123,3 @@ local d = ks(m, e)
 local crit = 1.95 * math.sqrt((#m + #e) / (#m * #e))
 print(("KS statistic %.4f (%s the 0.1 %% critical value %.4f)")
       :format(d, d <= crit and "below" or "above", crit))
-os.remove(files.measured)
-os.remove(files.emulated)
-os.remove(table_file)

@@ -75,3 +75,6 @@ if refl then
 		r.reflect["in"], r.reflect.reflected, r.reflect.out))
 end
 if opt.json then assert(linerate.write_json(opt.json)) end
+-- A generator that fell short, a reflector or rtt whose counts cannot
+-- stand (their verdicts): said, and the run fails.
+testbed.finish()

@@ -367,6 +367,41 @@ function testbed.invalid(s)
 	return nil
 end
 
+-- Every task of the run whose verdict is not ok (linerate.results(), or
+-- @p doc): one line each, "task N (role): why", as `--role` runs say
+-- them; and the exit status they make (3: a rate short or a delay box
+-- late, 5: a measurement invalid, 4: a task failed; 0: none).
+local EXIT_OF = { short = 3, late = 3, invalid = 5, failed = 4 }
+function testbed.verdicts(doc)
+	doc = doc or linerate.results()
+	local bad, code = {}, 0
+	for _, t in ipairs(doc.tasks or {}) do
+		if t.verdict and t.verdict ~= "ok" then
+			bad[#bad + 1] = ("task %d (%s): %s"):format(t.id, t.role,
+			                                           t.verdict_why or t.verdict)
+			code = math.max(code, EXIT_OF[t.verdict] or 1)
+		end
+	end
+	return bad, code
+end
+
+-- A scenario's end: the tasks' verdicts and @p problems (lines of its
+-- own, e.g. an INVALID row) said on stderr, prefixed by the script's
+-- name; exit with their status (problems of its own: 3), or return when
+-- there are none. A step a scenario cannot stand behind fails the run.
+function testbed.finish(problems)
+	local bad, code = testbed.verdicts()
+	for _, p in ipairs(problems or {}) do
+		bad[#bad + 1] = p
+		code = math.max(code, 3)
+	end
+	if #bad == 0 then return end
+	for _, b in ipairs(bad) do
+		io.stderr:write(("%s: INVALID: %s\n"):format(script_name(), b))
+	end
+	os.exit(code)
+end
+
 -- End the peer (closing its stdin ends it too) and remove what it left:
 -- the socket and its EAL runtime directory. Also the __close of
 -- "local tb <close> = testbed.open(opt)", so that an error ends the peer.

@@ -181,7 +181,10 @@ def rtt_wire(name, timeout=120, **kw):
     js = os.path.join(d, "r.json")
     args = ["%s=%s" % (k, v) for k, v in kw.items()] + ["json=" + js]
     r = run(eal(name) + ["--", RTT_LUA] + args, timeout=timeout)
-    expect(r.returncode == 0, (r.stdout[-800:], r.stderr[-1500:]))
+    # A generator this busy host held back is said and fails the scenario
+    # (exit 3); the counts below hold whatever the rate was.
+    expect(r.returncode == 0 or r.returncode == 3 and "INVALID" in r.stderr and
+           "rate short" in r.stderr, (r.stdout[-800:], r.stderr[-1500:]))
     return load_json(js)
 
 
