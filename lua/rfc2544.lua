@@ -198,7 +198,9 @@ else
 	                          cpu = opt.dut_cpu, speed = tostring(speed) })
 	paths.dut = { tx = ext.tx, rx = ext.rx, gen = ext.gen, lc_gen = w[1], lc_rest = w[1],
 	              ext = ext, what = ext.what }
-	if opt.dut == "kernel" then
+	if opt.dut == "kernel" and opt.dut_mode == "veth" then
+		paths.cal = nil		-- the device is the path itself
+	elseif opt.dut == "kernel" then
 		cal_ext = dut.open("kernel", { mode = "veth", id = 20, speed = tostring(speed) })
 		paths.cal = { tx = cal_ext.tx, rx = cal_ext.rx, gen = cal_ext.gen,
 		              lc_gen = w[1], lc_rest = w[1], what = cal_ext.what }
@@ -220,6 +222,9 @@ else
 	end
 end
 result.dut_what = paths.dut.what
+-- dut=wire and a bare veth pair are the tester's own path: what limits
+-- them is the tester's, whatever the search says.
+local path_is_tester = opt.dut == "wire" or opt.dut == "kernel" and opt.dut_mode == "veth"
 result.calibration = not opt.calibrate and "off" or
 	(paths.cal and paths.cal.what or "none: the device's path is the tester's")
 
@@ -523,13 +528,13 @@ local function run_size(size)
 		-- frames at every rate tried has an NDR below the lowest.
 		if not nb and n.limited_by == "dut" then r.ndr_pps = 0 end
 		r.ndr_why = n.why
-		if r.ndr_limited_by == "dut" and opt.dut == "wire" then
+		if r.ndr_limited_by == "dut" and path_is_tester then
 			r.ndr_limited_by = "tester"	-- the wire is the tester's path
 		end
 		r.ndr_hi_pps = n.hi
 		r.pdr_pps = pb and pb.pps or nil
 		r.pdr_limited_by = bounded_by(p, top_is)
-		if r.pdr_limited_by == "dut" and opt.dut == "wire" then r.pdr_limited_by = "tester" end
+		if r.pdr_limited_by == "dut" and path_is_tester then r.pdr_limited_by = "tester" end
 		if not pb and p.limited_by == "dut" then r.pdr_pps = 0 end
 		r.pdr_why = p.why
 		r.pdr_loss = pb and loss_ratio(pb) or nil
@@ -604,6 +609,8 @@ local function run_size(size)
 				row.loss, row.invalid = loss_ratio(t), t.invalid
 				if t.invalid then
 					row.loss, row.why, row.limited_by = nil, t.why, "tester"
+				elseif path_is_tester then
+					row.limited_by = "tester"
 				end
 				if t.lost == 0 and not t.invalid then clean = clean + 1 else clean = 0 end
 			end
@@ -647,6 +654,7 @@ local function run_size(size)
 			end
 			if best == nil or lo < best then best, by = lo, (lo == opt.b2b_max) and "b2b_max" or hi_by end
 		end
+		if by == "dut" and path_is_tester then by = "tester" end
 		r.b2b_frames = best
 		r.b2b_limited_by = by
 		if by == "tester" and best == 0 then

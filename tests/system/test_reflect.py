@@ -277,7 +277,9 @@ def test_rtt_over_memif():
         r = run(eal("rfmemc") + ["--", RTT_LUA, "port=" + memif(sock, "client"),
                                  "count=%d" % n, "rate=100000",
                                  "json=" + tj], timeout=120)
-        expect(r.returncode == 0, (r.stdout[-800:], r.stderr[-1500:]))
+        # Its generator held back by a busy host is said (exit 3).
+        expect(r.returncode == 0 or r.returncode == 3 and "rate short" in r.stderr,
+               (r.stdout[-800:], r.stderr[-1500:]))
         refl.send_signal(2)
         refl.communicate(timeout=60)
     finally:
