@@ -92,3 +92,6 @@ print(("delay-chain: sent %d, delay in %d out %d lost %d dup %d held %d, " ..
 	gen:stats().tx_packets, f["in"], f.out, f.lost, f.duplicated,
 	f.held, rxr.received, rxr.lost, (rxr.latency.p50_ns or 0) / 1e6))
 if opt.json then assert(linerate.write_json(opt.json)) end
+-- The tasks' verdicts: a generator short of its rate, a late box, a
+-- failed task said, and the run fails.
+testbed.finish()

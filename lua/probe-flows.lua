@@ -34,3 +34,6 @@ print(("probe-flows: sent %d frames in %d flows; probe parsed %d, made %d flows,
               p.exporter.records, p.exporter.messages, p.exporter.send_errors,
               p.exporter.records_lost))
 if opt.json then assert(linerate.write_json(opt.json)) end
+-- The tasks' verdicts: a generator short of its rate or a task that
+-- failed said, and the run fails.
+testbed.finish()
