@@ -117,6 +117,11 @@ def test_ndr_never_above_the_capacity():
     check_verdicts(r, doc)
     s = doc["sizes"][0]
     expect(s["size"] == 64, s)
+    if s.get("why"):
+        # The tester passed no rate on its own path (a host this busy):
+        # said, exit 3 (checked above); nothing of the DUT to check.
+        print("  the tester passed nothing: %s" % s["why"])
+        return
     if s["ndr_limited_by"] == "dut":
         expect(0 <= s["ndr_pps"] <= CAPACITY_PPS + SLACK_PPS,
                "NDR %.0f pps above the DUT's %.0f and its queue's %.0f" % (
@@ -168,6 +173,9 @@ def test_lossy_pdr():
     doc = load_json(out)
     check_verdicts(r, doc)
     s = doc["sizes"][0]
+    if s.get("why"):
+        print("  the tester passed nothing: %s" % s["why"])
+        return
     if s["pdr_limited_by"] == "dut":
         expect(CAPACITY_PPS * 0.5 <= s["pdr_pps"] <= CAPACITY_PPS + SLACK_PPS, s["pdr_pps"])
         expect(s["pdr_loss"] <= 0.001, s)
