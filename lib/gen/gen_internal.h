@@ -8,6 +8,7 @@
 #define LR_GEN_INTERNAL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -198,15 +199,25 @@ void lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
 			   bool stamp, uint8_t *out,
 			   struct lr_replay_frame_info *fi);
 
-/* The capture at @p path read as lr_replay_init() reads it (both passes;
+/* The capture at @p path read as lr_replay_init() reads it (one pass;
  * flows numbered when @p stamp), frames longer than @p max_frame refused,
  * then @p each called on every frame loaded; all freed again. EAL needed
- * (the flow table). @return 0, or the error lr_replay_init() would give. */
+ * (the flow table). @return 0, or the error lr_replay_init() would give,
+ * or -ERANGE: a frame loaded lies outside what was read (a bug). */
 int lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp,
 			 void (*each)(const uint8_t *d, uint32_t len,
 				      const struct lr_replay_frame_info *fi,
 				      uint32_t flow, void *arg),
 			 void *arg);
+
+/* The same from the stream @p f (closed here; @p name for messages): a
+ * capture that changes while it is read, for fuzz_replay. */
+int lr_replay_check_stream(FILE *f, const char *name, uint32_t max_frame,
+			   bool stamp,
+			   void (*each)(const uint8_t *d, uint32_t len,
+					const struct lr_replay_frame_info *fi,
+					uint32_t flow, void *arg),
+			   void *arg);
 
 /* The conf's source and destination ranges, IPv6 defaults applied.
  * @return 0, or -EINVAL for mixed families (lr_errmsg says which). */

@@ -201,6 +201,20 @@ parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
 	*has_key = true;
 }
 
+/* A capture opened (by path, or a stream for the fuzzer): Ethernet only.
+ * @p p is closed when it is refused. */
+static pcap_t *
+check_link(pcap_t *p, const char *path)
+{
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		lr_err(EINVAL, "gen: pcap %s: link type %s, not Ethernet", path,
+		       pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
+		pcap_close(p);
+		return NULL;
+	}
+	return p;
+}
+
 static pcap_t *
 open_capture(const char *path)
 {
@@ -213,13 +227,7 @@ open_capture(const char *path)
 		lr_err(EINVAL, "gen: pcap %s: %s", path, err);
 		return NULL;
 	}
-	if (pcap_datalink(p) != DLT_EN10MB) {
-		lr_err(EINVAL, "gen: pcap %s: link type %s, not Ethernet", path,
-		       pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
-		pcap_close(p);
-		return NULL;
-	}
-	return p;
+	return check_link(p, path);
 }
 
 static uint64_t
@@ -228,66 +236,127 @@ ts_ns(const struct pcap_pkthdr *h)
 	return (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
 }
 
-/* Pass one: frames and bytes, and that each fits the port. */
+/* The capture as read, on the heap until it is moved to the task's
+ * socket: frame bytes, frames and their capture times. */
+struct rp_heap {
+	uint8_t *data;
+	size_t cap;		/* bytes data holds */
+	struct rp_frame *f;
+	uint64_t *ts;		/* ns */
+	uint32_t fcap;		/* frames f and ts hold */
+};
+
+static void
+heap_free(struct rp_heap *b)
+{
+	free(b->data);
+	free(b->f);
+	free(b->ts);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Room for @p frames frames and @p bytes bytes, doubling. */
 static int
-measure(struct lr_replay *rp, const char *path, uint32_t max_frame,
-	uint32_t *max_len)
+heap_grow(struct rp_heap *b, uint32_t frames, uint64_t bytes)
+{
+	if (bytes > b->cap) {
+		size_t cap = RTE_MAX(b->cap * 2, (size_t)65536);
+		uint8_t *d;
+
+		cap = RTE_MIN(RTE_MAX(cap, (size_t)bytes), (size_t)REPLAY_MAX_BYTES);
+		d = realloc(b->data, cap);
+		if (d == NULL)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	if (frames > b->fcap) {
+		uint32_t cap = RTE_MIN(RTE_MAX(b->fcap * 2, 1024u),
+				       REPLAY_MAX_FRAMES);
+		struct rp_frame *f = realloc(b->f, sizeof(*f) * cap);
+		uint64_t *ts;
+
+		if (f == NULL)
+			return -ENOMEM;
+		b->f = f;
+		ts = realloc(b->ts, sizeof(*ts) * cap);
+		if (ts == NULL)
+			return -ENOMEM;
+		b->ts = ts;
+		b->fcap = cap;
+	}
+	return 0;
+}
+
+/*
+ * The capture read in one pass into @p b: each frame's bytes copied as
+ * libpcap hands them, bounded by the port's frame (@p max_frame) and the
+ * totals by REPLAY_MAX_*, before the copy. Read twice (once to size, once
+ * to copy), a file replaced by mv or a FIFO gave the second pass other
+ * frames than the first had sized: copies past the buffer (SIGSEGV). One
+ * pass reads one file, whatever happens to the path meanwhile.
+ */
+static int
+slurp(struct lr_replay *rp, pcap_t *p, const char *path, uint32_t max_frame,
+      uint32_t *max_len, struct rp_heap *b)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	uint64_t k = 0;
-	pcap_t *p;
 	int r;
 
-	p = open_capture(path);
-	if (p == NULL)
-		return -EINVAL;
 	*max_len = 0;
 	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
+		/* h is libpcap's: read before pcap_close frees it. */
+		uint32_t caplen = h->caplen;
+		struct rp_frame *f;
+
 		k++;
-		if (h->caplen < RTE_ETHER_HDR_LEN) {
+		if (caplen < RTE_ETHER_HDR_LEN) {
 			rp->skipped++;
 			continue;
 		}
-		if (h->caplen > max_frame) {
-			/* h is libpcap's: read before pcap_close frees it. */
-			uint32_t caplen = h->caplen;
-
-			pcap_close(p);
+		if (caplen > max_frame)
 			return lr_err(EINVAL, "gen: pcap %s: frame %" PRIu64 " has "
 				      "%u B, more than the port takes (%u B: "
 				      "set its mtu=)", path, k, caplen,
 				      max_frame);
-		}
-		if (h->caplen < h->len)
-			rp->truncated++;
-		rp->nb++;
-		rp->bytes += h->caplen;
-		*max_len = RTE_MAX(*max_len, h->caplen);
-		if (rp->nb > REPLAY_MAX_FRAMES || rp->bytes > REPLAY_MAX_BYTES) {
-			pcap_close(p);
+		if (rp->nb >= REPLAY_MAX_FRAMES ||
+		    rp->bytes + caplen > REPLAY_MAX_BYTES)
 			return lr_err(EFBIG, "gen: pcap %s: more than %u frames or "
 				      "%llu MB: the replay holds a capture in "
 				      "memory (split it with editcap -c)", path,
 				      REPLAY_MAX_FRAMES, REPLAY_MAX_BYTES >> 20);
-		}
+		if (heap_grow(b, rp->nb + 1, rp->bytes + caplen) != 0)
+			return lr_err(ENOMEM, "gen: pcap %s: no memory for %"
+				      PRIu64 " MB", path,
+				      (rp->bytes + caplen) >> 20);
+		if (caplen < h->len)
+			rp->truncated++;
+		memcpy(b->data + rp->bytes, d, caplen);
+		f = &b->f[rp->nb];
+		memset(f, 0, sizeof(*f));
+		f->off = rp->bytes;
+		f->len = caplen;
+		f->flow = UINT32_MAX;
+		b->ts[rp->nb] = ts_ns(h);
+		rp->nb++;
+		rp->bytes += caplen;
+		*max_len = RTE_MAX(*max_len, caplen);
 	}
-	if (r == PCAP_ERROR) {
-		lr_err(EIO, "gen: pcap %s: frame %" PRIu64 ": %s", path, k + 1,
-		       pcap_geterr(p));
-		pcap_close(p);
-		return -EIO;
-	}
-	pcap_close(p);
+	if (r == PCAP_ERROR)
+		return lr_err(EIO, "gen: pcap %s: frame %" PRIu64 ": %s", path,
+			      k + 1, pcap_geterr(p));
 	if (rp->nb == 0)
 		return lr_err(EINVAL, "gen: pcap %s: no Ethernet frame in it", path);
 	return 0;
 }
 
-/* Pass two: the frames into rp->data, parsed, flows numbered; the gaps
- * (ns) into the costs for now. */
+/* The frames loaded (rp->data, rp->f) parsed, flows numbered; the gaps
+ * (ns, from @p ts) into the costs for now. */
 static int
-load(struct lr_replay *rp, const char *path, const char *hname, int socket)
+index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
+	     int socket)
 {
 	struct rte_hash_parameters hp = {
 		.name = hname, .entries = RTE_MAX(rp->nb, 8u),
@@ -295,37 +364,22 @@ load(struct lr_replay *rp, const char *path, const char *hname, int socket)
 		.socket_id = socket,
 	};
 	struct rte_hash *tuples = NULL;
-	struct pcap_pkthdr *h;
-	uint64_t off = 0, prev = 0, first = 0;
-	const u_char *d;
-	uint32_t i = 0;
-	pcap_t *p;
+	uint64_t prev = 0, first = 0;
+	uint32_t i;
 	int ret = 0;
 
-	p = open_capture(path);
-	if (p == NULL)
-		return -EINVAL;
 	if (rp->stamp) {
 		tuples = rte_hash_create(&hp);
-		if (tuples == NULL) {
-			pcap_close(p);
+		if (tuples == NULL)
 			return lr_err(ENOMEM, "gen: pcap: no memory for the flows "
 				      "of %u frames", rp->nb);
-		}
 	}
-	while (i < rp->nb && pcap_next_ex(p, &h, &d) == 1) {
+	for (i = 0; i < rp->nb; i++) {
 		struct rp_frame *f = &rp->f[i];
 		struct rp_key key;
 		bool has_key;
-		uint64_t t = ts_ns(h);
+		uint64_t t = ts[i];
 
-		if (h->caplen < RTE_ETHER_HDR_LEN)
-			continue;
-		memcpy(rp->data + off, d, h->caplen);
-		f->off = off;
-		f->len = h->caplen;
-		f->flow = UINT32_MAX;
-		off += h->caplen;
 		parse(rp->data + f->off, f->len, f, &key, &has_key);
 		if (rp->stamp && f->stamp != 0 && has_key) {
 			int32_t pos = rte_hash_add_key(tuples, &key);
@@ -343,11 +397,7 @@ load(struct lr_replay *rp, const char *path, const char *hname, int socket)
 		else
 			rp->f[i - 1].cost = t > prev ? (double)(t - prev) : 0;
 		prev = RTE_MAX(prev, t);
-		i++;
 	}
-	pcap_close(p);
-	if (ret == 0 && i != rp->nb)
-		ret = lr_err(EIO, "gen: pcap %s changed while it was read", path);
 	if (ret == 0 && rp->stamp) {
 		/* rte_hash positions are not dense: number them 0..n-1 in
 		 * order of first appearance. */
@@ -436,6 +486,8 @@ lr_replay_init(struct lr_task *t, struct gen *g, double hz)
 	struct lr_replay *rp;
 	uint32_t max_frame, max_len = 0;
 	char hname[RTE_HASH_NAMESIZE];
+	struct rp_heap b = { 0 };
+	pcap_t *p;
 	int ret;
 
 	rp = rte_zmalloc_socket("lr_replay", sizeof(*rp), RTE_CACHE_LINE_SIZE,
@@ -454,18 +506,30 @@ lr_replay_init(struct lr_task *t, struct gen *g, double hz)
 	/* What the port takes: its MTU plus Ethernet and two VLAN tags. */
 	max_frame = RTE_MIN((uint32_t)pi->mtu + RTE_ETHER_HDR_LEN + 8,
 			    (uint32_t)LR_FRAME_MAX_BYTES - LR_FCS_BYTES);
-	ret = measure(rp, c->pcap, max_frame, &max_len);
-	if (ret != 0)
+	p = open_capture(c->pcap);
+	if (p == NULL)
+		return -EINVAL;
+	ret = slurp(rp, p, c->pcap, max_frame, &max_len, &b);
+	pcap_close(p);
+	if (ret != 0) {
+		heap_free(&b);
 		return ret;
+	}
+	/* Into the task's socket: one copy of what was read. */
 	rp->data = rte_malloc_socket("lr_replay_data", rp->bytes, 0, t->socket);
 	rp->f = rte_zmalloc_socket("lr_replay_frames", sizeof(*rp->f) * rp->nb,
 				   RTE_CACHE_LINE_SIZE, t->socket);
-	if (rp->data == NULL || rp->f == NULL)
+	if (rp->data == NULL || rp->f == NULL) {
+		heap_free(&b);
 		return lr_err(ENOMEM, "gen: pcap %s: no memory for %" PRIu64
 			      " MB on socket %d", c->pcap, rp->bytes >> 20,
 			      t->socket);
+	}
+	memcpy(rp->data, b.data, rp->bytes);
+	memcpy(rp->f, b.f, sizeof(*rp->f) * rp->nb);
 	snprintf(hname, sizeof(hname), "lr_rp%u_%u", t->port, t->queue);
-	ret = load(rp, c->pcap, hname, t->socket);
+	ret = index_frames(rp, b.ts, hname, t->socket);
+	heap_free(&b);
 	if (ret != 0)
 		return ret;
 	if (rp->nb_flows != 0) {
@@ -706,27 +770,30 @@ lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
 	}
 }
 
-int
-lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp_it,
-		     void (*each)(const uint8_t *d, uint32_t len,
-				  const struct lr_replay_frame_info *fi,
-				  uint32_t flow, void *arg),
-		     void *arg)
+/* As lr_replay_init() loads @p p (closed here), then @p each per frame. */
+static int
+check_capture(pcap_t *p, const char *name, uint32_t max_frame, bool stamp_it,
+	      void (*each)(const uint8_t *d, uint32_t len,
+			   const struct lr_replay_frame_info *fi,
+			   uint32_t flow, void *arg),
+	      void *arg)
 {
 	struct lr_replay *rp = calloc(1, sizeof(*rp));
+	struct rp_heap b = { 0 };
 	uint32_t max_len, i;
 	int ret;
 
-	if (rp == NULL)
+	if (rp == NULL) {
+		pcap_close(p);
 		return lr_err(ENOMEM, "gen: no memory");
+	}
 	rp->stamp = stamp_it;
-	ret = measure(rp, path, max_frame, &max_len);
+	ret = slurp(rp, p, name, max_frame, &max_len, &b);
+	pcap_close(p);
 	if (ret == 0) {
-		rp->data = malloc(rp->bytes ? rp->bytes : 1);
-		rp->f = calloc(rp->nb, sizeof(*rp->f));
-		ret = rp->data == NULL || rp->f == NULL ?
-		      lr_err(ENOMEM, "gen: no memory") :
-		      load(rp, path, "lr_rp_check", SOCKET_ID_ANY);
+		rp->data = b.data;
+		rp->f = b.f;
+		ret = index_frames(rp, b.ts, "lr_rp_check", SOCKET_ID_ANY);
 	}
 	for (i = 0; ret == 0 && i < rp->nb; i++) {
 		struct lr_replay_frame_info fi;
@@ -735,12 +802,53 @@ lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp_it,
 		if (rp->f[i].flow != UINT32_MAX && rp->f[i].flow >= rp->nb_flows)
 			ret = lr_err(ERANGE, "gen: flow %u of %u", rp->f[i].flow,
 				     rp->nb_flows);
+		else if (rp->f[i].off + rp->f[i].len > rp->bytes ||
+			 rp->f[i].len > max_frame)
+			ret = lr_err(ERANGE, "gen: frame %u of %u B at %" PRIu64
+				     " past the %" PRIu64 " B loaded", i,
+				     rp->f[i].len, rp->f[i].off, rp->bytes);
 		else
 			each(rp->data + rp->f[i].off, rp->f[i].len, &fi,
 			     rp->f[i].flow, arg);
 	}
-	free(rp->data);
-	free(rp->f);
+	heap_free(&b);
 	free(rp);
 	return ret;
+}
+
+int
+lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp_it,
+		     void (*each)(const uint8_t *d, uint32_t len,
+				  const struct lr_replay_frame_info *fi,
+				  uint32_t flow, void *arg),
+		     void *arg)
+{
+	pcap_t *p = open_capture(path);
+
+	if (p == NULL)
+		return -EINVAL;
+	return check_capture(p, path, max_frame, stamp_it, each, arg);
+}
+
+int
+lr_replay_check_stream(FILE *f, const char *name, uint32_t max_frame,
+		       bool stamp_it,
+		       void (*each)(const uint8_t *d, uint32_t len,
+				    const struct lr_replay_frame_info *fi,
+				    uint32_t flow, void *arg),
+		       void *arg)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p;
+
+	p = pcap_fopen_offline_with_tstamp_precision(f,
+		PCAP_TSTAMP_PRECISION_NANO, err);
+	if (p == NULL) {
+		fclose(f);
+		return lr_err(EINVAL, "gen: pcap %s: %s", name, err);
+	}
+	p = check_link(p, name);
+	if (p == NULL)
+		return -EINVAL;
+	return check_capture(p, name, max_frame, stamp_it, each, arg);
 }

@@ -6,7 +6,11 @@
  * each frame loaded parsed and rewritten as the fast path does it: the
  * source address shifted (incremental checksums, RFC 1624) and linerate's
  * header stamped. An input that is not a capture (no pcap magic) is one
- * frame.
+ * frame. An input that starts "LRch" is a capture that changes while it
+ * is read (a file rewritten in place, or a FIFO whose writer sends
+ * another file): a u32 (little endian) offset S, a u32 length L, then
+ * file A (L bytes) and file B (the rest); the loader reads A's bytes
+ * before S and B's from S on, through a stream that cannot seek back.
  *
  * Invariants beside ASan/UBSan: a capture refused is refused with a
  * message (EINVAL, EIO, EFBIG or ENOMEM), never a crash; the offsets parse
@@ -15,8 +19,11 @@
  * still verify whenever they did before (tried on the frame as it is and
  * on a copy with both sums made right first), an IPv4 UDP checksum of 0
  * stays 0, and no byte changes but the source address's last 32 bits, the
- * two checksums and the stamped header.
+ * two checksums and the stamped header. A changing capture is read once:
+ * no byte of the stream twice, no frame handed on longer than the port
+ * takes or than the stream held.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +32,7 @@
 #include <unistd.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -261,6 +269,95 @@ each(const uint8_t *d, uint32_t len, const struct lr_replay_frame_info *fi,
 	free(fixed);
 }
 
+/* A capture whose bytes are A's before .at and B's from there on. */
+struct changing {
+	const uint8_t *a, *b;
+	size_t a_len, b_len, at;
+	size_t pos;		/* the next byte read */
+	size_t frame_bytes;	/* handed to each() */
+	uint32_t max_frame;
+};
+
+static ssize_t
+changing_read(void *cookie, char *buf, size_t n)
+{
+	struct changing *c = cookie;
+	size_t k;
+
+	for (k = 0; k < n; k++, c->pos++) {
+		if (c->pos < c->at && c->pos < c->a_len)
+			buf[k] = (char)c->a[c->pos];
+		else if (c->pos >= c->at && c->pos < c->b_len)
+			buf[k] = (char)c->b[c->pos];
+		else
+			break;	/* the end of the file as it is now */
+	}
+	return (ssize_t)k;
+}
+
+/* Only where it is: a loader that went back would read another file. */
+static int
+changing_seek(void *cookie, off64_t *off, int whence)
+{
+	struct changing *c = cookie;
+
+	if ((whence == SEEK_CUR && *off == 0) ||
+	    (whence == SEEK_SET && (size_t)*off == c->pos)) {
+		*off = (off64_t)c->pos;
+		return 0;
+	}
+	return -1;
+}
+
+static void
+each_changing(const uint8_t *d, uint32_t len,
+	      const struct lr_replay_frame_info *fi, uint32_t flow, void *arg)
+{
+	struct changing *c = arg;
+
+	/* Each frame within the port's limit, all of them within what the
+	 * stream gave (a record header of 16 B each at least). */
+	c->frame_bytes += len;
+	if (len > c->max_frame || c->frame_bytes > c->pos)
+		abort();
+	each(d, len, fi, flow, NULL);
+}
+
+static void
+changing_capture(const uint8_t *data, size_t size)
+{
+	cookie_io_functions_t io = { .read = changing_read,
+				     .seek = changing_seek };
+	struct changing c = { 0 };
+	uint32_t at, a_len;
+	FILE *f;
+	int ret;
+
+	if (size < 12)
+		return;
+	memcpy(&at, data + 4, 4);
+	memcpy(&a_len, data + 8, 4);
+	data += 12;
+	size -= 12;
+	c.a = data;
+	c.a_len = RTE_MIN((size_t)a_len, size);
+	c.b = data + c.a_len;
+	c.b_len = size - c.a_len;
+	c.at = at;
+	c.max_frame = size % 2 ? 1522 : 9018 + 22;
+	f = fopencookie(&c, "r", io);
+	if (f == NULL)
+		abort();
+	ret = lr_replay_check_stream(f, "changing", c.max_frame,
+				     size && (data[size - 1] & 1),
+				     each_changing, &c);
+	if (ret != 0 && ret != -EINVAL && ret != -EIO && ret != -EFBIG &&
+	    ret != -ENOMEM)
+		abort();
+	if (ret != 0 && lr_errmsg()[0] == '\0')
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -272,6 +369,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size < 4)
 		return 0;
+	if (memcmp(data, "LRch", 4) == 0) {
+		changing_capture(data, size);
+		return 0;
+	}
 	memcpy(&magic, data, 4);
 	if (magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1 && magic != 0xa1b23c4d &&
 	    magic != 0x4d3cb2a1 && magic != 0x0a0d0d0a) {

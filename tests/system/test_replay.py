@@ -9,10 +9,11 @@ the capture's. How many gaps a stall of the machine disturbs is printed.
 """
 import logging
 import os
+import select
 import statistics
 import subprocess
 
-from lrtest import eal, expect, load_json, main, run, tmpdir
+from lrtest import eal, expect, load_json, main, run, start, tmpdir
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)   # no MAC lookups
 
@@ -166,6 +167,137 @@ def test_timing_kept_and_never_early():
         expect(med < 50e-6, med)
 
 
+def holds(pid, path):
+    """Does process @p pid have @p path open?"""
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == path:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def serve_fifo(path, versions, proc, done, deadline):
+    """Write each file of @p versions to the FIFO @p path, one per open of
+    it by @p proc (a writer that sends another file when the capture is
+    opened again, as a file replaced between two reads), until @p done is
+    set or @p deadline passes."""
+    import errno
+    import time
+    for v in versions:
+        # The reader's pass over: its end read, the FIFO closed (a reader
+        # blocked in its next open holds no descriptor yet).
+        while holds(proc.pid, path):
+            if done.is_set() or time.time() > deadline:
+                return
+            time.sleep(0.001)
+        while True:
+            if done.is_set() or time.time() > deadline:
+                return
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO:     # no reader yet
+                    raise
+                time.sleep(0.001)
+        os.set_blocking(fd, True)
+        try:
+            with open(v, "rb") as f:
+                data = f.read()
+            # All but the last byte, until the reader is seen to hold
+            # the FIFO: from then on its close can be seen.
+            os.write(fd, data[:-1])
+            while (not holds(proc.pid, path) and proc.poll() is None and
+                   not done.is_set() and time.time() < deadline):
+                time.sleep(0.001)
+            os.write(fd, data[-1:])
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def test_capture_that_changes_while_loaded():
+    """A FIFO whose writer sends a small capture, then a big one to the
+    next open (as a file replaced by mv between two reads): it was read
+    twice, sized by the first and copied from the second past its buffer
+    (SIGSEGV, the runtime directory left behind). Read once, it is one
+    clean replay of what was read; a file renamed over the path while
+    runs load it is either whole capture, never a mix."""
+    import shutil
+    import threading
+    import time
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    small = os.path.join(d, "small.pcap")
+    big = os.path.join(d, "big.pcap")
+    wrpcap(small, [Ether() / IP() / UDP(sport=1, dport=2) / Raw(bytes(58))
+                   for _ in range(50)])
+    wrpcap(big, [Ether() / IP() / UDP(sport=3, dport=4) / Raw(bytes(1400))
+                 for _ in range(400)])
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    out = os.path.join(d, "fifo_out.pcap")
+    args = eal("rpfifo")
+    p = start(args + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + out,
+                      "--no-live", "--pcap", fifo, "--rate", "max"])
+    done = threading.Event()
+    w = threading.Thread(target=serve_fifo, args=(fifo, [small, big], p, done,
+                                                  time.time() + 60))
+    w.start()
+    try:
+        _, err = p.communicate(timeout=60)
+    finally:
+        done.set()
+        w.join()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = subprocess.CompletedProcess(p.args, p.returncode, "", err)
+    prefix = args[args.index("--file-prefix") + 1]
+    print("fifo: exit %d, %s" % (r.returncode, r.stderr.strip().splitlines()[-1:]))
+    expect(not os.path.exists("/var/run/dpdk/" + prefix), "runtime directory left")
+    expect(r.returncode == 0, (r.returncode, r.stderr[-2000:]))
+    want = [bytes(p) for p in frames(small)]
+    expect([bytes(p) for p in frames(out)] == want, "not the capture read")
+
+    # The path renamed between two captures while runs load it.
+    stop = threading.Event()
+    alt = [os.path.join(d, "alt%d.pcap" % i) for i in range(2)]
+    path = os.path.join(d, "moved.pcap")
+    shutil.copy(small, path)
+
+    def mover():
+        k = 0
+        while not stop.is_set():
+            shutil.copy((small, big)[k % 2], alt[k % 2])
+            os.replace(alt[k % 2], path)
+            k += 1
+            time.sleep(0.001)
+    m = threading.Thread(target=mover)
+    m.start()
+    try:
+        for i in range(4):
+            out = os.path.join(d, "moved%d.pcap" % i)
+            args = eal("rpmv%d" % i)
+            r = run(args + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + out,
+                            "--no-live", "--pcap", path, "--rate", "max"], timeout=60)
+            prefix = args[args.index("--file-prefix") + 1]
+            expect(not os.path.exists("/var/run/dpdk/" + prefix), "runtime directory left")
+            expect(r.returncode == 0, (r.returncode, r.stderr[-2000:]))
+            n = len(frames(out))
+            expect(n in (50, 400), n)
+    finally:
+        stop.set()
+        m.join()
+
+
 def test_count_loops_forever_and_bad_input():
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
     d = tmpdir()
@@ -200,4 +332,5 @@ def test_count_loops_forever_and_bad_input():
 if __name__ == "__main__":
     main([test_capture_of_gen_replayed_and_counted,
           test_ipv6_and_tcp_rewritten_with_valid_sums,
-          test_timing_kept_and_never_early, test_count_loops_forever_and_bad_input])
+          test_timing_kept_and_never_early, test_capture_that_changes_while_loaded,
+          test_count_loops_forever_and_bad_input])
