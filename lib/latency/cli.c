@@ -291,7 +291,10 @@ lr_latency_main(int argc, char **argv)
 				fprintf(stderr, "linerate solve: implausible: "
 					"%s: %s\n", res.devs[c].name,
 					res.devs[c].why);
-		if (res.nb_implausible)
+		if (res.hw_implausible && (quiet || !to_stdout))
+			fprintf(stderr, "linerate solve: implausible: %s\n",
+				res.hw_why);
+		if (res.nb_implausible || res.hw_implausible)
 			ret = EXIT_IMPLAUSIBLE;
 	}
 	if (json_out != NULL) {

@@ -1194,6 +1194,20 @@ verdicts(const struct lr_latency *lat, const struct lsq *q,
 		if (d->implausible)
 			res->nb_implausible++;
 	}
+	/* A solved hardware latency is one way, >= 0 like a device's. */
+	if (res->hw_solved && (!isfinite(res->hw_ns) ||
+			       !isfinite(res->hw_ci_lo_ns) ||
+			       !isfinite(res->hw_ci_hi_ns))) {
+		res->hw_implausible = true;
+		snprintf(res->hw_why, sizeof(res->hw_why), "hw_ns is not finite "
+			 "(the samples overflow a double)");
+	} else if (res->hw_solved && res->hw_ci_hi_ns < 0) {
+		res->hw_implausible = true;
+		snprintf(res->hw_why, sizeof(res->hw_why), "hw_ns %.1f < 0: its "
+			 "whole 95 %% interval [%.1f, %.1f] is below 0 (the "
+			 "references' latencies are too high for the RTTs)",
+			 res->hw_ns, res->hw_ci_lo_ns, res->hw_ci_hi_ns);
+	}
 	if (!res->checked) {
 		unsigned int cnt = 0;
 		size_t len;
@@ -1234,6 +1248,7 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 	struct lsq qm = { 0 }, qv = { 0 };
 	double *y = NULL, *rhs = NULL, *x = NULL, *w = NULL, *reps = NULL;
 	double *yv = NULL, *yk = NULL, *reps_v = NULL, *reps_s = NULL;
+	double *reps_h = NULL;
 	struct graph g;
 	uint32_t undet = 0;
 	int ret, c = -1;
@@ -1303,7 +1318,9 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 	reps = malloc(((size_t)nd * nb + 1) * sizeof(double));
 	reps_v = malloc(((size_t)nd * nb + 1) * sizeof(double));
 	reps_s = malloc(((size_t)nd * nb + 1) * sizeof(double));
-	if (!y || !rhs || !x || !w || !reps || !yv || !yk || !reps_v || !reps_s)
+	reps_h = malloc((nb + 1) * sizeof(double));
+	if (!y || !rhs || !x || !w || !reps || !yv || !yk || !reps_v ||
+	    !reps_s || !reps_h)
 		goto nomem;
 
 	/* Means: y = mean - 2 h - 2 t_ref(s). */
@@ -1404,6 +1421,7 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 		for (i = 0; i < nd; i++)
 			reps[(size_t)i * nb + r] = dev_value(lat, &qm, x, i,
 							lat->devs[i].ref_ns);
+		reps_h[r] = h_unknown ? x[qm.hcol] : res->hw_ns;
 		lsq_solve(lat, &qv, yv, rhs, x, w);
 		for (i = 0; i < nd; i++)
 			reps_v[(size_t)i * nb + r] = dev_value(lat, &qv, x, i, 0);
@@ -1444,6 +1462,9 @@ lr_latency_solve(struct lr_latency *lat, struct lr_latency_result *res)
 			d->ci_skew_hi = NAN;
 		}
 	}
+	qsort(reps_h, nb, sizeof(double), cmp_double);
+	res->hw_ci_lo_ns = h_unknown ? quantile(reps_h, nb, 0.025) : NAN;
+	res->hw_ci_hi_ns = h_unknown ? quantile(reps_h, nb, 0.975) : NAN;
 	ret = verdicts(lat, &qm, res);
 	goto out;
 nomem:
@@ -1459,6 +1480,7 @@ out:
 	free(yk);
 	free(reps_v);
 	free(reps_s);
+	free(reps_h);
 	lsq_free(&qm);
 	lsq_free(&qv);
 	graph_free(&g);
@@ -1487,7 +1509,8 @@ verdict(const struct lr_latency_result *res)
 {
 	if (!res->determined)
 		return "undetermined";
-	return res->nb_implausible ? "implausible" : "ok";
+	return res->nb_implausible || res->hw_implausible ? "implausible" :
+		"ok";
 }
 
 json_t *
@@ -1522,6 +1545,12 @@ lr_latency_json(const struct lr_latency_result *res)
 	}
 	json_object_set_new(o, "hw_ns", num_or_null(res->hw_ns));
 	json_object_set_new(o, "hw_solved", json_boolean(res->hw_solved));
+	if (res->hw_solved)
+		json_object_set_new(o, "ci95_hw_ns", json_pack("[oo]",
+			num_or_null(res->hw_ci_lo_ns),
+			num_or_null(res->hw_ci_hi_ns)));
+	json_object_set_new(o, "hw_implausible_why", res->hw_implausible ?
+			    json_string(res->hw_why) : json_null());
 	for (i = 0; i < res->nb_devs; i++) {
 		const struct lr_latency_dev *d = &res->devs[i];
 
@@ -1582,9 +1611,11 @@ lr_latency_print(FILE *f, const struct lr_latency_result *res)
 {
 	unsigned int i;
 
-	fprintf(f, "rank %u of %u unknowns; hardware latency %.1f ns%s\n",
+	fprintf(f, "rank %u of %u unknowns; hardware latency %.1f ns%s%s%s\n",
 		res->rank, res->unknowns, res->hw_ns,
-		res->hw_solved ? " (solved)" : "");
+		res->hw_solved ? " (solved)" : "",
+		res->hw_implausible ? " IMPLAUSIBLE: " : "",
+		res->hw_implausible ? res->hw_why : "");
 	fprintf(f, "%-16s %14s %12s %8s %14s %29s\n", "device", "mean_ns",
 		"sd_ns", "skew", "min_ns", "ci95_mean_ns");
 	for (i = 0; i < res->nb_devs; i++) {

@@ -177,6 +177,12 @@ struct lr_latency_result {
 	char check_b[LR_LATENCY_NAME_MAX];
 	char unchecked_why[512];
 	unsigned int nb_implausible;	/**< devices flagged implausible */
+	double hw_ci_lo_ns;	/**< 95 % interval of a solved hw_ns (NAN:
+				 *   given) */
+	double hw_ci_hi_ns;
+	bool hw_implausible;	/**< a solved hw_ns below 0 over its whole
+				 *   interval, or not finite: hw_why says */
+	char hw_why[192];
 };
 
 /**
@@ -230,7 +236,8 @@ int lr_latency_reference(struct lr_latency *lat, const char *dev, double ns);
  * @param res
  *   Filled; free with lr_latency_result_free() whatever the return.
  * @return 0 when every device is determined (then res->nb_implausible
- *   counts the devices whose estimates cannot be true, and res->checked
+ *   counts the devices whose estimates cannot be true, res->hw_implausible
+ *   says a solved hardware latency cannot be, and res->checked
  *   says whether redundant pairs test the model, else check_a, check_b
  *   name a pair that would); -EDOM when not (res->fix_a, fix_b and why
  *   say which pair to measure, no device numbers are set); -ENODATA

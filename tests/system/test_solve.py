@@ -373,6 +373,21 @@ def test_implausible_exit_3():
            "> mean_ns" in a["implausible_why"], a)
     expect(a["min_range_ns"][0] > a["ci95_mean_ns"][1], a)
 
+    # A hardware latency solved below 0 (a reference declared slower than
+    # the RTTs allow: h = -1 us): flagged the same, exit 3.
+    hn = os.path.join(d, "hneg.csv")
+    write_rows(hn, [("a", "ref", lambda r: 14000 + r.expovariate(1 / 200)),
+                    ("ref", "b", lambda r: 20000 + r.expovariate(1 / 200)),
+                    ("a", "b", lambda r: 24000 + r.expovariate(1 / 200))],
+               2000)
+    r = solve(hn, "--reference", "ref=3000", "--json", "-", "--quiet")
+    expect(r.returncode == 3 and "implausible: hw_ns -" in r.stderr,
+           (r.returncode, r.stderr))
+    doc = json.loads(r.stdout)
+    expect(doc["verdict"] == "implausible" and doc["hw_solved"] and
+           doc["ci95_hw_ns"][1] < 0 and "hw_ns" in doc["hw_implausible_why"],
+           doc)
+
     # The same model with honest devices: nothing flagged, exit 0 (and
     # the doc's example is plausible too).
     ok = os.path.join(d, "ok.csv")
@@ -382,7 +397,8 @@ def test_implausible_exit_3():
     r = solve(ok, "--json", "-", "--quiet")
     expect(r.returncode == 0, (r.returncode, r.stderr))
     doc = json.loads(r.stdout)
-    expect(doc["verdict"] == "ok" and doc["implausible"] == 0, doc)
+    expect(doc["verdict"] == "ok" and doc["implausible"] == 0 and
+           doc["hw_implausible_why"] is None, doc)
     for name, o in doc["devices"].items():
         expect(not o["implausible"] and o["implausible_why"] is None, o)
         lo, hi = o["min_range_ns"]
