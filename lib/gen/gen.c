@@ -677,17 +677,24 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	offered = offered_of(t, NULL);
 	if (!lr_gen_is_short(offered, g->conf.rate_tolerance))
 		return LR_VERDICT_OK;
+	if (g->rp != NULL && !g->conf.rate_given)
+		/* A replay at the capture's timing: its rate is the
+		 * capture's over --multiplier, not --rate's default (max). */
+		snprintf(rs, sizeof(rs), "the capture's timing x %g",
+			 g->conf.speed);
+	else
+		lr_rate_str(&g->conf.rate, rs, sizeof(rs));
 	if (g->conf.slices > 1)
 		snprintf(share, sizeof(share), " (this queue's 1/%u: %.0f pps)",
 			 g->conf.slices, g->rate_pps);
-	else if (g->conf.rate.unit != LR_RATE_PPS)
+	else if (g->rp != NULL || g->conf.rate.unit != LR_RATE_PPS)
 		snprintf(share, sizeof(share), " (%.0f pps)", g->rate_pps);
 	else
 		share[0] = '\0';
 	snprintf(why, len, "port %s queue %u: rate short: offered %.3f %% of "
 		 "%s%s < %.3g %%; %.0f packets late after stalls (longest "
 		 "%.0f us)", pi ? pi->name : "?", t->queue, offered * 100,
-		 lr_rate_str(&g->conf.rate, rs, sizeof(rs)), share,
+		 rs, share,
 		 g->conf.rate_tolerance * 100,
 		 (double)g->sched.late_tsc / g->mean_cost,
 		 (double)g->max_lag_seen_tsc * 1e6 / hz);

@@ -761,6 +761,13 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	if ((uint64_t)c->flow_base + c->flows > LR_FLOW_NONE)
 		return lr_err(EINVAL, "gen: flow ids %u + %u flows pass 2^32 - 1",
 			      c->flow_base, c->flows);
+	/* Before the flows' share: a replay has one flow by the conf (its
+	 * flows are the capture's), and "slice 0/2 of 1 flows leaves it
+	 * none" named nothing the user gave. */
+	if (c->pcap[0] != '\0' && c->slices != 1)
+		return lr_err(EINVAL, "gen: pcap replays a capture in its order "
+			      "on one tx queue; the port has %u (--queues or "
+			      "--txq): give it one", c->slices);
 	if (c->slices == 0 || c->slice >= c->slices || c->flows < c->slices)
 		return lr_err(EINVAL, "gen: slice %u/%u of %u flows leaves it none",
 			      c->slice, c->slices, c->flows);
@@ -796,10 +803,6 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	if (c->rate_given && c->speed != 1)
 		return lr_err(EINVAL, "gen: multiplier scales the capture's timing; "
 			      "rate replaces it: give one");
-	if (c->slices != 1)
-		return lr_err(EINVAL, "gen: pcap replays on one queue (slice "
-			      "%u/%u): give the port one tx queue", c->slice,
-			      c->slices);
 	return 0;
 }
 

@@ -172,6 +172,9 @@ lr_gen_due(struct gen *g, uint64_t now, uint64_t *lag)
 	return true;
 }
 
+/* gen's log type (gen.c), for replay.c's warnings at load. */
+extern int lr_gen_logtype;
+
 /* --pcap (replay.c): load the capture into the task's memory, send it.
  * init: 0 or -errno (lr_errmsg says why); g->rp set. */
 int lr_replay_init(struct lr_task *t, struct gen *g, double hz);

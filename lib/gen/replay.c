@@ -70,6 +70,9 @@ struct lr_replay {
 	uint64_t stamped, unstamped;
 	uint64_t bytes;
 	uint64_t truncated, skipped;
+	uint64_t backwards;	/* frames stamped before the one before */
+	uint32_t first_back;	/* the first of them (0-based) */
+	double first_back_s;	/* and how far back */
 	double span_s, loop_gap_s;
 	bool timing;
 };
@@ -230,10 +233,26 @@ open_capture(const char *path)
 	return check_link(p, path);
 }
 
-static uint64_t
-ts_ns(const struct pcap_pkthdr *h)
+/* A frame's capture time as libpcap gives it (ns precision asked). */
+struct rp_time {
+	int64_t sec;
+	int64_t ns;
+};
+
+/*
+ * The gap in ns from capture time @p a to @p b; negative: @p b is stamped
+ * before @p a. Seconds are taken as pcap stores them, 32 bits: libpcap
+ * reads them signed, so a capture that runs past 2038-01-19 steps back
+ * by 2^32 s there (and past 2106 an unsigned reader would): a step of
+ * more than 68 years either way is that wrap, not the capture's timing.
+ * It gave a span of 1.8e10 s (a negative gap through uint64).
+ */
+static int64_t
+gap_ns(const struct rp_time *a, const struct rp_time *b)
 {
-	return (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+	int64_t ds = (int32_t)(uint32_t)((uint64_t)b->sec - (uint64_t)a->sec);
+
+	return ds * 1000000000ll + (b->ns - a->ns);
 }
 
 /* The capture as read, on the heap until it is moved to the task's
@@ -242,7 +261,7 @@ struct rp_heap {
 	uint8_t *data;
 	size_t cap;		/* bytes data holds */
 	struct rp_frame *f;
-	uint64_t *ts;		/* ns */
+	struct rp_time *ts;
 	uint32_t fcap;		/* frames f and ts hold */
 };
 
@@ -274,7 +293,7 @@ heap_grow(struct rp_heap *b, uint32_t frames, uint64_t bytes)
 		uint32_t cap = RTE_MIN(RTE_MAX(b->fcap * 2, 1024u),
 				       REPLAY_MAX_FRAMES);
 		struct rp_frame *f = realloc(b->f, sizeof(*f) * cap);
-		uint64_t *ts;
+		struct rp_time *ts;
 
 		if (f == NULL)
 			return -ENOMEM;
@@ -339,7 +358,8 @@ slurp(struct lr_replay *rp, pcap_t *p, const char *path, uint32_t max_frame,
 		f->off = rp->bytes;
 		f->len = caplen;
 		f->flow = UINT32_MAX;
-		b->ts[rp->nb] = ts_ns(h);
+		b->ts[rp->nb].sec = (int64_t)h->ts.tv_sec;
+		b->ts[rp->nb].ns = (int64_t)h->ts.tv_usec;
 		rp->nb++;
 		rp->bytes += caplen;
 		*max_len = RTE_MAX(*max_len, caplen);
@@ -355,7 +375,7 @@ slurp(struct lr_replay *rp, pcap_t *p, const char *path, uint32_t max_frame,
 /* The frames loaded (rp->data, rp->f) parsed, flows numbered; the gaps
  * (ns, from @p ts) into the costs for now. */
 static int
-index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
+index_frames(struct lr_replay *rp, const struct rp_time *ts, const char *hname,
 	     int socket)
 {
 	struct rte_hash_parameters hp = {
@@ -364,7 +384,7 @@ index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
 		.socket_id = socket,
 	};
 	struct rte_hash *tuples = NULL;
-	uint64_t prev = 0, first = 0;
+	double span_ns = 0;
 	uint32_t i;
 	int ret = 0;
 
@@ -378,7 +398,6 @@ index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
 		struct rp_frame *f = &rp->f[i];
 		struct rp_key key;
 		bool has_key;
-		uint64_t t = ts[i];
 
 		parse(rp->data + f->off, f->len, f, &key, &has_key);
 		if (rp->stamp && f->stamp != 0 && has_key) {
@@ -390,13 +409,24 @@ index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
 			}
 			f->flow = (uint32_t)pos;
 		}
-		/* Gaps in ns for now: a capture may step back (merged
-		 * files): no negative gap. */
-		if (i == 0)
-			first = t;
-		else
-			rp->f[i - 1].cost = t > prev ? (double)(t - prev) : 0;
-		prev = RTE_MAX(prev, t);
+		/* Gaps in ns for now. A frame stamped before the one
+		 * before it (merged files, a clock stepped back) is sent
+		 * right after that one, counted; the frames after it keep
+		 * their gaps from it. Held to the latest time instead, a
+		 * step back of an hour sent the next hour's frames at once. */
+		if (i > 0) {
+			int64_t gap = gap_ns(&ts[i - 1], &ts[i]);
+
+			if (gap < 0) {
+				if (rp->backwards++ == 0) {
+					rp->first_back = i;
+					rp->first_back_s = (double)-gap / 1e9;
+				}
+				gap = 0;
+			}
+			rp->f[i - 1].cost = (double)gap;
+			span_ns += (double)gap;
+		}
 	}
 	if (ret == 0 && rp->stamp) {
 		/* rte_hash positions are not dense: number them 0..n-1 in
@@ -420,7 +450,9 @@ index_frames(struct lr_replay *rp, const uint64_t *ts, const char *hname,
 		}
 	}
 	rte_hash_free(tuples);
-	rp->span_s = (double)(prev - first) / 1e9;
+	/* The span replayed: the gaps sent, not the last time less the
+	 * first. */
+	rp->span_s = span_ns / 1e9;
 	/* A loop starts a mean gap after the last frame of the one before;
 	 * a capture of one frame repeats it without a gap. */
 	rp->loop_gap_s = rp->nb > 1 ? rp->span_s / (rp->nb - 1) : 0;
@@ -532,6 +564,13 @@ lr_replay_init(struct lr_task *t, struct gen *g, double hz)
 	heap_free(&b);
 	if (ret != 0)
 		return ret;
+	if (rp->backwards != 0)
+		rte_log(RTE_LOG_WARNING, lr_gen_logtype, "gen: pcap %s: %" PRIu64
+			" frame(s) stamped before the frame before them (the "
+			"first: frame %u, %.6f s back), each sent right after "
+			"that frame; the span replayed is %.6f s "
+			"(pcap_backwards_frames)\n", c->pcap, rp->backwards,
+			rp->first_back + 1, rp->first_back_s, rp->span_s);
 	if (rp->nb_flows != 0) {
 		rp->seq = rte_zmalloc_socket("lr_replay_seq", sizeof(*rp->seq) *
 					     rp->nb_flows, 0, t->socket);
@@ -702,6 +741,8 @@ lr_replay_report(const struct gen *g, json_t *o)
 			    json_integer((json_int_t)rp->truncated));
 	json_object_set_new(o, "pcap_skipped_frames",
 			    json_integer((json_int_t)rp->skipped));
+	json_object_set_new(o, "pcap_backwards_frames",
+			    json_integer((json_int_t)rp->backwards));
 	json_object_set_new(o, "timing", json_string(rp->timing ? "capture" :
 						     "rate"));
 	json_object_set_new(o, "multiplier", json_real(g->conf.speed));

@@ -298,6 +298,66 @@ def test_capture_that_changes_while_loaded():
         m.join()
 
 
+def test_timestamps_that_wrap_or_step_back():
+    """A capture across 2038-01-19 (pcap's 32-bit seconds, read signed by
+    libpcap) reported a span of 1.8e10 s and was sent at once; one that
+    steps back (merged files) was sent at once up to where it had been.
+    Now the wrap is the capture's 1 ms gaps, a step back is sent right
+    after the frame before it, counted and said, and the span is what was
+    replayed. A replay at the capture's timing that falls short names that
+    timing, not "max"."""
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    wrap = os.path.join(d, "wrap.pcap")
+    pkts = []
+    for i in range(20):
+        p = Ether() / IP() / UDP(sport=7, dport=9) / Raw(bytes(30))
+        p.time = 2 ** 31 - 0.0105 + i * 1e-3
+        pkts.append(p)
+    wrpcap(wrap, pkts)
+    back = os.path.join(d, "back.pcap")
+    pkts = []
+    for i in range(20):
+        p = Ether() / IP() / UDP(sport=7, dport=9) / Raw(bytes(30))
+        p.time = 1700000000 + i * 1e-3 - (5 if i >= 10 else 0)
+        pkts.append(p)
+    wrpcap(back, pkts)
+    for path, span, backwards in ((wrap, 0.019, 0), (back, 0.018, 1)):
+        out = os.path.join(d, "out.pcap")
+        js = os.path.join(d, "w.json")
+        r = gen("rpw", "net_pcap0,tx_pcap=" + out, "--pcap", path, "--catch-up",
+                "500000", json_out=js)
+        expect(r.returncode in (0, 3), r.stderr[-600:])
+        t = load_json(js)["tasks"][0]
+        print("%s: span %.9f s, %d backwards, rc %d" % (os.path.basename(path),
+              t["pcap_span_s"], t.get("pcap_backwards_frames", -1), r.returncode))
+        expect(abs(t["pcap_span_s"] - span) < 1e-6, t["pcap_span_s"])
+        expect(t["pcap_backwards_frames"] == backwards and t["tx_packets"] == 20, t)
+        expect(("stamped before the frame before them" in r.stderr) == (backwards > 0),
+               r.stderr[-600:])
+        # Never early: the frames are spread over the capture's span at
+        # least (all at once before).
+        sent = [float(p.time) for p in frames(out)]
+        expect(sent[-1] - sent[0] > span - 100e-6, sent[-1] - sent[0])
+
+    # 1 us gaps at x 1000: 1e9 pps, which no lcore sends.
+    fast = os.path.join(d, "fast.pcap")
+    pkts = []
+    for i in range(100):
+        p = Ether() / IP() / UDP(sport=7, dport=9) / Raw(bytes(30))
+        p.time = 1700000000 + i * 1e-6
+        pkts.append(p)
+    wrpcap(fast, pkts)
+    js = os.path.join(d, "f.json")
+    r = gen("rpf", "net_null0", "--pcap", fast, "--multiplier", "1000", "--loops", "0",
+            "--count", "2000000", json_out=js)
+    t = load_json(js)["tasks"][0]
+    expect(r.returncode == 3 and t["verdict"] == "short", (r.returncode, t))
+    expect("of the capture's timing x 1000 (" in t["verdict_why"] and
+           "of max" not in t["verdict_why"], t["verdict_why"])
+    expect(t["verdict_why"] in r.stderr, r.stderr[-600:])
+
+
 def test_count_loops_forever_and_bad_input():
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
     d = tmpdir()
@@ -324,7 +384,9 @@ def test_count_loops_forever_and_bad_input():
                       (["--pcap", src, "--flows", "4"], "not with size"),
                       (["--loops", "3"], "go with pcap"),
                       (["--pcap", src, "--multiplier", "0"], "multiplier"),
-                      (["--pcap", src, "--multiplier", "2", "--rate", "1000"], "give one")):
+                      (["--pcap", src, "--multiplier", "2", "--rate", "1000"], "give one"),
+                      # It said "slice 0/2 of 1 flows leaves it none".
+                      (["--pcap", src, "--queues", "2"], "on one tx queue; the port has 2")):
         r = gen("rpbad", "net_null0", *opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
 
@@ -333,4 +395,5 @@ if __name__ == "__main__":
     main([test_capture_of_gen_replayed_and_counted,
           test_ipv6_and_tcp_rewritten_with_valid_sums,
           test_timing_kept_and_never_early, test_capture_that_changes_while_loaded,
+          test_timestamps_that_wrap_or_step_back,
           test_count_loops_forever_and_bad_input])
