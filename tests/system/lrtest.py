@@ -53,6 +53,57 @@ def memif(sock, role):
     return "net_memif0,role=%s,socket=%s,socket-abstract=no" % (role, sock)
 
 
+# Spins in 5 ms windows (half the time: not a load of its own) and keeps
+# the gaps over 20 us between two reads of the clock: the times the host
+# did not run it. On SIGTERM prints their p50, p90 and max in ns (0 0 0
+# without any).
+_STALL_PROBE = r"""
+import signal, sys, time
+gaps = []
+def done(*a):
+    gaps.sort()
+    q = lambda f: gaps[min(int(len(gaps) * f), len(gaps) - 1)] if gaps else 0
+    print(q(0.5), q(0.9), gaps[-1] if gaps else 0, flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+print("ready", flush=True)
+while True:
+    last = time.perf_counter_ns()
+    end = last + 5000000
+    while last < end:
+        t = time.perf_counter_ns()
+        if t - last > 20000:
+            gaps.append(t - last)
+        last = t
+    time.sleep(0.005)
+"""
+
+
+class HostStalls:
+    """The host's stalls while a block runs, measured by a process of the
+    test's own (a bound that holds on a busy host is relative to them):
+    with HostStalls() as s: ...; then s.p50, s.p90, s.max in seconds."""
+
+    def __enter__(self):
+        import signal
+        self._signal = signal
+        self._p = subprocess.Popen([sys.executable, "-c", _STALL_PROBE],
+                                   stdout=subprocess.PIPE, text=True)
+        self._p.stdout.readline()
+        return self
+
+    def __exit__(self, *exc):
+        self._p.send_signal(self._signal.SIGTERM)
+        try:
+            out = self._p.communicate(timeout=30)[0].split()
+        except subprocess.TimeoutExpired:
+            self._p.kill()
+            out = self._p.communicate()[0].split()
+        v = [float(x) / 1e9 for x in out] if len(out) == 3 else [0, 0, 0]
+        self.p50, self.p90, self.max = v
+        return False
+
+
 def tmpdir():
     d = tempfile.mkdtemp(prefix="lr_st_")
     _cleanup_dirs.append(d)

@@ -13,7 +13,7 @@ import select
 import statistics
 import subprocess
 
-from lrtest import eal, expect, load_json, main, run, start, tmpdir
+from lrtest import HostStalls, eal, expect, load_json, main, run, start, tmpdir
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)   # no MAC lookups
 
@@ -129,6 +129,10 @@ def test_ipv6_and_tcp_rewritten_with_valid_sums():
 
 
 def test_timing_kept_and_never_early():
+    """A frame is never sent before its time at the capture's timing (x
+    --multiplier); the gaps are the capture's but for the host's stalls,
+    which this test measures while gen runs: with both CPUs busy, a fixed
+    50 us bound on the median gap error failed (300 us)."""
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
     import random
     rnd = random.Random(5)
@@ -147,8 +151,9 @@ def test_timing_kept_and_never_early():
         js = os.path.join(d, "t%g.json" % mult)
         # Made-up stalls are sent at once (the gaps after them shrink):
         # catch-up 0.5 s keeps every frame's slot.
-        r = gen("rpt", "net_pcap0,tx_pcap=" + out, "--pcap", src, "--multiplier",
-                str(mult), "--catch-up", "500000", json_out=js)
+        with HostStalls() as stalls:
+            r = gen("rpt", "net_pcap0,tx_pcap=" + out, "--pcap", src, "--multiplier",
+                    str(mult), "--catch-up", "500000", json_out=js)
         expect(r.returncode in (0, 3), r.stderr)
         task = load_json(js)["tasks"][0]
         expect(task["timing"] == "capture" and task["tx_packets"] == 200, task)
@@ -160,11 +165,15 @@ def test_timing_kept_and_never_early():
                 zip(due, due[1:], sent, sent[1:])]
         med = statistics.median(gaps)
         print("multiplier %g: median gap error %.1f us, worst %.1f us, earliest %.1f us "
-              "before its time, offered %.4f" % (mult, med * 1e6, max(gaps) * 1e6,
-                                                 early * 1e6, task["offered"]))
+              "before its time, offered %.4f; host stalls p50 %.1f p90 %.1f max %.1f us"
+              % (mult, med * 1e6, max(gaps) * 1e6, early * 1e6, task["offered"],
+                 stalls.p50 * 1e6, stalls.p90 * 1e6, stalls.max * 1e6))
         # net_pcap stamps a frame when it writes it: a few us of its own.
+        # Whatever the load, nothing leaves before its time.
         expect(early < 100e-6, early)
-        expect(med < 50e-6, med)
+        # A stall delays the frames due in it (sent at once after it):
+        # the gaps it touches are off by up to its length.
+        expect(med < 50e-6 + stalls.p90, (med, stalls.p90))
 
 
 def holds(pid, path):
