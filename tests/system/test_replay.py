@@ -168,9 +168,12 @@ def test_timing_kept_and_never_early():
               "before its time, offered %.4f; host stalls p50 %.1f p90 %.1f max %.1f us"
               % (mult, med * 1e6, max(gaps) * 1e6, early * 1e6, task["offered"],
                  stalls.p50 * 1e6, stalls.p90 * 1e6, stalls.max * 1e6))
-        # net_pcap stamps a frame when it writes it: a few us of its own.
-        # Whatever the load, nothing leaves before its time.
-        expect(early < 100e-6, early)
+        # Nothing leaves before its time. The schedule's start is not in
+        # the capture: frame 0's stamp stands for it, and is later by
+        # net_pcap's few us of writing it, or by a stall that held it
+        # (118 us once with both CPUs busy); a pacing that sends early
+        # gains on that with every frame.
+        expect(early < 100e-6 + stalls.max, (early, stalls.max))
         # A stall delays the frames due in it (sent at once after it):
         # the gaps it touches are off by up to its length.
         expect(med < 50e-6 + stalls.p90, (med, stalls.p90))
