@@ -1137,8 +1137,11 @@ verdicts(const struct lr_latency *lat, const struct lsq *q,
 			snprintf(res->check_b, sizeof(res->check_b), "%s",
 				 lat->devs[j].name);
 		}
-		if (d->reference)
+		if (d->reference) {
+			d->min_lo_ns = d->min_ns;	/* given */
+			d->min_hi_ns = d->min_ns;
 			continue;
+		}
 		/* the minimum's range from its pairs' noise */
 		up = 0;
 		dn = 0;

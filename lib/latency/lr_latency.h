@@ -253,7 +253,13 @@ void lr_latency_result_free(struct lr_latency_result *res);
  * "ci95_mean_ns": [lo, hi], ...}}, "pairs": [{"a", "b", "samples",
  * "mean_ns", "residual_ns", ...}], "rank", "unknowns", ...}, plus
  * "ci95_sd_ns" and "ci95_skew" per device; sd_ns and skew are null where
- * undefined (a negative variance is in "var_ns2").
+ * undefined (a negative variance is in "var_ns2"). The verdicts: "verdict"
+ * (ok, implausible, undetermined), per device "implausible" with
+ * "implausible_why", "checked", "min_range_ns", "ci95_var_ns2"; per pair
+ * "leverage", "checked" (residual_ns null where it is 0 by construction);
+ * "model_checked", "check_pair", "unchecked_why", "redundancy"; a solved
+ * h's "ci95_hw_ns" and "hw_implausible_why". Every real that is not
+ * finite is null.
  *
  * @return a new reference, or NULL (ENOMEM).
  */

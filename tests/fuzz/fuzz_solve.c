@@ -62,11 +62,39 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (got > 0) {
 		/* The result is freed whatever the solve said. */
 		if (lr_latency_solve(lat, &res) == 0) {
+			json_t *j, *devs, *pairs;
+			unsigned int bad = 0;
+
 			if (!res.determined)
 				abort();
-			for (i = 0; i < res.nb_devs; i++)
-				if (!isfinite(res.devs[i].mean_ns))
+			/* a mean that is not finite is flagged, never
+			 * presented as a result */
+			for (i = 0; i < res.nb_devs; i++) {
+				const struct lr_latency_dev *d = &res.devs[i];
+
+				if (!isfinite(d->mean_ns) && !d->implausible)
 					abort();
+				if (d->min_lo_ns > d->min_ns ||
+				    d->min_hi_ns < d->min_ns)
+					abort();
+				bad += d->implausible;
+			}
+			if (bad != res.nb_implausible)
+				abort();
+			for (i = 0; i < res.nb_pairs; i++)
+				if (!(res.pairs[i].leverage > -1e-6 &&
+				      res.pairs[i].leverage < 1 + 1e-6) &&
+				    isfinite(res.pairs[i].leverage))
+					abort();
+			/* every device and pair in the document (one whose
+			 * value did not fit vanished from it) */
+			j = lr_latency_json(&res);
+			devs = json_object_get(j, "devices");
+			pairs = json_object_get(j, "pairs");
+			if (j == NULL || json_object_size(devs) != res.nb_devs ||
+			    json_array_size(pairs) != res.nb_pairs)
+				abort();
+			json_decref(j);
 		}
 		lr_latency_result_free(&res);
 	}
