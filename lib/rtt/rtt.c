@@ -247,6 +247,7 @@ struct rtt_sum {
 	uint64_t lost_at_end;		/* of the tail, not back by the drain */
 	uint64_t in_flight;		/* of the tail, when the run stopped
 					 * before the drain was over */
+	bool contradicts;		/* a plan's tail < 0 */
 	bool running;			/* a task of it runs: no verdict yet */
 	struct lr_hist rtt, res, net;
 };
@@ -342,23 +343,31 @@ sum_add(struct rtt_sum *s, const struct rtt_task *rt)
 }
 
 /*
- * The tail, once the tasks of @p s are summed: the frames sent that are
- * neither back nor counted lost. Lost when the plans drained (each of
- * them: @p all_drained), else in flight when the run stopped (or now,
- * while it runs). A negative tail is a contradiction (more back than
- * sent): said by sum_invalid() and rtt_check(), never hidden.
+ * The tail of a plan whose tasks were just added to @p s (@p sent,
+ * @p received and @p lost: @p s's before them): the frames sent that are
+ * neither back nor counted lost. Lost when the plan drained, else in
+ * flight when the run stopped (or now, while it runs). Each plan is split
+ * on its own: one that drained and one stopped early may be summed. A
+ * negative tail is a contradiction (more back than sent): said by
+ * sum_invalid() and rtt_check(), never hidden.
  */
 static void
-sum_close(struct rtt_sum *s, bool all_drained)
+plan_close(struct rtt_sum *s, unsigned int p, uint64_t sent, int64_t received,
+	   int64_t lost)
 {
-	s->tail = (int64_t)s->sent - s->received - s->lost;
-	if (s->tail <= 0)
+	int64_t tail = (int64_t)(s->sent - sent) - (s->received - received) -
+		       (s->lost - lost);
+
+	s->tail += tail;
+	if (tail < 0)
+		s->contradicts = true;
+	if (tail <= 0)
 		return;
-	if (all_drained) {
-		s->lost_at_end = (uint64_t)s->tail;
-		s->lost += s->tail;
+	if (drained(p)) {
+		s->lost_at_end += (uint64_t)tail;
+		s->lost += tail;
 	} else {
-		s->in_flight = (uint64_t)s->tail;
+		s->in_flight += (uint64_t)tail;
 	}
 }
 
@@ -366,7 +375,7 @@ sum_close(struct rtt_sum *s, bool all_drained)
 static const char *
 sum_invalid(const struct rtt_sum *s, char *why, size_t len)
 {
-	if (s->tail < 0 || s->lost < 0)
+	if (s->contradicts || s->lost < 0)
 		snprintf(why, len, "sent %" PRIu64 " < received %" PRId64 " + "
 			 "lost %" PRId64 ": counts that contradict themselves "
 			 "(frames of these flows from another sender?)", s->sent,
@@ -386,24 +395,32 @@ sum_invalid(const struct rtt_sum *s, char *why, size_t len)
 	return why;
 }
 
-/* Every made task summed (@p pair NULL) or those of one --pair. */
+/* Every made task summed (@p pair NULL) or those of one --pair, plan by
+ * plan. */
 static void
 sum_of(struct rtt_sum *s, const struct rtt_task *pair)
 {
-	bool all_drained = true;
-	unsigned int i;
+	unsigned int p, i;
 
 	sum_init(s);
-	for (i = 0; i < nb_rtts; i++) {
-		const struct rtt_task *rt = &rtts[i];
+	for (p = 0; p < nb_plans; p++) {
+		uint64_t sent = s->sent;
+		int64_t received = s->received, lost = s->lost;
+		bool any = false;
 
-		if (!made(rt) || (pair != NULL &&
-		    (strcmp(rt->a, pair->a) != 0 || strcmp(rt->b, pair->b) != 0)))
-			continue;
-		sum_add(s, rt);
-		all_drained &= drained(rt->plan);
+		for (i = 0; i < nb_rtts; i++) {
+			const struct rtt_task *rt = &rtts[i];
+
+			if (rt->plan != p || !made(rt) || (pair != NULL &&
+			    (strcmp(rt->a, pair->a) != 0 ||
+			     strcmp(rt->b, pair->b) != 0)))
+				continue;
+			sum_add(s, rt);
+			any = true;
+		}
+		if (any)
+			plan_close(s, p, sent, received, lost);
 	}
-	sum_close(s, all_drained);
 }
 
 /*
@@ -617,7 +634,7 @@ counts_check(void)
 	if (s == NULL)
 		return lr_err(ENOMEM, "rtt: no memory to check the counts");
 	sum_of(s, NULL);
-	if (s->tail < 0 || s->lost < 0)
+	if (s->contradicts || s->lost < 0)
 		ret = lr_err(EIO, "rtt: sent %" PRIu64 " != received %" PRId64
 			     " + lost %" PRId64 " + in flight %" PRIu64 ": "
 			     "counts that contradict themselves", s->sent,
