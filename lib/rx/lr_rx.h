@@ -25,6 +25,12 @@
 
 #define LR_RX_FLOWS_DEFAULT 65536
 #define LR_RX_FLOWS_MAX (1u << 24)
+/** A TX timestamp this long before the rx task was made is another
+ *  clock's: frames reach an rx queue only once its port has started, and
+ *  the sender's stamps on one TSC come after that less what a ring holds
+ *  (microseconds to milliseconds). A capture read back stamps its frames
+ *  with the TSC of the run that sent them (314956736.9 us "latency"). */
+#define LR_RX_CLOCK_SLACK_S 1.0
 
 struct lr_rx_conf {
 	uint64_t count;		/**< stop after this many packets, 0: no limit */
@@ -63,6 +69,7 @@ extern const struct lr_role lr_rx_role;
 	X(unknown_flow,    "unknown_flow_packets", "own, flow id outside the table") \
 	X(malformed,       "malformed_packets",    "own magic, lengths that do not fit the frame") \
 	X(latency_invalid, "latency_invalid",      "TX timestamp after the receive time") \
+	X(latency_foreign_clock, "latency_foreign_clock", "TX timestamp of another clock: over LR_RX_CLOCK_SLACK_S before the rx task, or any read from a capture") \
 	X(past_count,      "past_count_packets",   "received past --count, freed unread")
 
 struct lr_rx_counts {

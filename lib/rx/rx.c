@@ -18,6 +18,7 @@
 #include "lr_common.h"
 #include "lr_netem.h"
 #include "lr_out.h"
+#include "lr_port.h"
 #include "lr_wire.h"
 #include "lr_rx.h"
 
@@ -110,6 +111,7 @@ struct rx {
 	uint32_t nb_flows;
 	uint32_t flow_base;
 	bool latency;
+	uint64_t tsc_floor;		/* TX stamps before it: another clock */
 	uint64_t ns_mult;		/* ns = cycles * ns_mult >> 32 */
 	double ns_per_cycle;		/* for spans past 2^32 cycles */
 	struct lr_hist *hist;		/* NULL without latency */
@@ -334,6 +336,17 @@ rx_init(struct lr_task *t, const void *arg)
 		r->tsc0 = rte_rdtsc();
 		r->tsc_per_ns = (double)hz / 1e9;
 	}
+	/* Stamps older than the task by more than the slack are another
+	 * clock's (lr_rx.h); a TSC younger than the slack (a fresh boot)
+	 * takes every stamp before now. */
+	r->tsc_floor = rte_rdtsc();
+	r->tsc_floor = r->tsc_floor > (uint64_t)(LR_RX_CLOCK_SLACK_S * hz) ?
+		       r->tsc_floor - (uint64_t)(LR_RX_CLOCK_SLACK_S * hz) : 0;
+	/* A capture's frames were sent by a run before this one, and are
+	 * received when the file is read: no stamp of theirs is a latency,
+	 * however recent the file. */
+	if (t->capture)
+		r->tsc_floor = UINT64_MAX;
 	r->ns_mult = (uint64_t)(1e9 * 4294967296.0 / (double)hz);
 	r->ns_per_cycle = 1e9 / (double)hz;
 	return 0;
@@ -409,6 +422,14 @@ per_json(json_t *o, uint64_t unique, int64_t lost)
 {
 	char why[96];
 
+	if (lost == 0 && unique == 0) {
+		/* Nothing to count loss against: "PER 0" would say none
+		 * was lost of frames that never came. */
+		json_object_set_new(o, "per", json_null());
+		json_object_set_new(o, "per_none", json_string(
+				    "no linerate frame of a tracked flow arrived"));
+		return;
+	}
 	if (lost >= 0) {
 		json_object_set_new(o, "per", json_real(lr_seq_per(unique, lost)));
 		return;
@@ -429,6 +450,68 @@ rx_counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
 	set_int(o, "lost", c->lost);
 	per_json(o, unique, c->lost);
 	LR_SEQ_COUNTERS(SEQ_JSON)
+}
+
+/*
+ * Latency none, and why (@p why, @p len bytes): TX stamps came that rx
+ * cannot set against its receive time, and not one that it can. Another
+ * run's stamps (a capture read back) gave "lat p50 314956736.9 us".
+ */
+static bool
+latency_none(const struct lr_rx_counts *c, const struct lr_hist *h,
+	     bool capture, char *why, size_t len)
+{
+	if (h == NULL || h->count != 0 ||
+	    c->latency_invalid + c->latency_foreign_clock == 0)
+		return false;
+	if (capture)
+		snprintf(why, len, "the port reads a capture: its %" PRIu64
+			 " TX timestamps are the sending run's clock and its "
+			 "frames are received when read; latency needs the "
+			 "sender's TSC at the arrival (--latency 0 does "
+			 "without)", c->latency_foreign_clock + c->latency_invalid);
+	else
+		snprintf(why, len, "no TX timestamp of this TSC since rx "
+			 "began: %" PRIu64 " from another clock (more than "
+			 "%.0f s before rx began: another run's or host's), %"
+			 PRIu64 " ahead of the receive time; latency needs the "
+			 "sender's TSC (--latency 0 does without)",
+			 c->latency_foreign_clock, LR_RX_CLOCK_SLACK_S,
+			 c->latency_invalid);
+	return true;
+}
+
+static void
+latency_json(json_t *o, const struct lr_rx_counts *c, const struct lr_hist *h,
+	     bool capture)
+{
+	char why[320];
+
+	if (latency_none(c, h, capture, why, sizeof(why))) {
+		json_object_set_new(o, "latency", json_null());
+		json_object_set_new(o, "latency_none", json_string(why));
+	} else {
+		json_object_set_new(o, "latency", lr_hist_json(h));
+	}
+}
+
+/* Does every rx task (rtt's aside) read a capture? */
+static bool
+all_capture(void)
+{
+	unsigned int it = 0, n = 0;
+	const struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *r = t->priv;
+
+		if (r->res != NULL)
+			continue;
+		if (!t->capture)
+			return false;
+		n++;
+	}
+	return n > 0;
 }
 
 /* Packets received once: own tracked packets less duplicates. */
@@ -637,7 +720,7 @@ rx_report(const struct lr_task *t, json_t *o)
 	set_int(o, "flow_table", r->nb_flows);
 	set_int(o, "flow_base", r->flow_base);
 	if (r->hist != NULL)
-		json_object_set_new(o, "latency", lr_hist_json(r->hist));
+		latency_json(o, &c, r->hist, t->capture);
 	if (r->flat != NULL)
 		json_object_set_new(o, "jitter", jitter_json(r->flat, r->nb_flows));
 }
@@ -702,7 +785,7 @@ rx_results(json_t *doc)
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
 	rx_counts_json(o, &tot, unique_of(&tot));
-	json_object_set_new(o, "latency", lr_hist_json(lat));
+	latency_json(o, &tot, lat, all_capture());
 	if (fl != NULL)
 		json_object_set_new(o, "jitter", jitter_json(fl, n));
 	else if (nomem)
@@ -790,6 +873,9 @@ rx_live(char *buf, size_t len)
 	if (sum_rx_of(&tot, lat, true) != 0) {
 		int k = tot.lost < 0 ?
 			snprintf(buf, len, "INVALID lost %" PRId64 " < 0", tot.lost) :
+			unique_of(&tot) == 0 && tot.lost == 0 ?
+			snprintf(buf, len, "no linerate frames (%" PRIu64
+				 " foreign) PER none", tot.foreign) :
 			snprintf(buf, len, "lost %" PRId64 " PER %.3g", tot.lost,
 				 lr_seq_per(unique_of(&tot), tot.lost));
 
@@ -797,6 +883,11 @@ rx_live(char *buf, size_t len)
 			snprintf(buf + k, len - k, " lat p50 %.1f p99 %.1f us",
 				 lr_hist_quantile(lat, 0.5) / 1e3,
 				 lr_hist_quantile(lat, 0.99) / 1e3);
+		else if (tot.latency_invalid + tot.latency_foreign_clock != 0 &&
+			 k > 0 && (size_t)k < len)
+			snprintf(buf + k, len - k, " lat none (%" PRIu64 " TX "
+				 "stamps of another clock, %" PRIu64 " ahead)",
+				 tot.latency_foreign_clock, tot.latency_invalid);
 	}
 	free(lat);
 }
@@ -1009,8 +1100,14 @@ seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
 	if (r->latency) {
 		uint64_t cyc = now - tx;
 
+		/* Only a stamp of this TSC since the task began is a
+		 * latency; any other is counted, never a value. */
 		if (unlikely(tx > now)) {
 			r->c.latency_invalid++;
+			return;
+		}
+		if (unlikely(tx < r->tsc_floor)) {
+			r->c.latency_foreign_clock++;
 			return;
 		}
 		uint64_t ns = likely(cyc < (1ull << 32)) ?
@@ -1312,6 +1409,47 @@ rx_check(void)
 	return -EIO;
 }
 
+/*
+ * Invalid when no rx task on the task's port (rtt's aside: rtt judges
+ * its own) got a frame of a tracked flow: loss and PER are counted
+ * against frames that came, and 15.8 M foreign frames said "lost 0 PER
+ * 0", verdict ok. Over the port's tasks, so that a queue RSS gave no flow
+ * is not a failed run.
+ */
+static enum lr_verdict
+rx_verdict(const struct lr_task *t, char *why, size_t len)
+{
+	const struct rx *r = t->priv;
+	const struct lr_port_info *pi = lr_port_info(t->port);
+	struct lr_rx_counts tot, c;
+	unsigned int it = 0, n = 0;
+	const struct lr_task *u;
+	uint64_t frames = 0;
+
+	if (r == NULL || r->res != NULL || t->st.start_tsc == 0)
+		return LR_VERDICT_OK;
+	memset(&tot, 0, sizeof(tot));
+	while ((u = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *o = u->priv;
+
+		if (u->port != t->port || o == NULL || o->res != NULL)
+			continue;
+		lr_rx_counts(u, &c);
+		counts_add(&tot, &c);
+		frames += u->st.rx_pkts;
+		n++;
+	}
+	if (tot.own - tot.untracked - tot.unknown_flow != 0)
+		return LR_VERDICT_OK;
+	snprintf(why, len, "port %s: no linerate frame of a tracked flow "
+		 "arrived at its %u rx task(s): %" PRIu64 " frames, %" PRIu64
+		 " foreign, %" PRIu64 " malformed, %" PRIu64 " untracked, %"
+		 PRIu64 " of flows outside the table: no loss or PER to give",
+		 pi ? pi->name : "?", n, frames, tot.foreign, tot.malformed,
+		 tot.untracked, tot.unknown_flow);
+	return LR_VERDICT_INVALID;
+}
+
 const struct lr_role lr_rx_role = {
 	.name = "rx",
 	.opts = rx_opts,
@@ -1329,4 +1467,5 @@ const struct lr_role lr_rx_role = {
 	.stopped = rx_stopped,
 	.write_csv = lr_rx_write_csv,
 	.check = rx_check,
+	.verdict = rx_verdict,
 };

@@ -287,7 +287,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sum.own != tracked)
 		abort();
 	lat = lr_rx_latency(t);
-	if (lat == NULL || lat->count + after.latency_invalid != tracked)
+	if (lat == NULL || lat->count + after.latency_invalid +
+	    after.latency_foreign_clock != tracked)
 		abort();
 	rep = lr_task_report(t);
 	if (rep == NULL)

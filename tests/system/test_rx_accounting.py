@@ -379,8 +379,88 @@ def test_capture_ends_by_itself_with_trace_times():
             expect(abs(f["pps"] - 49 / want) < 1e-4, (opts, f["flow"], f["pps"]))
 
 
+def test_no_linerate_frame_is_invalid():
+    """A run in which not one frame was linerate's said "lost 0 PER 0",
+    verdict ok, exit 0. Now PER is none, the verdict invalid with the
+    counts, exit 5; one tracked frame makes it a run again."""
+    from scapy.all import ARP, IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    path = os.path.join(d, "foreign.pcap")
+    wrpcap(path, [Ether() / IP() / UDP() / Raw(bytes(40)) for _ in range(300)] +
+           [Ether() / ARP() for _ in range(20)])
+    for port, n in (("net_pcap0,rx_pcap=" + path, 320), ("net_null0", 1000)):
+        out = os.path.join(d, "r.json")
+        r = run(eal("rxnone") + ["--", "--role", "rx", "--port", port, "--count", "1000",
+                                 "--json", out, "--no-live"])
+        doc = load_json(out)
+        t, rx = doc["tasks"][0], doc["rx"]
+        expect(r.returncode == 5, (port, r.returncode, r.stderr[-500:]))
+        expect(t["verdict"] == "invalid" and "no linerate frame of a tracked flow "
+               "arrived at its 1 rx task(s): %d frames, %d foreign" % (n, n)
+               in t["verdict_why"], t)
+        expect(t["verdict_why"] in r.stderr, r.stderr[-500:])
+        expect(rx["per"] is None and rx["per_none"] and rx["received"] == 0, rx)
+        expect("no linerate frames (%d foreign) PER none" % n in r.stdout, r.stdout)
+    # Untracked frames only (gen's fixed mode): nothing to count loss on.
+    wrpcap(path, [lr_frame(0xFFFFFFFF, 0, 1) for _ in range(10)])
+    r = run(eal("rxunt") + ["--", "--role", "rx", "--port", "net_pcap0,rx_pcap=" + path,
+                            "--no-live", "--latency", "0"])
+    expect(r.returncode == 5 and "10 untracked" in r.stderr, (r.returncode, r.stderr[-500:]))
+    # One frame of a tracked flow: a run.
+    wrpcap(path, [lr_frame(0xFFFFFFFF, 0, 1), lr_frame(3, 0, 1)])
+    r = run(eal("rxone") + ["--", "--role", "rx", "--port", "net_pcap0,rx_pcap=" + path,
+                            "--no-live", "--latency", "0"])
+    expect(r.returncode == 0, (r.returncode, r.stderr[-500:]))
+
+
+def test_latency_of_another_clock_refused():
+    """TX stamps rx cannot compare: a capture read back (its frames were
+    stamped by the run that sent them), and the same frames replayed live
+    by gen --pcap without --stamp (their stamps older than this run). It
+    printed "lat p50 314956736.9 us"; now they are counted in
+    latency_foreign_clock, and latency is none with the reason."""
+    import time
+    d = tmpdir()
+    cap = os.path.join(d, "gen.pcap")
+    r = run(eal("rxfcg") + ["--", "--role", "gen", "--port", "net_pcap0,tx_pcap=" + cap,
+                            "--count", "500", "--flows", "4", "--no-live"])
+    expect(r.returncode == 0, r.stderr[-500:])
+    out = os.path.join(d, "c.json")
+    r = run(eal("rxfc1") + ["--", "--role", "rx", "--port", "net_pcap0,rx_pcap=" + cap,
+                            "--json", out, "--no-live"])
+    expect(r.returncode == 0, (r.returncode, r.stderr[-500:]))
+    rx = load_json(out)["rx"]
+    print("capture: %s" % rx.get("latency_none"))
+    expect(rx["latency"] is None and "reads a capture" in rx["latency_none"] and
+           rx["latency_foreign_clock"] == 500 and rx["received"] == 500, rx)
+    expect("lat none (500 TX stamps of another clock, 0 ahead)" in r.stdout, r.stdout)
+    # Replayed live on the wire, the stamps as they were: older than the
+    # rx task by more than a second.
+    time.sleep(1.2)
+    script = os.path.join(d, "replay.lua")
+    with open(script, "w") as f:
+        f.write("""
+local a, b = assert(linerate.wire("fc"))
+local w = linerate.workers()[1]
+local rx = assert(linerate.task{ role = "rx", port = b, lcore = w })
+local g = assert(linerate.task{ role = "gen", port = a, pcap = %r, rate = "max",
+                                lcore = w })
+linerate.start()
+assert(g:wait(30))
+linerate.sleep(0.2)
+""" % cap)
+    out = os.path.join(d, "l.json")
+    r = run(eal("rxfc2") + ["--", "--no-live", "--json", out, script])
+    expect(r.returncode == 0, (r.returncode, r.stderr[-500:]))
+    rx = load_json(out)["rx"]
+    print("live: %s" % rx.get("latency_none"))
+    expect(rx["latency"] is None and "from another clock" in rx["latency_none"] and
+           rx["latency_foreign_clock"] == 500 and rx["received"] == 500, rx)
+
+
 if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
           test_per_sweep_wire_and_memif, test_per_sweep_short_rows_invalid,
           test_multiqueue_slices_merged, test_scenarios, test_bad_input,
-          test_flow_latency_jitter_and_histogram, test_time_series])
+          test_flow_latency_jitter_and_histogram, test_time_series,
+          test_no_linerate_frame_is_invalid, test_latency_of_another_clock_refused])
