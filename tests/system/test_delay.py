@@ -31,8 +31,10 @@ def chain(name, timeout=240, **kw):
     args = ["%s=%s" % (k, v) for k, v in kw.items()] + ["json=" + out]
     r = run(eal(name, mem=1024) + ["--", CHAIN] + args, timeout=timeout)
     # A generator held back or a box late on a busy host is said and fails
-    # the scenario (exit 3); the counts checked here hold whatever the load.
-    expect(r.returncode == 0 or r.returncode == 3 and "INVALID: task" in r.stderr,
+    # the scenario (exit 3), as does an rx that got no frame of linerate's
+    # (a box that drops them all: exit 5); the counts checked here hold
+    # whatever the load.
+    expect(r.returncode == 0 or r.returncode in (3, 5) and "INVALID: task" in r.stderr,
            "rc %d: %s %s" % (r.returncode, r.stdout[-800:], r.stderr[-1500:]))
     return load_json(out), r.stdout
 
