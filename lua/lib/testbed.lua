@@ -201,6 +201,16 @@ function testbed.args(argv, defaults, known)
 			                    :format(k, table.concat(names, ", ")))
 		end
 		o[k] = tonumber(v) or v
+		-- A key whose default is a number (a count, a size, seconds)
+		-- takes a finite number >= 0; a rate= may also be written with
+		-- its unit (1Mpps), which gen reads.
+		local d = defaults and defaults[k]
+		if type(d) == "number" and not (k == "rate" and type(o[k]) == "string") then
+			local x = tonumber(v)
+			if x == nil or x ~= x or x < 0 or x == math.huge then
+				testbed.usage_error(("argument %s=%s: want a number >= 0"):format(k, v))
+			end
+		end
 	end
 	return o
 end

@@ -60,6 +60,22 @@ for _, c in ipairs{ { "pdr=2", "pdr < 1" }, { "pdr=0", "0 < pdr" }, { "steps=0",
 	      "%s: exit %s, %s", c[1], tostring(code), tostring(msg))
 end
 
+-- The defaults form: a number's key takes a finite number >= 0 (rate=
+-- also a string with its unit).
+local function try_args(argv, defaults)
+	said = nil
+	local ok, r = pcall(testbed.args, argv, defaults)
+	if ok then return r end
+	return nil, r.code, said
+end
+local d = { count = 1000, rate = 100000, mode = "wire" }
+r = try_args({ "count=5", "rate=1Mpps", "mode=memif" }, d)
+check(r and r.count == 5 and r.rate == "1Mpps" and r.mode == "memif", "args values")
+for _, a in ipairs{ "count=-5", "count=lots", "count=nan", "count=inf", "rate=-1" } do
+	local _, code, msg = try_args({ a }, d)
+	check(code == 2 and msg and msg:find("want a number >= 0", 1, true), "%s: %s", a, tostring(msg))
+end
+
 io.stderr, os.exit = stderr, real_exit
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)
