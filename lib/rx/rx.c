@@ -505,7 +505,7 @@ all_capture(void)
 	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
 		const struct rx *r = t->priv;
 
-		if (r->res != NULL)
+		if (r == NULL || r->res != NULL)
 			continue;
 		if (!t->capture)
 			return false;
