@@ -18,6 +18,7 @@
 #include "lr_engine.h"
 #include "lr_pool.h"
 #include "lr_port.h"
+#include "lr_quiesce.h"
 
 RTE_LOG_REGISTER(lr_engine_logtype, user.lr.engine, INFO);
 #define ELOG(level, fmt, ...) \
@@ -66,7 +67,11 @@ lcore_loop(void *arg)
 	bool done[LR_LCORE_TASK_MAX];
 	unsigned int i, active = lc->nb;
 	uint64_t now = rte_rdtsc();
+	unsigned int self = rte_lcore_id();
 
+	/* Between two rounds no burst is under way: a port's memory may go
+	 * then (lr_quiesce.h), and must not before. */
+	lr_quiesce_online(self);
 	for (i = 0; i < lc->nb; i++) {
 		struct lr_task *t = lc->tasks[i];
 
@@ -75,6 +80,7 @@ lcore_loop(void *arg)
 		done[i] = false;
 	}
 	while (active > 0) {
+		lr_quiesce_point(self);
 		now = rte_rdtsc();
 		for (i = 0; i < lc->nb; i++) {
 			struct lr_task *t = lc->tasks[i];
@@ -92,6 +98,7 @@ lcore_loop(void *arg)
 			active--;
 		}
 	}
+	lr_quiesce_offline(self);
 	return 0;
 }
 
@@ -486,6 +493,9 @@ lr_engine_start(void)
 	unsigned int l, i, started = 0;
 	int ret;
 
+	ret = lr_quiesce_init();
+	if (ret < 0)
+		return lr_err(-ret, "engine: no memory for the lcores' quiescent state");
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct lcore_ctx *lc = &lcores[l];
 
