@@ -410,13 +410,13 @@ static int
 build_flows(struct gen *g, const uint8_t *tmpl, int socket)
 {
 	const struct lr_gen_conf *c = &g->conf;
-	uint32_t i, n = (uint32_t)share(c->flows, c->slice, c->slices);
+	uint32_t i, n = (uint32_t)lr_gen_share(c->flows, c->slice, c->slices);
 	uint64_t first = 0, seed = c->seed;
 	struct lr_gen_tuple t;
 	uint16_t k;
 
 	for (k = 0; k < c->slice; k++)
-		first += share(c->flows, k, c->slices);
+		first += lr_gen_share(c->flows, k, c->slices);
 	g->flows = rte_zmalloc_socket("lr_gen_flows", sizeof(*g->flows) * n,
 				      RTE_CACHE_LINE_SIZE, socket);
 	if (g->flows == NULL)
@@ -488,12 +488,12 @@ gen_init(struct lr_task *t, const void *arg)
 	g->cksum = c->udp_cksum == 1 || (c->udp_cksum == -1 && g->ipv6);
 	g->fixed = c->fixed;
 	g->burst = c->burst;
-	g->remaining = c->count ? share(c->count, c->slice, c->slices) : UINT64_MAX;
-	g->bytes_left = c->bytes ? share(c->bytes, c->slice, c->slices) : UINT64_MAX;
+	g->remaining = c->count ? lr_gen_share(c->count, c->slice, c->slices) : UINT64_MAX;
+	g->bytes_left = c->bytes ? lr_gen_share(c->bytes, c->slice, c->slices) : UINT64_MAX;
 	if (g->remaining == 0 || g->bytes_left == 0)
 		g->remaining = 0;	/* this slice's share is nothing */
 	g->max_lag_tsc = (uint64_t)((double)rte_get_tsc_hz() * c->catch_up_s);
-	g->want_pkts = c->count ? share(c->count, c->slice, c->slices) : 0;
+	g->want_pkts = c->count ? lr_gen_share(c->count, c->slice, c->slices) : 0;
 	if (c->pcap[0] != '\0') {
 		ret = lr_replay_init(t, g, (double)rte_get_tsc_hz());
 		if (ret != 0)

@@ -771,7 +771,7 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	if (c->slices == 0 || c->slice >= c->slices || c->flows < c->slices)
 		return lr_err(EINVAL, "gen: slice %u/%u of %u flows leaves it none",
 			      c->slice, c->slices, c->flows);
-	if (share(c->flows, c->slice, c->slices) > LR_GEN_FLOWS_MAX)
+	if (lr_gen_share(c->flows, c->slice, c->slices) > LR_GEN_FLOWS_MAX)
 		return lr_err(EINVAL, "gen: more than %u flows on one task",
 			      LR_GEN_FLOWS_MAX);
 	if (c->burst == 0 || c->burst > LR_BURST)

@@ -38,13 +38,6 @@ next_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* The share of @p total that slice @p i of @p n gets. */
-static inline uint64_t
-share(uint64_t total, uint16_t i, uint16_t n)
-{
-	return total / n + (i < total % n ? 1 : 0);
-}
-
 /* One flow as the fast path writes it: all network order, with the parts of
  * the checksums that do not change from packet to packet. */
 struct gen_flow {

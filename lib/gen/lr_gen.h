@@ -108,6 +108,18 @@ struct lr_gen_conf {
  */
 void lr_gen_conf_init(struct lr_gen_conf *c);
 
+/**
+ * The share of @p total (flows, count, bytes) that slice @p i of @p n
+ * takes: total / n, and one more for the first total % n slices, so that
+ * the shares add up to @p total. gen slices so; so does rtt, which sizes
+ * each queue's samples by what its gen will send.
+ */
+static inline uint64_t
+lr_gen_share(uint64_t total, unsigned int i, unsigned int n)
+{
+	return total / n + (i < total % n ? 1 : 0);
+}
+
 /** One flow's addresses and ports, network order. */
 struct lr_gen_tuple {
 	uint8_t src_ip[16];

@@ -148,13 +148,6 @@ rtt_poll(struct lr_task *t, uint64_t now)
 	return 1;
 }
 
-/* The share of @p total that slice @p i of @p n gets, as gen slices. */
-static uint64_t
-share(uint64_t total, unsigned int i, unsigned int n)
-{
-	return total / n + (i < total % n ? 1 : 0);
-}
-
 /*
  * A gen and an rx task on each queue of @p port, on one lcore: gen's slice
  * q/nq of @p with_conf, and an rx that counts every flow gen sends (its
@@ -204,7 +197,7 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 		rc.residence = true;
 		memcpy(rc.sent_src_mac, &gc.src_mac, sizeof(rc.sent_src_mac));
 		if (c->samples[0] != '\0') {
-			uint64_t n = gc.count ? share(gc.count, q, nq) : 0;
+			uint64_t n = gc.count ? lr_gen_share(gc.count, q, nq) : 0;
 
 			rc.keep_samples = true;
 			rc.samples = c->samples_max;

@@ -434,6 +434,44 @@ limits_and_slices(void **state)
 	assert_int_equal(bytes, 3 * 64);
 }
 
+/* lr_gen_share(): the one slicing rule of gen and rtt; every slice's task
+ * sends its share, and the shares add up to the whole. */
+static void
+shares_add_up(void **state)
+{
+	static const uint64_t totals[] = { 0, 1, 5, 10, 1000003 };
+	unsigned int i, n, q;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(totals); i++)
+		for (n = 1; n <= 7; n++) {
+			uint64_t sum = 0;
+
+			for (q = 0; q < n; q++) {
+				uint64_t s = lr_gen_share(totals[i], q, n);
+
+				assert_true(s == totals[i] / n ||
+					    s == totals[i] / n + 1);
+				sum += s;
+			}
+			assert_int_equal(sum, totals[i]);
+		}
+	for (q = 0; q < 3; q++) {
+		struct lr_gen_conf c;
+		struct lr_task *t;
+		uint32_t bytes = 0;
+		char slice[8];
+
+		lr_gen_conf_init(&c);
+		set(&c, "count", "10");
+		set(&c, "flows", "5");
+		snprintf(slice, sizeof(slice), "%u/3", q);
+		set(&c, "slice", slice);
+		t = run(&c, count_only, &bytes);
+		assert_int_equal(t->st.tx_pkts, lr_gen_share(10, q, 3));
+	}
+}
+
 static void
 check_fixed(struct rte_mbuf *m, unsigned int k, void *arg)
 {
@@ -830,6 +868,7 @@ main(void)
 		cmocka_unit_test(sends_exact_frames),
 		cmocka_unit_test(ipv6_mix_shuffled),
 		cmocka_unit_test(limits_and_slices),
+		cmocka_unit_test(shares_add_up),
 		cmocka_unit_test(fixed_frames),
 		cmocka_unit_test(paced_percent),
 		cmocka_unit_test(schedule_exact_at_any_tsc),
