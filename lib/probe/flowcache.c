@@ -72,9 +72,9 @@ void
 lr_fc_conf_init(struct lr_fc_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->entries = 1u << 20;
-	c->active_s = 300;
-	c->inactive_s = 30;
+	c->entries = LR_FC_ENTRIES_DEFAULT;
+	c->active_s = LR_FC_ACTIVE_S_DEFAULT;
+	c->inactive_s = LR_FC_INACTIVE_S_DEFAULT;
 	c->socket = SOCKET_ID_ANY;
 }
 

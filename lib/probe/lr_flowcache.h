@@ -40,6 +40,14 @@
 
 #define LR_FC_WAYS 8
 
+/* The defaults of a flow cache, for lr_fc_conf_init(), the probe's conf
+ * and its --help alike: integer literals, so that RTE_STR() writes them in
+ * the help text as they are. 2^20 entries: 96 MB a queue (lr_fc_entry_bytes())
+ * The timeouts are ipfixprobe's and Cisco's: 300 s active, 30 s inactive. */
+#define LR_FC_ENTRIES_DEFAULT 1048576
+#define LR_FC_ACTIVE_S_DEFAULT 300
+#define LR_FC_INACTIVE_S_DEFAULT 30
+
 /** The full flow key: compared whole. */
 struct lr_flow_key {
 	uint8_t src[16];
@@ -54,9 +62,9 @@ struct lr_flow_key {
 };
 
 struct lr_fc_conf {
-	uint32_t entries;		/**< capacity, rounded up to 8 x 2^k (2^20) */
-	uint32_t active_s;		/**< active timeout (300) */
-	uint32_t inactive_s;		/**< inactive timeout (30) */
+	uint32_t entries;		/**< capacity, rounded up to 8 x 2^k */
+	uint32_t active_s;		/**< active timeout, s */
+	uint32_t inactive_s;		/**< inactive timeout, s */
 	int socket;			/**< NUMA socket of the table */
 	/** Export one ended record; returns 0, or < 0 when it was dropped. */
 	int (*export)(void *arg, const struct lr_flow_rec *r);

@@ -24,9 +24,10 @@
 #include "lr_parse.h"
 
 struct lr_probe_conf {
-	uint32_t entries;		/**< flow cache capacity per task (2^20) */
-	uint32_t active_s;		/**< active timeout (300) */
-	uint32_t inactive_s;		/**< inactive timeout (30) */
+	/* Defaults: the flow cache's own (LR_FC_*_DEFAULT, lr_flowcache.h). */
+	uint32_t entries;		/**< flow cache capacity per task */
+	uint32_t active_s;		/**< active timeout, s */
+	uint32_t inactive_s;		/**< inactive timeout, s */
 	uint32_t ring;			/**< export ring records per task (16384) */
 	uint64_t count;			/**< stop after this many packets, 0: no */
 	uint32_t trim;			/**< parse only this many bytes, 0: all */

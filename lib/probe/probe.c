@@ -54,9 +54,9 @@ void
 lr_probe_conf_init(struct lr_probe_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->entries = 1u << 20;
-	c->active_s = 300;
-	c->inactive_s = 30;
+	c->entries = LR_FC_ENTRIES_DEFAULT;
+	c->active_s = LR_FC_ACTIVE_S_DEFAULT;
+	c->inactive_s = LR_FC_INACTIVE_S_DEFAULT;
 	c->ring = 16384;
 	c->channel = -1;
 	c->dist_task = -1;
@@ -103,12 +103,14 @@ static const struct lr_opt probe_opts[] = {
 	{ "entries", LR_OPT_UINT, PRC(entries), 8, 1u << 30, NULL, "N",
 	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 96 B per "
 	  "entry (120 B with biflow), so 1M flows take 96 MB on the port's "
-	  "socket (1M)", "`--entries 65536`", NULL },
+	  "socket (" RTE_STR(LR_FC_ENTRIES_DEFAULT) ")", "`--entries 65536`",
+	  NULL },
 	{ "active", LR_OPT_UINT, PRC(active_s), 1, 86400, NULL, "S",
 	  "active timeout: a flow older than this is exported and starts again "
-	  "(300)", "`--active 60`", NULL },
+	  "(" RTE_STR(LR_FC_ACTIVE_S_DEFAULT) ")", "`--active 60`", NULL },
 	{ "inactive", LR_OPT_UINT, PRC(inactive_s), 1, 86400, NULL, "S",
-	  "inactive timeout: a flow idle this long is exported (30)",
+	  "inactive timeout: a flow idle this long is exported ("
+	  RTE_STR(LR_FC_INACTIVE_S_DEFAULT) ")",
 	  "`--inactive 10`", NULL },
 	{ "ring", LR_OPT_UINT, PRC(ring), 64, 1u << 24, NULL, "N",
 	  "records in each queue's ring to the exporter; a full ring is "

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "lr_common.h"
 #include "lr_flowcache.h"
 #include "lr_parse.h"
 #include "lr_parse_mbuf.h"
@@ -705,10 +706,53 @@ eal_up(void **state)
 	return lr_test_eal_init("probe");
 }
 
+/* The number in the last parentheses of option @p name's help: its
+ * default as --help and doc/usage.md say it, read as the option would be. */
+static uint64_t
+help_default(const struct lr_opt *tab, const char *name)
+{
+	const char *open, *close;
+	char num[32];
+	uint64_t v;
+
+	for (; tab->name != NULL; tab++)
+		if (strcmp(tab->name, name) == 0)
+			break;
+	assert_non_null(tab->name);
+	open = strrchr(tab->help, '(');
+	close = strrchr(tab->help, ')');
+	assert_true(open != NULL && close > open + 1 &&
+		    (size_t)(close - open) < sizeof(num));
+	snprintf(num, sizeof(num), "%.*s", (int)(close - open - 1), open + 1);
+	assert_int_equal(lr_parse_u64(num, &v), 0);
+	return v;
+}
+
+/* The flow cache's defaults are one: the cache's, the probe's conf and the
+ * help text (which said 1M, read as 1000000, for 2^20). */
+static void
+flow_cache_defaults_once(void **state)
+{
+	struct lr_probe_conf pc;
+	struct lr_fc_conf fc;
+
+	(void)state;
+	lr_fc_conf_init(&fc);
+	lr_probe_conf_init(&pc);
+	assert_int_equal(pc.entries, fc.entries);
+	assert_int_equal(pc.active_s, fc.active_s);
+	assert_int_equal(pc.inactive_s, fc.inactive_s);
+	assert_int_equal(help_default(lr_probe_role.opts, "entries"), fc.entries);
+	assert_int_equal(help_default(lr_probe_role.opts, "active"), fc.active_s);
+	assert_int_equal(help_default(lr_probe_role.opts, "inactive"),
+			 fc.inactive_s);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(flow_cache_defaults_once),
 		cmocka_unit_test(ipv4_tcp_udp_icmp),
 		cmocka_unit_test(vlans_and_mpls),
 		cmocka_unit_test(ipv6_extension_headers),
