@@ -27,6 +27,7 @@
 #include "lr_lua.h"
 #include "lr_out.h"
 #include "lr_port.h"
+#include "lr_roles.h"
 #include "lr_stats.h"
 
 #define EXIT_USAGE 2
@@ -569,7 +570,7 @@ run_role(const struct opts *o, const struct lr_role *role,
 	if (lr_port_find_for(o->port, pc, &port) != 0 ||
 	    lr_port_setup(port, pc) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		return lr_engine_interrupted() ? EXIT_INTERRUPTED : 1;
+		return lr_interrupted() ? EXIT_INTERRUPTED : 1;
 	}
 	/* The role lays itself over the port: a task per queue with its
 	 * slice, or its own plan (with its companion's tasks). */
@@ -647,7 +648,7 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 		first_code = si->si_code;
 		first_ns = now;
 		__atomic_store_n(&first_ready, 1, __ATOMIC_RELEASE);
-		lr_engine_interrupt();
+		lr_interrupt();
 		lr_lua_interrupt();
 		return;
 	}

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,19 @@
 
 static __thread char errmsg[256];
 static bool stdout_binary;
+static volatile sig_atomic_t interrupted;
+
+void
+lr_interrupt(void)
+{
+	interrupted = 1;
+}
+
+bool
+lr_interrupted(void)
+{
+	return interrupted != 0;
+}
 
 static void
 vset(int errnum, const char *fmt, va_list ap)

@@ -16,6 +16,9 @@
  *   (LR_PORT_CAPTURE_TS_NS); any other port stamps nothing, and a packet
  *   then takes its burst's TSC time.
  *
+ * A queue's struct lr_clock_rx is filled by lr_clock_rx_init() (lr_port.h,
+ * in lib/port: it asks the port), so that this header needs no port.
+ *
  * Threading: the init functions are control path (lr_clock_rx_init may
  * register the rx timestamp dynfield); the conversions are pure and meant
  * for the fast path.
@@ -51,24 +54,12 @@ struct lr_clock_rx {
 	uint64_t flag;		/**< rx timestamp dynflag; 0: no stamps */
 	int offset;		/**< rx timestamp dynfield */
 	uint64_t mult;		/**< stamp unit to ns: 1 (a NIC), or
-				 *   LR_PORT_CAPTURE_TS_NS (a capture's us) */
+				 *   LR_PORT_CAPTURE_TS_NS (a capture's us,
+				 *   lr_port.h) */
 	int64_t add;		/**< NIC: device clock to Unix ns; else 0 */
 	/** A capture's times: every packet its own, Unix time already. */
 	bool trace;
 };
-
-/**
- * What the packets of @p port carry: with @p capture (the queue replays a
- * capture file, struct lr_task's capture) the capture's times; else, when
- * the port has the rx timestamp offload and its device clock reads, the
- * NIC's stamps, set against @p c's Unix time (@p c may be NULL with
- * @p capture: a capture's times need no reading); else nothing (flag 0).
- *
- * @return 0, or -ENOMEM: a capture, and no rx timestamp dynfield to read
- *   its times from.
- */
-int lr_clock_rx_init(struct lr_clock_rx *rx, uint16_t port, bool capture,
-		     const struct lr_clock *c);
 
 /** The stamp of @p m in Unix ns. Only for m->ol_flags & rx->flag. */
 static inline uint64_t

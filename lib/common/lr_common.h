@@ -115,6 +115,17 @@ const char *lr_errmsg(void);
 void lr_err_clear(void);
 
 /**
+ * From a signal handler (async-signal-safe): make every control-path wait
+ * give up (the engine's waits, a port's wait for link up, the exporter's
+ * last delivery), as Ctrl-C asks. Here, below every library that waits,
+ * so that none of them reaches up to the engine for it.
+ */
+void lr_interrupt(void);
+
+/** Has lr_interrupt() been called? Any thread. */
+bool lr_interrupted(void);
+
+/**
  * From now on stdout carries binary data (IPFIX to "file:-"): text for
  * people that would go there goes to stderr (lr_human_out()), and results
  * may not be written there. Control path.

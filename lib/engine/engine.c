@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +33,6 @@ static struct lcore_ctx lcores[RTE_MAX_LCORE];
 static struct lr_task *tasks[LR_TASK_MAX];
 static unsigned int nb_tasks;
 static rte_spinlock_t tasks_lock = RTE_SPINLOCK_INITIALIZER;
-static volatile sig_atomic_t interrupted;
 static const struct lr_role *roles[16];
 static unsigned int nb_roles;
 static void (*tick_fn)(void);
@@ -591,7 +589,7 @@ wait_for(struct lr_task *t, double timeout_s, double idle_s)
 		}
 		if (all_done)
 			return 0;
-		if (interrupted)
+		if (lr_interrupted())
 			return lr_err(EINTR, "interrupted");
 		now = rte_rdtsc();
 		if (timeout_s > 0 && now - start > timeout_tsc)
@@ -630,7 +628,7 @@ lr_engine_sleep(double s)
 	len = secs_to_tsc(s);
 	/* Elapsed against length: start + len may wrap for long sleeps. */
 	while (rte_rdtsc() - start < len) {
-		if (interrupted)
+		if (lr_interrupted())
 			return lr_err(EINTR, "interrupted");
 		ticks();
 		rte_delay_us_sleep(1000);
@@ -654,18 +652,6 @@ void
 lr_engine_set_tick(void (*tick)(void))
 {
 	tick_fn = tick;
-}
-
-void
-lr_engine_interrupt(void)
-{
-	interrupted = 1;
-}
-
-bool
-lr_engine_interrupted(void)
-{
-	return interrupted != 0;
 }
 
 static const char *

@@ -273,9 +273,6 @@ int lr_roles_write_csv(const char *path);
 /** Every role's check hook after the run. @return 0 or the first error. */
 int lr_roles_check(void);
 
-/** Register the roles linerate is built with (gen, rx, probe, dist). */
-void lr_roles_builtin(void);
-
 /**
  * Fast path, on a burst that brought nothing, for a task with t->capture:
  * has its capture file been read to the end? True when the task has had
@@ -307,7 +304,8 @@ int lr_engine_start(void);
 /** Stop every task and wait for every worker lcore. */
 void lr_engine_stop(void);
 
-/** Wait until every started task is done, like lr_task_wait(). */
+/** Wait until every started task is done, like lr_task_wait(). A wait
+ *  returns -EINTR once lr_interrupt() (lr_common.h) has been called. */
 int lr_engine_wait(double timeout_s);
 
 /** Sleep @p s seconds, calling the tick hook. @return 0, -EINTR, or -EINVAL
@@ -323,10 +321,6 @@ unsigned int lr_engine_workers(unsigned int *lcores, unsigned int max);
 
 /** Set a function called about every millisecond while waiting. */
 void lr_engine_set_tick(void (*tick)(void));
-
-/** From a signal handler: make every wait return -EINTR. */
-void lr_engine_interrupt(void);
-bool lr_engine_interrupted(void);
 
 /**
  * How @p t's run went so far, by its role's verdict hook.

@@ -17,7 +17,6 @@
 #include <rte_spinlock.h>
 
 #include "lr_common.h"
-#include "lr_engine.h"
 #include "lr_exporter.h"
 #include "lr_opt.h"
 
@@ -386,7 +385,7 @@ deliver_locked(void)
 		ret = ex.ops->poll(ex.ctx, (unsigned int)RTE_MIN((end - now) * 1000 / hz,
 								 (uint64_t)500));
 		now = rte_get_timer_cycles();
-	} while (ret != 0 && now < end && !lr_engine_interrupted());
+	} while (ret != 0 && now < end && !lr_interrupted());
 	if (ex.x.c.waiting == 0)
 		return;
 	msgs = ex.x.c.waiting;

@@ -127,7 +127,7 @@ int lr_exporter_stats(uint64_t ignored, uint64_t dropped, uint64_t not_sent);
 /**
  * The end of a run: drain the rings, send the message being built, and
  * give what waits in the transport up to wait_s (cut short by
- * lr_engine_interrupt()); what still waits then is dropped, counted lost,
+ * lr_interrupt()); what still waits then is dropped, counted lost,
  * and said on stderr. The results read after it are final.
  */
 void lr_exporter_deliver(void);

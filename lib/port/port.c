@@ -25,7 +25,6 @@
 
 #include "lr_cleanup.h"
 #include "lr_common.h"
-#include "lr_engine.h"
 #include "lr_port.h"
 
 RTE_LOG_REGISTER(lr_port_logtype, user.lr.port, INFO);
@@ -515,7 +514,7 @@ lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 				      pi->name, timeout_ms);
 		/* A memif with no peer waits the whole --link-timeout: Ctrl-C
 		 * must end it as it ends every other wait. */
-		if (lr_engine_interrupted())
+		if (lr_interrupted())
 			return lr_err(EINTR, "port %s: interrupted while waiting "
 				      "for link up", pi->name);
 		rte_delay_us_sleep(10 * 1000);

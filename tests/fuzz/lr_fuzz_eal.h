@@ -19,6 +19,7 @@
 
 #include "lr_engine.h"
 #include "lr_port.h"
+#include "lr_roles.h"
 
 static char lr_fuzz_prefix[64];
 

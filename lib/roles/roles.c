@@ -12,6 +12,7 @@
 #include "lr_gen.h"
 #include "lr_probe.h"
 #include "lr_reflect.h"
+#include "lr_roles.h"
 #include "lr_rtt.h"
 #include "lr_rx.h"
 
