@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the files of the delay role share, inside lib/delay only: a
+ * direction's ring, wheel and counters, and the functions one file gives
+ * the others. Not a public header (lr_delay.h is).
+ *
+ *   delay.c         the ring, the wheel, the late heap; the fast path last
+ *   delay_setup.c   options, sizing and setup, finish, the plan, the role
+ *   delay_report.c  JSON of a task and of all, live line, verdict, check
+ */
+#ifndef LR_DELAY_INTERNAL_H
+#define LR_DELAY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "lr_common.h"
+#include "lr_delay.h"
+#include "lr_engine.h"
+#include "lr_hist.h"
+#include "lr_netem.h"
+
+#define REC_HDR 16u
+#define NIL UINT32_MAX
+#define F_FREE 1u		/* sent: the tail may pass it */
+#define F_PAD 2u		/* filler to the ring's end */
+#define F_HEAD 4u		/* reordered: on the head list, not the wheel */
+
+#define GRAIN_MIN_SHIFT 8	/* buckets of 256 ns at least: a few frames each */
+#define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
+#define WHEEL_AHEAD_NS 2000000ull	/* frames enter the wheel 2 ms early */
+#define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
+#define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
+#define POOL_MBUFS 4095u	/* tx mbufs of a direction */
+#define LATE_NS_DEFAULT 10000u
+/* 1 %: this VM's CPUs stop for up to 0.5 ms, which makes the frames of
+ * that time late on an idle machine too; a box past 1 % late has not
+ * emulated the path it was asked for. */
+#define LATE_SHARE_DEFAULT 0.01
+/* Times start here, not at 0: a negative delay (jitter above the delay)
+ * makes a due time before the first arrival. */
+#define NS_BASE 1000000000000ull
+
+struct rec {
+	uint64_t tts;		/* due, ns */
+	uint32_t next;		/* next record in its bucket or head list */
+	uint16_t len;		/* frame bytes */
+	uint16_t flags;
+};
+
+struct bucket {
+	uint32_t first, last;
+};
+
+/* A record that was due before the wheel's current bucket when it entered
+ * (the lcore fell behind): kept in a heap by due time, ties in arrival
+ * order, so that a backlog costs log n a frame, not a walk of a list. */
+struct late {
+	uint64_t tts;
+	uint32_t id;
+	uint32_t seq;
+};
+
+/* A direction's counters, each named once: X(field, JSON key, what). */
+#define DELAY_COUNTERS(X) \
+	X(in,           "in",                 "frames received") \
+	X(out,          "out",                "frames sent") \
+	X(lost,         "lost",               "dropped by the loss model") \
+	X(duplicated,   "duplicated",         "extra copies made") \
+	X(corrupted,    "corrupted",          "copies with a bit flipped") \
+	X(reordered,    "reordered",          "sent ahead of the queue (reorder)") \
+	X(over_limit,   "over_limit",         "dropped: netem's limit") \
+	X(no_room,      "no_room",            "dropped: the ring had no room") \
+	X(late,         "late",               "sent later than due by more than late_ns") \
+	X(held,         "held",               "in the ring now") \
+	X(held_at_stop, "held_at_stop",       "still held when the task stopped") \
+	X(mem_high,     "storage_high_bytes", "most bytes of the ring in use") \
+	X(tx_full,      "tx_full",            "tx bursts the queue did not take whole") \
+	X(misordered,   "misordered",         "sent before one due earlier (a bug if not 0)")
+
+struct dir_counts {
+#define DELAY_FIELD(name, key, what) uint64_t name;
+	DELAY_COUNTERS(DELAY_FIELD)
+#undef DELAY_FIELD
+};
+
+struct dir {
+	struct lr_netem q;
+	struct lr_netem_conf nc;
+	bool active;		/* the direction exists (its rx and tx queue) */
+	bool pass;		/* no impairment: mbufs go straight through */
+	bool stream;		/* long delays: the ring written around the
+				 * caches (rec_write()) */
+	bool fifo_mode;		/* due times never go back: due_fifo() */
+	uint16_t in_port, in_queue, out_port, out_queue;
+	uint32_t limit;
+	uint32_t late_ns;
+	double late_share;	/* verdict late past it (of frames sent) */
+	/* the ring */
+	uint8_t *mem;
+	uint64_t size;
+	uint64_t used;
+	uint64_t head;		/* offset of the next record */
+	uint64_t tail;		/* offset of the oldest record */
+	uint64_t fifo;		/* offset of the oldest record not yet in the
+				 * wheel or on the head list */
+	uint64_t fifo_recs;	/* records from fifo to head */
+	/* the wheel */
+	struct bucket *wheel;
+	uint64_t wmask;
+	unsigned int gshift;
+	uint64_t base;		/* bucket number of the current bucket */
+	uint64_t in_wheel;
+	struct late *late;	/* min-heap of late records */
+	uint32_t nb_late, max_late;
+	uint32_t seq;		/* records that entered the wheel or heap */
+	uint32_t hfirst, hlast;	/* head list (reordered frames) */
+	uint64_t last_tts;	/* due time of the last frame sent from the queue */
+	/* tx */
+	struct rte_mempool *pool;
+	struct rte_mbuf *spare[LR_BURST];
+	uint16_t nb_spare;
+	struct rte_mbuf *pend[LR_BURST];
+	uint16_t nb_pend, pend_off;
+	struct dir_counts c;
+	struct lr_hist *lateness;
+	uint64_t bdp_bytes;	/* what the ring was sized for */
+};
+
+struct delay {
+	struct dir d[2];
+	uint64_t busy_cycles;	/* of polls that moved frames */
+	uint64_t last_poll_tsc;	/* when the last poll began */
+	uint64_t max_gap_cycles; /* the longest time between two polls: a
+				  * stall of the lcore (the host took its CPU)
+				  * that a queue of the netem limit may not
+				  * hide (lua/rfc2544.lua reads it) */
+	uint64_t stall_cycles;	/* the sum of gaps longer than STALL_US:
+				  * frames that came while the lcore was
+				  * away were let in late, together */
+	uint64_t stall_min_cycles;	/* STALL_US in TSC cycles */
+	uint64_t tsc0;
+	double ns_per_tsc;
+};
+
+/* A gap between two polls longer than this is the host's (a poll of the
+ * box and of the other tasks on its lcore takes a few us): counted in
+ * stalled_us and max_poll_gap_us. */
+#define STALL_US 20
+
+/* delay.c: a burst each way (lr_engine.h's poll). */
+int lr_delay_poll(struct lr_task *t, uint64_t now_tsc);
+
+/* delay_report.c (lr_engine.h's report, results, live, verdict, check). */
+void lr_delay_report(const struct lr_task *t, json_t *o);
+void lr_delay_results(json_t *doc);
+void lr_delay_live(char *buf, size_t len);
+enum lr_verdict lr_delay_verdict(const struct lr_task *t, char *why, size_t len);
+int lr_delay_check(void);
+
+#endif

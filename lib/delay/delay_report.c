@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the delay role says: a task's JSON, the sum of all in the result
+ * document, the live line, the verdict (late), and the check that every
+ * frame that came in is accounted for.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "delay_internal.h"
+#include "lr_port.h"
+
+static const char *const dir_name[2] = { "forward", "back" };
+
+/* The counters of a direction, and what they say of each other. */
+static void
+counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
+{
+#define DELAY_JSON(name, key, what) \
+	json_object_set_new(o, key, json_integer((json_int_t)c->name));
+	DELAY_COUNTERS(DELAY_JSON)
+#undef DELAY_JSON
+	json_object_set_new(o, "lateness", late != NULL && late->count != 0 ?
+			    lr_hist_json(late) : json_object());
+}
+
+/* Frames taken from the ring or the rx queue that the tx queue has not
+ * taken yet. Read by the main lcore while the task runs: a snapshot. */
+static uint64_t
+tx_wait(const struct dir *d)
+{
+	uint16_t n = d->nb_pend, off = d->pend_off;
+
+	return n > off ? (uint64_t)(n - off) : 0;
+}
+
+/* in + duplicated = out + lost + over_limit + no_room + held + waiting for
+ * the tx queue + held at stop: every frame is somewhere. */
+static bool
+conserved(const struct dir_counts *c, uint64_t wait)
+{
+	return c->in + c->duplicated == c->out + c->lost + c->over_limit +
+	       c->no_room + c->held + wait + c->held_at_stop;
+}
+
+/* Cycles a frame costs the lcore (its way in and its way out, the PMDs'
+ * work included), and the frame rate one lcore would hold at that cost. */
+static void
+cost_json(json_t *o, uint64_t cycles, uint64_t frames)
+{
+	double cpf = frames ? (double)cycles / (double)frames : 0;
+
+	json_object_set_new(o, "cycles_per_frame", json_real(cpf));
+	json_object_set_new(o, "mpps_ceiling",
+			    json_real(cpf > 0 ? (double)rte_get_tsc_hz() / cpf / 1e6 : 0));
+}
+
+void
+lr_delay_report(const struct lr_task *t, json_t *o)
+{
+	const struct delay *dl = t->priv;
+	unsigned int i;
+
+	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
+	json_object_set_new(o, "max_poll_gap_us",
+			    json_real((double)dl->max_gap_cycles * 1e6 / (double)rte_get_tsc_hz()));
+	json_object_set_new(o, "stalled_us",
+			    json_real((double)dl->stall_cycles * 1e6 / (double)rte_get_tsc_hz()));
+	for (i = 0; i < 2; i++) {
+		const struct dir *d = &dl->d[i];
+		json_t *j;
+		char buf[LR_DELAY_SPEC_MAX];
+
+		if (!d->active)
+			continue;
+		j = json_object();
+		lr_netem_conf_format(&d->nc, buf, sizeof(buf));
+		json_object_set_new(j, "netem", json_string(buf));
+		json_object_set_new(j, "in_port", json_string(lr_port_info(d->in_port)->name));
+		json_object_set_new(j, "out_port", json_string(lr_port_info(d->out_port)->name));
+		if (!d->pass) {
+			json_object_set_new(j, "limit", json_integer(d->limit));
+			json_object_set_new(j, "storage_bytes", json_integer((json_int_t)d->size));
+			json_object_set_new(j, "bdp_bytes", json_integer((json_int_t)d->bdp_bytes));
+		}
+		counts_json(j, &d->c, d->pass ? NULL : d->lateness);
+		json_object_set_new(o, dir_name[i], j);
+	}
+}
+
+static void
+counts_add(struct dir_counts *s, const struct dir_counts *c)
+{
+#define DELAY_ADD(name, key, what) s->name += c->name;
+	DELAY_COUNTERS(DELAY_ADD)
+#undef DELAY_ADD
+}
+
+void
+lr_delay_results(json_t *doc)
+{
+	struct lr_hist *late[2] = { NULL, NULL };
+	struct dir_counts sum[2];
+	uint64_t wait[2] = { 0, 0 }, cycles = 0;
+	json_t *o = json_object();
+	unsigned int it = 0, i, n = 0;
+	bool running = false;
+	struct lr_task *t;
+
+	memset(sum, 0, sizeof(sum));
+	for (i = 0; i < 2; i++) {
+		late[i] = malloc(sizeof(*late[i]));
+		if (late[i] != NULL)
+			lr_hist_init(late[i]);
+	}
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		n++;
+		running |= lr_task_state(t) == LR_TASK_RUNNING;
+		cycles += dl->busy_cycles;
+		for (i = 0; i < 2; i++) {
+			if (!dl->d[i].active)
+				continue;
+			counts_add(&sum[i], &dl->d[i].c);
+			wait[i] += tx_wait(&dl->d[i]);
+			if (late[i] != NULL && !dl->d[i].pass)
+				lr_hist_merge(late[i], dl->d[i].lateness);
+		}
+	}
+	if (n == 0) {
+		json_decref(o);
+		free(late[0]);
+		free(late[1]);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		json_t *j = json_object();
+
+		counts_json(j, &sum[i], late[i]);
+		/* While the lcores count, a read sees frames between two
+		 * counters: the sum holds at rest, and is checked then. */
+		json_object_set_new(j, "conserved", running ? json_null() :
+				    json_boolean(conserved(&sum[i], wait[i])));
+		json_object_set_new(o, dir_name[i], j);
+		free(late[i]);
+	}
+	cost_json(o, cycles, sum[0].in + sum[1].in);
+	json_object_set_new(doc, "delay", o);
+}
+
+/* One direction's counters as the summary line shows them: every one the
+ * conservation check (conserved()) adds up, "held" with what waits for the
+ * tx queue, and late. */
+static int
+dir_words(char *buf, size_t len, const struct dir_counts *c, uint64_t wait)
+{
+	return snprintf(buf, len, "in %" PRIu64 " duplicated %" PRIu64
+			" out %" PRIu64 " lost %" PRIu64 " over-limit %" PRIu64
+			" no-room %" PRIu64 " held %" PRIu64 " held-at-stop %"
+			PRIu64 " late %" PRIu64, c->in, c->duplicated, c->out,
+			c->lost, c->over_limit, c->no_room, c->held + wait,
+			c->held_at_stop, c->late);
+}
+
+void
+lr_delay_live(char *buf, size_t len)
+{
+	struct dir_counts s[2];
+	uint64_t wait[2] = { 0, 0 };
+	unsigned int it = 0, i;
+	struct lr_task *t;
+	bool any = false, back = false;
+	int k;
+
+	memset(s, 0, sizeof(s));
+	buf[0] = '\0';
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		any = true;
+		back |= dl->d[1].active;
+		for (i = 0; i < 2; i++) {
+			counts_add(&s[i], &dl->d[i].c);
+			wait[i] += tx_wait(&dl->d[i]);
+		}
+	}
+	if (!any)
+		return;
+	k = dir_words(buf, len, &s[0], wait[0]);
+	if (back && k > 0 && (size_t)k < len) {
+		k += snprintf(buf + k, len - (size_t)k, "; back ");
+		if (k > 0 && (size_t)k < len)
+			dir_words(buf + k, len - (size_t)k, &s[1], wait[1]);
+	}
+}
+
+/*
+ * Late: more of a direction's frames left later than --late after their
+ * due time than --late-share allows. The box did not emulate the path it
+ * was asked for (its lcore stalled, or could not keep up): a result
+ * measured through it is the machine's, not the SPEC's.
+ */
+enum lr_verdict
+lr_delay_verdict(const struct lr_task *t, char *why, size_t len)
+{
+	const struct delay *dl = t->priv;
+	unsigned int i;
+
+	if (dl == NULL)
+		return LR_VERDICT_OK;
+	for (i = 0; i < 2; i++) {
+		const struct dir *d = &dl->d[i];
+		uint64_t n, late;
+
+		if (!d->active || d->pass || d->lateness == NULL)
+			continue;
+		n = d->lateness->count;
+		late = d->c.late;
+		if (n == 0 || (double)late <= d->late_share * (double)n)
+			continue;
+		snprintf(why, len, "delay %s -> %s queue %u: late: %.3g %% of %"
+			 PRIu64 " frames left more than %u ns after due (p99 "
+			 "%.3f ms late) > %.3g %% (--late-share)",
+			 lr_port_info(d->in_port)->name,
+			 lr_port_info(d->out_port)->name, d->in_queue,
+			 100.0 * (double)late / (double)n, n, d->late_ns,
+			 lr_hist_quantile(d->lateness, 0.99) / 1e6,
+			 d->late_share * 100);
+		return LR_VERDICT_LATE;
+	}
+	return LR_VERDICT_OK;
+}
+
+/* Every frame that came in is accounted for, or the run fails. */
+int
+lr_delay_check(void)
+{
+	unsigned int it = 0, i;
+	struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_delay_role, &it)) != NULL) {
+		const struct delay *dl = t->priv;
+
+		for (i = 0; i < 2; i++) {
+			const struct dir_counts *c = &dl->d[i].c;
+
+			if (dl->d[i].active && !conserved(c, tx_wait(&dl->d[i])))
+				return lr_err(EIO, "delay task %u %s: %" PRIu64
+					      " in + %" PRIu64 " duplicated != %"
+					      PRIu64 " out + %" PRIu64 " lost + %"
+					      PRIu64 " over limit + %" PRIu64
+					      " no room + %" PRIu64 " held",
+					      t->id, dir_name[i], c->in,
+					      c->duplicated, c->out, c->lost,
+					      c->over_limit, c->no_room,
+					      c->held + c->held_at_stop +
+					      tx_wait(&dl->d[i]));
+		}
+	}
+	return 0;
+}
