@@ -23,6 +23,11 @@ enum lr_opt_type {
 	LR_OPT_BOOL,		/**< 0 or 1 into a bool */
 	LR_OPT_MS,		/**< seconds into a uint32_t of milliseconds */
 	LR_OPT_FUNC,		/**< the option's own parser (set) */
+	LR_OPT_STR,		/**< text into a char array of size bytes
+				 *   (NUL included), min bytes long at least;
+				 *   set, if any, checks it first and writes
+				 *   nothing (a SPEC that parses, a path that
+				 *   can be written) */
 	LR_OPT_INCLUDE,		/**< the rows of table sub, for the conf at
 				 *   offset (name ""): the exporter's options
 				 *   inside the probe's */
@@ -35,9 +40,10 @@ struct lr_opt {
 	const char *name;	/**< the key, without "--" */
 	enum lr_opt_type type;
 	size_t offset;		/**< of the field in the conf */
-	size_t size;		/**< of the field (LR_OPT_UINT) */
-	uint64_t min, max;	/**< LR_OPT_UINT: range; LR_OPT_MS: max seconds */
-	lr_opt_set_t set;	/**< LR_OPT_FUNC */
+	size_t size;		/**< of the field (LR_OPT_UINT, LR_OPT_STR) */
+	uint64_t min, max;	/**< LR_OPT_UINT: range; LR_OPT_MS: max seconds;
+				 *   LR_OPT_STR: min bytes */
+	lr_opt_set_t set;	/**< LR_OPT_FUNC; LR_OPT_STR: its check */
 	const char *arg;	/**< what follows the key in help: "N", "S" */
 	const char *help;	/**< meaning, the default in parentheses */
 	const char *example;	/**< examples as doc/usage.md shows them
@@ -47,6 +53,11 @@ struct lr_opt {
 
 #define LR_OPT_FIELD(type, field) \
 	offsetof(type, field), sizeof(((type *)0)->field)
+
+/** The type, field, minimum length and check (NULL: none) of a row of
+ *  text; the row goes on with arg, help and example. */
+#define LR_OPT_STRING(type, field, min_bytes, check) \
+	LR_OPT_STR, LR_OPT_FIELD(type, field), (min_bytes), 0, (check)
 
 /** A row that takes table @p tab's options for member @p field. A row of
  *  the including table with the same name wins, in parsing and in help. */
@@ -61,6 +72,14 @@ struct lr_opt {
  */
 int lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 	       const char *key, const char *val);
+
+/**
+ * A check of LR_OPT_STR: a file written after the run can be written
+ * (lr_out_check()), so that a missing directory costs no measurement.
+ * @p conf is not touched. @return 0 or -EINVAL ("--key 'val': cannot
+ * write: ...").
+ */
+int lr_opt_check_out(void *conf, const char *key, const char *val);
 
 /**
  * The key of @p tab (and the tables it includes) nearest to @p key by edit

@@ -8,6 +8,7 @@
 
 #include "lr_common.h"
 #include "lr_opt.h"
+#include "lr_out.h"
 
 static int
 set_uint(const struct lr_opt *o, void *conf, const char *who, const char *val)
@@ -33,6 +34,34 @@ set_uint(const struct lr_opt *o, void *conf, const char *who, const char *val)
 		break;
 	}
 	return 0;
+}
+
+static int
+set_str(const struct lr_opt *o, void *conf, const char *who, const char *val)
+{
+	size_t len = strlen(val);
+	int ret;
+
+	if (len < o->min || len >= o->size)
+		return lr_err(EINVAL, "%s: %s '%s': want %" PRIu64 "..%zu bytes",
+			      who, o->name, val, o->min, o->size - 1);
+	if (o->set != NULL && (ret = o->set(conf, o->name, val)) != 0)
+		return ret;
+	memcpy((char *)conf + o->offset, val, len + 1);
+	return 0;
+}
+
+int
+lr_opt_check_out(void *conf, const char *key, const char *val)
+{
+	int ret = lr_out_check(val);
+
+	RTE_SET_USED(conf);
+	if (ret == 0)
+		return 0;
+	/* -EINVAL: -ENOENT would say the key is unknown. */
+	lr_err(-ret, "--%s '%s': cannot write", key, val);
+	return -EINVAL;
 }
 
 int
@@ -73,6 +102,8 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 		return 0;
 	case LR_OPT_FUNC:
 		return o->set(conf, key, val);
+	case LR_OPT_STR:
+		return set_str(o, conf, who, val);
 	case LR_OPT_INCLUDE:
 		break;
 	}

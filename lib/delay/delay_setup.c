@@ -29,41 +29,19 @@ RTE_LOG_REGISTER(lr_delay_logtype, user.lr.delay, INFO);
 
 /* ---- options ---- */
 
-static int
-set_str(char *dst, size_t len, const char *key, const char *val)
-{
-	if (strlen(val) >= len)
-		return lr_err(EINVAL, "delay: %s: longer than %zu bytes", key,
-			      len - 1);
-	snprintf(dst, len, "%s", val);
-	return 0;
-}
-
-static int
-set_peer(void *conf, const char *key, const char *val)
-{
-	struct lr_delay_conf *c = conf;
-
-	if (*val == '\0')
-		return lr_err(EINVAL, "delay: %s: want a port", key);
-	return set_str(c->peer, sizeof(c->peer), key, val);
-}
-
 /* A SPEC is parsed as it is given, so that a bad word is an error of the
  * option (exit 2), not of the run. */
 static int
-set_spec(void *conf, const char *key, const char *val)
+check_spec(void *conf, const char *key, const char *val)
 {
-	struct lr_delay_conf *c = conf;
 	struct lr_netem_conf nc;
 	char err[256];
 
+	RTE_SET_USED(conf);
 	if (lr_netem_parse(val, &nc, err, sizeof(err)) != 0)
-		return lr_err(EINVAL, "%s", err);
+		return lr_err(EINVAL, "delay: %s: %s", key, err);
 	lr_netem_conf_free(&nc);
-	if (strcmp(key, "netem") == 0)
-		return set_str(c->netem, sizeof(c->netem), key, val);
-	return set_str(c->netem_back, sizeof(c->netem_back), key, val);
+	return 0;
 }
 
 /* "1" or "1%": a percentage in 0..100, kept as a fraction. */
@@ -88,17 +66,19 @@ set_late_share(void *conf, const char *key, const char *val)
 #define DC(field) LR_OPT_FIELD(struct lr_delay_conf, field)
 
 static const struct lr_opt delay_opts[] = {
-	{ "peer", LR_OPT_FUNC, 0, 0, 0, 0, set_peer, "PORT",
+	{ "peer", LR_OPT_STRING(struct lr_delay_conf, peer, 1, NULL), "PORT",
 	  "the other port: frames from --port leave by it, and its frames "
 	  "leave by --port (an id, a name or vdev devargs, set up as --port)",
 	  "`--peer net_null1`", NULL },
-	{ "netem", LR_OPT_FUNC, 0, 0, 0, 0, set_spec, "SPEC",
+	{ "netem", LR_OPT_STRING(struct lr_delay_conf, netem, 0,
+					check_spec), "SPEC",
 	  "impairments from --port to --peer in tc-netem(8)'s words: delay, "
 	  "jitter, correlation, distribution, loss (random, state, gemodel), "
 	  "corrupt, duplicate, reorder/gap, rate, slot, limit, seed; and "
 	  "no-reorder, jitter-ar1 (none)",
 	  "`--netem \"delay 184ms 8us distribution normal\"`", NULL },
-	{ "netem-back", LR_OPT_FUNC, 0, 0, 0, 0, set_spec, "SPEC",
+	{ "netem-back", LR_OPT_STRING(struct lr_delay_conf, netem_back, 0,
+					     check_spec), "SPEC",
 	  "impairments from --peer to --port, as --netem (none)",
 	  "`--netem-back \"delay 184ms loss 0.1%\"`", NULL },
 	{ "buffer", LR_OPT_UINT, DC(buffer), 0, UINT64_MAX, NULL, "BYTES",

@@ -564,18 +564,6 @@ opt_mac(void *conf, const char *key, const char *val)
 }
 
 static int
-opt_pcap(void *conf, const char *key, const char *val)
-{
-	struct lr_gen_conf *c = conf;
-
-	if (*val == '\0' || strlen(val) >= sizeof(c->pcap))
-		return lr_err(EINVAL, "gen: %s '%s': want a path of 1..%zu bytes",
-			      key, val, sizeof(c->pcap) - 1);
-	snprintf(c->pcap, sizeof(c->pcap), "%s", val);
-	return 0;
-}
-
-static int
 opt_speed(void *conf, const char *key, const char *val)
 {
 	struct lr_gen_conf *c = conf;
@@ -696,7 +684,7 @@ opt_stall(void *conf, const char *key, const char *val)
 /* gen's options, in --help's and doc/usage.md's order. */
 const struct lr_opt lr_gen_opts[] = {
 	GEN_FRAME_OPTS
-	{ "pcap", FUNC(opt_pcap), "FILE",
+	{ "pcap", LR_OPT_STRING(struct lr_gen_conf, pcap, 1, NULL), "FILE",
 	  "replay the Ethernet frames of a pcap file (ns or us stamps) instead "
 	  "of building them: loaded into memory once (1 GiB at most), sent at "
 	  "the capture's own timing times `--multiplier`, or at `--rate` when that is "

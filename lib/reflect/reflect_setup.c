@@ -24,24 +24,6 @@
 /* ---- options ---- */
 
 static int
-set_str(char *dst, size_t len, const char *key, const char *val)
-{
-	if (*val == '\0' || strlen(val) >= len)
-		return lr_err(EINVAL, "reflect: --%s '%s': want 1..%zu bytes", key,
-			      val, len - 1);
-	snprintf(dst, len, "%s", val);
-	return 0;
-}
-
-static int
-set_peer(void *conf, const char *key, const char *val)
-{
-	struct lr_reflect_conf *c = conf;
-
-	return set_str(c->peer, sizeof(c->peer), key, val);
-}
-
-static int
 set_others(void *conf, const char *key, const char *val)
 {
 	struct lr_reflect_conf *c = conf;
@@ -77,26 +59,24 @@ delay_spec_check(const struct lr_netem_conf *nc, const char *val)
 }
 
 static int
-set_delay(void *conf, const char *key, const char *val)
+check_delay(void *conf, const char *key, const char *val)
 {
-	struct lr_reflect_conf *c = conf;
 	struct lr_netem_conf nc;
 	char err[256];
 	int ret;
 
+	RTE_SET_USED(conf);
 	if (lr_netem_parse(val, &nc, err, sizeof(err)) != 0)
 		return lr_err(EINVAL, "reflect: --%s: %s", key, err);
 	ret = delay_spec_check(&nc, val);
 	lr_netem_conf_free(&nc);
-	if (ret != 0)
-		return ret;
-	return set_str(c->add_delay, sizeof(c->add_delay), key, val);
+	return ret;
 }
 
 #define RC(field) LR_OPT_FIELD(struct lr_reflect_conf, field)
 
 static const struct lr_opt reflect_opts[] = {
-	{ "peer", LR_OPT_FUNC, 0, 0, 0, 0, set_peer, "PORT",
+	{ "peer", LR_OPT_STRING(struct lr_reflect_conf, peer, 1, NULL), "PORT",
 	  "send the frames out of this port (same queue) instead of --port: "
 	  "an id, a name or vdev devargs, set up as --port (--port)",
 	  "`--peer net_null1`", NULL },
@@ -115,7 +95,8 @@ static const struct lr_opt reflect_opts[] = {
 	{ "tx-retries", LR_OPT_UINT, RC(tx_retries), 0, 1000000, NULL, "N",
 	  "tx bursts retried for what the queue did not take; the rest is "
 	  "dropped and counted in tx_dropped (64)", "`--tx-retries 0`", NULL },
-	{ "add-delay", LR_OPT_FUNC, 0, 0, 0, 0, set_delay, "SPEC",
+	{ "add-delay", LR_OPT_STRING(struct lr_reflect_conf, add_delay, 1,
+					       check_delay), "SPEC",
 	  "hold each frame for a delay drawn as tc-netem(8) draws it: delay "
 	  "TIME [JITTER [CORR]] [distribution uniform|normal|pareto|"
 	  "paretonormal|FILE] [seed N] (none)",

@@ -61,35 +61,14 @@ set_pair(void *conf, const char *key, const char *val)
 	return 0;
 }
 
-static int
-set_samples(void *conf, const char *key, const char *val)
-{
-	struct lr_rtt_conf *c = conf;
-
-	int ret;
-
-	if (*val == '\0' || strlen(val) >= sizeof(c->samples))
-		return lr_err(EINVAL, "rtt: --%s '%s': want a path of 1..%zu bytes",
-			      key, val, sizeof(c->samples) - 1);
-	/* Written after the run: a missing directory found now costs no
-	 * measurement (as --json). */
-	ret = lr_out_check(val);
-	if (ret != 0) {
-		/* -EINVAL: -ENOENT would say the key is unknown. */
-		lr_err(-ret, "rtt: --%s '%s': cannot write", key, val);
-		return -EINVAL;
-	}
-	snprintf(c->samples, sizeof(c->samples), "%s", val);
-	return 0;
-}
-
 #define TC(field) LR_OPT_FIELD(struct lr_rtt_conf, field)
 
 static const struct lr_opt rtt_opts[] = {
 	{ "pair", LR_OPT_FUNC, 0, 0, 0, 0, set_pair, "A,B",
 	  "the names of this end's device and the reflector's, for --samples "
 	  "(none)", "`--pair a,b`", NULL },
-	{ "samples", LR_OPT_FUNC, 0, 0, 0, 0, set_samples, "FILE",
+	{ "samples", LR_OPT_STRING(struct lr_rtt_conf, samples, 1,
+					  lr_opt_check_out), "FILE",
 	  "write every RTT to FILE after the run, one CSV line `A,B,rtt_ns` "
 	  "per frame received (the input of linerate solve); needs --pair (no)",
 	  "`--pair a,b --samples rtt.csv`", NULL },

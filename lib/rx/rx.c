@@ -165,28 +165,6 @@ set_flows(void *conf, const char *key, const char *val)
 	return 0;
 }
 
-static int
-set_path(void *conf, const char *key, const char *val)
-{
-	struct lr_rx_conf *c = conf;
-	char *dst = strcmp(key, "samples-out") == 0 ? c->samples_out : c->dist_out;
-	int ret;
-
-	if (*val == '\0' || strlen(val) >= sizeof(c->dist_out))
-		return lr_err(EINVAL, "rx: %s '%s': want a path of 1..%zu bytes",
-			      key, val, sizeof(c->dist_out) - 1);
-	/* Written after the run: a missing directory found now costs no
-	 * measurement (as --json). */
-	ret = lr_out_check(val);
-	if (ret != 0) {
-		/* -EINVAL: -ENOENT would say the key is unknown. */
-		lr_err(-ret, "rx: %s '%s': cannot write", key, val);
-		return -EINVAL;
-	}
-	snprintf(dst, sizeof(c->dist_out), "%s", val);
-	return 0;
-}
-
 #define RC(field) LR_OPT_FIELD(struct lr_rx_conf, field)
 
 static const struct lr_opt rx_opts[] = {
@@ -210,10 +188,12 @@ static const struct lr_opt rx_opts[] = {
 	{ "samples", LR_OPT_UINT, RC(samples), 1, 1u << 28, NULL, "N",
 	  "latency samples kept for samples-out and dist-out: the first N of "
 	  "each task, 8 B each (1M)", "`--samples 5M`", NULL },
-	{ "samples-out", LR_OPT_FUNC, 0, 0, 0, 0, set_path, "FILE",
+	{ "samples-out", LR_OPT_STRING(struct lr_rx_conf, samples_out, 1,
+						lr_opt_check_out), "FILE",
 	  "write the latency samples to FILE after the run, one ns a line, "
 	  "every rx task's in task order (no)", "`--samples-out lat.txt`", NULL },
-	{ "dist-out", LR_OPT_FUNC, 0, 0, 0, 0, set_path, "FILE",
+	{ "dist-out", LR_OPT_STRING(struct lr_rx_conf, dist_out, 1,
+					     lr_opt_check_out), "FILE",
 	  "write the latency samples as a netem distribution table (iproute2's "
 	  "maketable) to FILE, and say the mean and deviation to give the "
 	  "delay role or tc with it: `delay MU SIGMA distribution FILE` (no)",

@@ -137,6 +137,55 @@ opt_integers_exact(void **state)
 	assert_true(c.small == UINT32_MAX);
 }
 
+/* LR_OPT_STR: text of min..size-1 bytes into its array, after its check;
+ * what is refused leaves the field as it was. */
+struct str_conf {
+	char name[8];
+	char spec[8];
+};
+
+static int
+no_x(void *conf, const char *key, const char *val)
+{
+	(void)conf;
+	return strchr(val, 'x') != NULL ?
+	       lr_err(EINVAL, "t: %s '%s': no x", key, val) : 0;
+}
+
+static const struct lr_opt str_tab[] = {
+	{ "name", LR_OPT_STRING(struct str_conf, name, 1, NULL), "S", "", NULL,
+	  NULL },
+	{ "spec", LR_OPT_STRING(struct str_conf, spec, 0, no_x), "S", "", NULL,
+	  NULL },
+	{ "out", LR_OPT_STRING(struct str_conf, spec, 1, lr_opt_check_out), "F",
+	  "", NULL, NULL },
+	{ 0 },
+};
+
+static void
+opt_strings(void **state)
+{
+	struct str_conf c = { "old", "old" };
+
+	(void)state;
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "name", "1234567"), 0);
+	assert_string_equal(c.name, "1234567");
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "name", "12345678"),
+			 -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "t: name '12345678': want 1..7 bytes"));
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "name", ""), -EINVAL);
+	assert_string_equal(c.name, "1234567");
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "spec", ""), 0);
+	assert_string_equal(c.spec, "");
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "spec", "axb"), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "no x"));
+	assert_string_equal(c.spec, "");
+	assert_int_equal(lr_opt_set(str_tab, &c, "t", "out", "/n/f"),
+			 -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "--out '/n/f': cannot write"));
+	assert_string_equal(c.spec, "");
+}
+
 static void
 parse_seconds(void **state)
 {
@@ -419,6 +468,7 @@ main(void)
 		cmocka_unit_test(parse_u64_rejects),
 		cmocka_unit_test(parse_u64_exact),
 		cmocka_unit_test(opt_integers_exact),
+		cmocka_unit_test(opt_strings),
 		cmocka_unit_test(parse_seconds),
 		cmocka_unit_test(err_message_names_cause),
 		cmocka_unit_test(frame_bytes_counts_fcs),
