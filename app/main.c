@@ -45,21 +45,30 @@ struct kv {
 	const char *val;
 };
 
+/* What the options --help, --version and --options-md ask: each is done
+ * alone, before EAL, and nothing runs. */
+struct actions {
+	bool help;
+	bool version;
+	char options_md[32];
+};
+
 struct opts {
 	const char *script;
 	int script_argc;
 	char **script_argv;
-	const char *role;
-	const char *port;
-	const char *json;
-	const char *csv;
-	const char *lcores;
+	char role[32];
+	char port[1024];	/* an id, a name or vdev devargs */
+	char json[PATH_MAX];
+	char csv[PATH_MAX];
+	char lcores[256];
 	double duration_s;
 	bool duration_given;
 	double series_s;
 	bool series_given;
-	bool live;
+	bool no_live;
 	bool allow_short;	/* a rate that fell short still exits 0 */
+	struct actions act;
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
 	unsigned int nb_kv;
 };
@@ -71,6 +80,106 @@ with_opts(const struct lr_role *r)
 	if (r->with_opts != NULL)
 		return r->with_opts;
 	return r->with != NULL ? r->with->opts : NULL;
+}
+
+static int
+check_role(void *conf, const char *key, const char *val)
+{
+	RTE_SET_USED(conf);
+	RTE_SET_USED(key);
+	if (lr_role_find(val) == NULL)
+		return lr_err(EINVAL, "unknown role '%s'", val);
+	return 0;
+}
+
+static int
+set_duration(void *conf, const char *key, const char *val)
+{
+	struct opts *o = conf;
+
+	if (lr_parse_seconds(val, &o->duration_s) != 0)
+		return lr_err(EINVAL, "--%s '%s': want seconds >= 0", key, val);
+	o->duration_given = true;
+	return 0;
+}
+
+static int
+set_series(void *conf, const char *key, const char *val)
+{
+	struct opts *o = conf;
+
+	if (lr_parse_seconds(val, &o->series_s) != 0 ||
+	    o->series_s < LR_STATS_SERIES_MIN_S || o->series_s > 3600)
+		return lr_err(EINVAL, "--%s '%s': want seconds from 0.001 to "
+			      "3600", key, val);
+	o->series_given = true;
+	return 0;
+}
+
+#define OC(field) LR_OPT_FIELD(struct opts, field)
+
+/* linerate's own options, in --help's and doc/usage.md's order; the port's
+ * and the roles' follow them. */
+static const struct lr_opt app_opts[] = {
+	{ "role", LR_OPT_STRING(struct opts, role, 1, check_role), "ROLE",
+	  "run ROLE, one of `roles:` in --help, each with its options below, "
+	  "on every queue of PORT", "`--role gen`", NULL },
+	{ "port", LR_OPT_STRING(struct opts, port, 1, NULL), "PORT",
+	  "port id, ethdev name, or vdev devargs (created if absent)",
+	  "`--port net_pcap0,tx_pcap=out.pcap`", NULL },
+	{ "lcores", LR_OPT_STRING(struct opts, lcores, 1, NULL), "LIST",
+	  "worker lcores for the queues, comma list, round robin (all workers)",
+	  "`--lcores 1,2`", NULL },
+	{ "duration", LR_OPT_FUNC, 0, 0, 0, 0, set_duration, "S",
+	  "stop after S seconds (0: when done, or Ctrl-C; a capture ends at its "
+	  "end); a finite number >= 0", "`--duration 10`", NULL },
+	{ "json", LR_OPT_STRING(struct opts, json, 1, lr_opt_check_out), "FILE",
+	  "write the result document (`-`: stdout, which then holds the "
+	  "document alone: the live line and the summary go to stderr)",
+	  "`--json result.json`", NULL },
+	{ "series", LR_OPT_FUNC, 0, 0, 0, 0, set_series, "S",
+	  "keep a time series in the result document: a sample every S seconds "
+	  "(0.001 to 3600) of the rates, local drops and rx's received, lost, "
+	  "PER and latency quantiles over the interval (its `series`)",
+	  "`--series 1`", NULL },
+	{ "csv", LR_OPT_STRING(struct opts, csv, 1, lr_opt_check_out), "FILE",
+	  "write rx's per-flow table as CSV (`-`: stdout, alone there as with "
+	  "`--json -`)", "`--csv flows.csv`", NULL },
+	{ "no-live", LR_OPT_FLAG, OC(no_live), 0, 1, NULL, NULL,
+	  "no live line once a second", "`--no-live`", NULL },
+	{ "allow-short", LR_OPT_FLAG, OC(allow_short), 0, 1, NULL, NULL,
+	  "exit 0 even when a paced rate fell short (still flagged in the live "
+	  "line, on stderr and in the result document)", "`--allow-short`",
+	  NULL },
+	{ "help", LR_OPT_FLAG, OC(act.help), 0, 1, NULL, NULL,
+	  "(alone, or `-h`) this help", "`linerate --help`", NULL },
+	{ "version", LR_OPT_FLAG, OC(act.version), 0, 1, NULL, NULL,
+	  "(alone) the version", "`linerate --version`", NULL },
+	{ "options-md", LR_OPT_STRING(struct opts, act.options_md, 1, NULL),
+	  "NAME", "(alone) print the option table of `linerate`, `port` or a "
+	  "role as this page has it, from the code", "`linerate --options-md gen`",
+	  NULL },
+	{ 0 },
+};
+
+/* The row of linerate's own option @p key, or NULL. */
+static const struct lr_opt *
+app_row(const char *key)
+{
+	const struct lr_opt *r;
+
+	for (r = app_opts; r->name != NULL; r++)
+		if (strcmp(r->name, key) == 0)
+			return r;
+	return NULL;
+}
+
+/* Is row @p r one of the options done alone (struct actions)? */
+static bool
+is_action(const struct lr_opt *r)
+{
+	return r->offset >= offsetof(struct opts, act) &&
+	       r->offset < offsetof(struct opts, act) + sizeof(struct actions);
 }
 
 /* The roles --role takes, from the role table: "gen, rx, probe; dist with
@@ -115,21 +224,11 @@ usage(FILE *f)
 "\n"
 "Always give EAL --no-pci on a machine whose NIC is not bound to DPDK.\n"
 "\n"
-"options:\n"
-"  --role ROLE       run one role on every queue of PORT (%s)\n"
-"  --port PORT       port id, ethdev name or vdev devargs (net_null0)\n"
-"  --lcores LIST     worker lcores for the queues, comma list (all workers)\n"
-"  --duration S      stop after S seconds (0: until done or Ctrl-C)\n"
-"  --json FILE       write the result document to FILE ('-': stdout)\n"
-"  --series S        a time series in it: rates, loss, latency each S s\n"
-"  --csv FILE        write rx's per-flow table as CSV to FILE ('-': stdout)\n"
-"  --no-live         no live line once a second\n"
-"  --allow-short     exit 0 even when a paced rate fell short (exit 3)\n"
-"  --help, --version\n"
-"  --options-md NAME print NAME's option table as doc/usage.md has it\n"
-"                    (port, or a role that has one)\n"
-"port options:\n",
+"roles: %s\n"
+"options:\n",
 		LR_VERSION, roles);
+	lr_opt_help(f, app_opts, NULL);
+	fputs("port options:\n", f);
 	lr_opt_help(f, lr_port_opts, NULL);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		fprintf(f, "%s options:\n", r->name);
@@ -146,17 +245,36 @@ options_md(const char *name)
 {
 	const struct lr_role *r = lr_role_find(name);
 
+	if (strcmp(name, "linerate") == 0) {
+		lr_opt_markdown(stdout, app_opts, NULL);
+		return 0;
+	}
 	if (strcmp(name, "port") == 0) {
 		lr_opt_markdown(stdout, lr_port_opts, NULL);
 		return 0;
 	}
 	if (r == NULL || r->opts == NULL) {
-		fprintf(stderr, "linerate: --options-md '%s': want port or a role "
-			"with an option table\n", name);
+		fprintf(stderr, "linerate: --options-md '%s': want linerate, port "
+			"or a role with an option table\n", name);
 		return EXIT_USAGE;
 	}
 	lr_opt_markdown(stdout, r->opts, with_opts(r));
 	return 0;
+}
+
+/* Do what an option done alone asked (struct actions). */
+static int
+act(const struct actions *a)
+{
+	if (a->help) {
+		usage(stdout);
+		return 0;
+	}
+	if (a->version) {
+		printf("linerate %s\n", LR_VERSION);
+		return 0;
+	}
+	return options_md(a->options_md);
 }
 
 static int
@@ -186,41 +304,34 @@ known_key(const char *key)
 	return false;
 }
 
-/* Has option --@p key (without '=value') been given already? */
+/* Has port or role option --@p key been given already? */
 static bool
-given_twice(const struct opts *o, const char *key)
+kv_given(const struct opts *o, const char *key)
 {
 	unsigned int i;
 
-	if (strcmp(key, "role") == 0)
-		return o->role != NULL;
-	if (strcmp(key, "port") == 0)
-		return o->port != NULL;
-	if (strcmp(key, "json") == 0)
-		return o->json != NULL;
-	if (strcmp(key, "csv") == 0)
-		return o->csv != NULL;
-	if (strcmp(key, "lcores") == 0)
-		return o->lcores != NULL;
-	if (strcmp(key, "duration") == 0)
-		return o->duration_given;
-	if (strcmp(key, "series") == 0)
-		return o->series_given;
 	for (i = 0; i < o->nb_kv; i++)
 		if (strcmp(o->kv[i].key, key) == 0)
 			return true;
 	return false;
 }
 
-/* Options after "--". @return 0, 1 (done: help/version) or -EXIT_USAGE. */
+/*
+ * Options after "--": linerate's own by app_opts, the port's and the
+ * roles' kept for apply_kv(). @return 0, 1 (an option done alone: o->act)
+ * or -EXIT_USAGE.
+ */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
+	uint64_t seen = 0;	/* app_opts rows given */
 	int i;
 
+	RTE_BUILD_BUG_ON(RTE_DIM(app_opts) > 64);
 	for (i = 0; i < argc; i++) {
 		char *a = argv[i], *eq;
 		const char *key, *val = NULL;
+		const struct lr_opt *r;
 
 		if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
 			if (a[0] == '-' && a[1] != '\0')
@@ -231,70 +342,49 @@ parse_opts(int argc, char **argv, struct opts *o)
 			return 0;
 		}
 		key = a + 2;
-		if (strcmp(key, "help") == 0) {
-			usage(stdout);
-			return 1;
-		}
-		if (strcmp(key, "version") == 0) {
-			printf("linerate %s\n", LR_VERSION);
-			return 1;
-		}
-		if (strcmp(key, "no-live") == 0) {
-			o->live = false;
-			continue;
-		}
-		if (strcmp(key, "allow-short") == 0) {
-			o->allow_short = true;
-			continue;
-		}
 		eq = strchr(a, '=');
 		if (eq != NULL) {
 			*eq = '\0';
 			val = eq + 1;
-		} else if (i + 1 < argc) {
+		}
+		r = app_row(key);
+		if (r != NULL && r->type == LR_OPT_FLAG) {
+			if (val != NULL)
+				return bad("option '%s' takes no value", a);
+			val = "";
+		} else if (val == NULL && i + 1 < argc) {
 			val = argv[++i];
-		} else if (strcmp(key, "role") == 0 || strcmp(key, "port") == 0 ||
-			   strcmp(key, "json") == 0 || strcmp(key, "csv") == 0 ||
-			   strcmp(key, "lcores") == 0 ||
-			   strcmp(key, "duration") == 0 ||
-			   strcmp(key, "series") == 0 || known_key(key)) {
-			return bad("option '%s' needs a value", a);
-		} else {
+		} else if (val == NULL) {
+			if (r != NULL || known_key(key))
+				return bad("option '%s' needs a value", a);
 			return bad("unknown option '%s'", a);
 		}
 		/* Every option takes one value: a second one would silently
 		 * win over the first (--role gen --role rx ran rx). */
-		if (given_twice(o, key))
+		if (r != NULL && r->type != LR_OPT_FLAG) {
+			uint64_t bit = 1ull << (r - app_opts);
+
+			if (seen & bit)
+				return bad("option '%s' is given twice", a);
+			seen |= bit;
+		} else if (r == NULL && kv_given(o, key)) {
 			return bad("option '%s' is given twice", a);
-		if (strcmp(key, "role") == 0) {
-			if (lr_role_find(val) == NULL)
-				return bad("unknown role '%s'", val);
-			o->role = val;
-		} else if (strcmp(key, "port") == 0) {
-			o->port = val;
-		} else if (strcmp(key, "json") == 0) {
-			o->json = val;
-		} else if (strcmp(key, "csv") == 0) {
-			o->csv = val;
-		} else if (strcmp(key, "lcores") == 0) {
-			o->lcores = val;
-		} else if (strcmp(key, "duration") == 0) {
-			if (lr_parse_seconds(val, &o->duration_s) != 0)
-				return bad("--duration '%s': want seconds >= 0", val);
-			o->duration_given = true;
-		} else if (strcmp(key, "series") == 0) {
-			if (lr_parse_seconds(val, &o->series_s) != 0 ||
-			    o->series_s < LR_STATS_SERIES_MIN_S || o->series_s > 3600)
-				return bad("--series '%s': want seconds from 0.001 "
-					   "to 3600", val);
-			o->series_given = true;
-		} else {
-			if (o->nb_kv == MAX_KV)
-				return bad("too many options at '%s'", a);
-			o->kv[o->nb_kv].key = key;
-			o->kv[o->nb_kv].val = val;
-			o->nb_kv++;
 		}
+		if (r != NULL) {
+			if (lr_opt_set(app_opts, o, "linerate", key, val) != 0) {
+				fprintf(stderr, "linerate: %s (see --help)\n",
+					lr_errmsg());
+				return -EXIT_USAGE;
+			}
+			if (is_action(r))
+				return 1;
+			continue;
+		}
+		if (o->nb_kv == MAX_KV)
+			return bad("too many options at '%s'", a);
+		o->kv[o->nb_kv].key = key;
+		o->kv[o->nb_kv].val = val;
+		o->nb_kv++;
 	}
 	return 0;
 }
@@ -317,6 +407,7 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 			const char *near = NULL;
 			unsigned int d = 3;	/* a typo or two, not a guess */
 
+			lr_opt_nearest(app_opts, o->kv[i].key, &near, &d);
 			lr_opt_nearest(lr_port_opts, o->kv[i].key, &near, &d);
 			if (role != NULL && role->opts != NULL)
 				lr_opt_nearest(role->opts, o->kv[i].key, &near, &d);
@@ -383,26 +474,6 @@ check_confs(const struct lr_role *role, const struct lr_port_conf *pc,
 	    (ret = role->with->conf_check(wc)) != 0)
 		fprintf(stderr, "linerate: %s (see --help)\n", lr_errmsg());
 	return ret;
-}
-
-/*
- * Can the result file be written (lr_out_check())? Asked before the run,
- * so that a typo in a directory costs no measurement: results are written
- * only at the end.
- */
-static int
-check_output(const char *opt, const char *path)
-{
-	int ret;
-
-	if (path == NULL)
-		return 0;
-	ret = lr_out_check(path);
-	if (ret == 0)
-		return 0;
-	fprintf(stderr, "linerate: --%s '%s': cannot write: %s\n", opt, path,
-		strerror(-ret));
-	return -EXIT_USAGE;
 }
 
 /* Does an option send IPFIX to stdout (--export file:-)? Then stdout
@@ -551,7 +622,7 @@ run_role(const struct opts *o, const struct lr_role *role,
 	uint16_t port;
 	int ret;
 
-	if (o->lcores != NULL) {
+	if (o->lcores[0] != '\0') {
 		ret = parse_lcores(o->lcores, workers, RTE_DIM(workers));
 		if (ret < 0) {
 			fprintf(stderr, "linerate: --lcores '%s': want a comma "
@@ -671,7 +742,7 @@ cleanup_at_exit(void)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { .live = true };
+	struct opts o = { 0 };
 	struct lr_port_conf pc;
 	const struct lr_role *role = NULL;
 	struct sigaction sa = { 0 };
@@ -689,39 +760,50 @@ main(int argc, char **argv)
 	for (eal_argc = 1; eal_argc < argc; eal_argc++)
 		if (strcmp(argv[eal_argc], "--") == 0)
 			break;
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-			  strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return 0;
+	/* An option done alone needs no "--" (linerate --help): without
+	 * one, the first argument is linerate's only if it is one of those;
+	 * anything else is EAL's (EAL has a --lcores of its own). */
+	if (eal_argc == argc && argc >= 2) {
+		static char help_opt[] = "--help";
+		const struct lr_opt *r = NULL;
+		char key[32];
+
+		if (strcmp(argv[1], "-h") == 0)
+			argv[1] = help_opt;
+		if (strncmp(argv[1], "--", 2) == 0) {
+			snprintf(key, sizeof(key), "%s", argv[1] + 2);
+			key[strcspn(key, "=")] = '\0';
+			r = app_row(key);
+		}
+		if (r != NULL && is_action(r)) {
+			ret = parse_opts(argc - 1, argv + 1, &o);
+			return ret < 0 ? EXIT_USAGE : act(&o.act);
+		}
 	}
-	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		printf("linerate %s\n", LR_VERSION);
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "--options-md") == 0)
-		return options_md(argv[2]);
 	if (eal_argc < argc) {
 		ret = parse_opts(argc - eal_argc - 1, argv + eal_argc + 1, &o);
-		if (ret != 0)
-			return ret > 0 ? 0 : EXIT_USAGE;
+		if (ret < 0)
+			return EXIT_USAGE;
+		if (ret > 0)
+			return act(&o.act);
 	}
-	if (o.script == NULL && o.role == NULL) {
+	if (o.script == NULL && o.role[0] == '\0') {
 		fprintf(stderr, "linerate: give SCRIPT.lua or --role ROLE after "
 			"'--' (see --help)\n");
 		return EXIT_USAGE;
 	}
-	if (o.script != NULL && o.role != NULL) {
+	if (o.script != NULL && o.role[0] != '\0') {
 		fprintf(stderr, "linerate: give SCRIPT.lua or --role, not both\n");
 		return EXIT_USAGE;
 	}
 	lr_port_conf_init(&pc);
-	if (o.role != NULL) {
+	if (o.role[0] != '\0') {
 		role = lr_role_find(o.role);
 		if (role->alone != NULL) {
 			fprintf(stderr, "linerate: %s\n", role->alone);
 			return EXIT_USAGE;
 		}
-		if (o.port == NULL) {
+		if (o.port[0] == '\0') {
 			fprintf(stderr, "linerate: --role %s needs --port\n", o.role);
 			return EXIT_USAGE;
 		}
@@ -736,22 +818,20 @@ main(int argc, char **argv)
 		role->conf_init(rc);
 		if (role->with != NULL)
 			role->with->conf_init(wc);
-	} else if (o.port != NULL || o.nb_kv != 0 || o.lcores != NULL ||
+	} else if (o.port[0] != '\0' || o.nb_kv != 0 || o.lcores[0] != '\0' ||
 		   o.duration_given) {
 		fprintf(stderr, "linerate: port and role options go with --role; "
 			"a script sets its own\n");
 		return EXIT_USAGE;
 	}
 	if (apply_kv(&o, role, &pc, rc, wc) != 0 ||
-	    (role != NULL && check_confs(role, &pc, rc, wc) != 0) ||
-	    check_output("json", o.json) != 0 || check_output("csv", o.csv) != 0) {
+	    (role != NULL && check_confs(role, &pc, rc, wc) != 0)) {
 		free(rc);
 		free(wc);
 		return EXIT_USAGE;
 	}
 	if (exports_to_stdout(&o) &&
-	    ((o.json != NULL && strcmp(o.json, "-") == 0) ||
-	     (o.csv != NULL && strcmp(o.csv, "-") == 0))) {
+	    (strcmp(o.json, "-") == 0 || strcmp(o.csv, "-") == 0)) {
 		fprintf(stderr, "linerate: --export file:- writes IPFIX to "
 			"stdout: give --json and --csv a file (see --help)\n");
 		free(rc);
@@ -794,9 +874,9 @@ main(int argc, char **argv)
 	 * line and the summary go to stderr then. So does IPFIX to stdout
 	 * (file:-), from when the exporter opens it, by CLI or Lua
 	 * (lr_human_out()). */
-	human = (o.json != NULL && strcmp(o.json, "-") == 0) ||
-		(o.csv != NULL && strcmp(o.csv, "-") == 0) ? stderr : stdout;
-	lr_stats_live(o.live, human);
+	human = strcmp(o.json, "-") == 0 || strcmp(o.csv, "-") == 0 ?
+		stderr : stdout;
+	lr_stats_live(!o.no_live, human);
 	if (o.series_given)
 		lr_stats_series(o.series_s);
 	lr_engine_set_tick(lr_stats_tick);
@@ -811,19 +891,19 @@ main(int argc, char **argv)
 	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
 	lr_stats_series_flush();
-	if (o.role != NULL && lr_engine_task_count() > 0) {
+	if (o.role[0] != '\0' && lr_engine_task_count() > 0) {
 		print_summary(lr_human_out(human));
 		/* A rate that fell short or a port that stopped is not a
 		 * success (a script judges its own tasks). */
 		if (rc_exit == 0)
 			rc_exit = verdict_exit(&o);
 	}
-	if (o.json != NULL && lr_stats_write_json(o.json) != 0) {
+	if (o.json[0] != '\0' && lr_stats_write_json(o.json) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
-	if (o.csv != NULL && lr_roles_write_csv(o.csv) != 0) {
+	if (o.csv[0] != '\0' && lr_roles_write_csv(o.csv) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
 		if (rc_exit == 0)
 			rc_exit = 1;

@@ -21,6 +21,9 @@
 enum lr_opt_type {
 	LR_OPT_UINT,		/**< an integer field of 1, 2, 4 or 8 bytes */
 	LR_OPT_BOOL,		/**< 0 or 1 into a bool */
+	LR_OPT_FLAG,		/**< a switch: given (without a value on the
+				 *   command line: "", or "1") sets a bool;
+				 *   "0" clears it */
 	LR_OPT_MS,		/**< seconds into a uint32_t of milliseconds */
 	LR_OPT_FUNC,		/**< the option's own parser (set) */
 	LR_OPT_STR,		/**< text into a char array of size bytes

@@ -94,6 +94,11 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 				      o->name, val);
 		*(bool *)((uint8_t *)conf + o->offset) = val[0] == '1';
 		return 0;
+	case LR_OPT_FLAG:
+		if (val[0] != '\0' && strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
+			return lr_err(EINVAL, "%s: %s takes no value", who, o->name);
+		*(bool *)((uint8_t *)conf + o->offset) = val[0] != '0';
+		return 0;
 	case LR_OPT_MS:
 		if (lr_parse_seconds(val, &secs) != 0 || secs > (double)o->max)
 			return lr_err(EINVAL, "%s: %s '%s': want seconds in "

@@ -2,6 +2,7 @@
 """Bad input at the command line: one clear line, the right exit code, no
 process left behind."""
 import os
+import re
 import shutil
 import subprocess
 from lrtest import LINERATE, eal, expect, load_json, main, run, tmpdir
@@ -15,6 +16,20 @@ def test_help_and_version():
     expect(r.returncode == 0 and r.stdout.startswith("linerate "), r.stdout)
     r = run(["--", "--help"])
     expect(r.returncode == 0 and "usage:" in r.stdout, r.stdout)
+
+
+def test_help_lists_every_option():
+    """--help has a line for every option of linerate's own table, which
+    doc/usage.md's table is (test_docs): `--key ARG` as the table says."""
+    r = run(["--options-md", "linerate"])
+    expect(r.returncode == 0, r.stderr)
+    rows = [l.split("`")[1] for l in r.stdout.splitlines()
+            if l.startswith("| `--")]
+    expect(len(rows) >= 10, r.stdout)
+    helptext = run(["--help"]).stdout
+    for row in rows:
+        expect(re.search(r"(?m)^  %s( |$)" % re.escape(row), helptext),
+               "--help lacks %r" % row)
 
 
 def test_unknown_option_exit_2():
@@ -346,6 +361,11 @@ def test_unknown_option_names_the_nearest():
                                typo, "1"])
         expect(r.returncode == 2 and "did you mean '%s'?" % near in r.stderr,
                (role, typo, r.stderr))
+    # linerate's own options are in the same table as their --help's.
+    r = run(eal("near3") + ["--", "--role", "gen", "--port", "net_null0",
+                            "--duraton", "1"])
+    expect(r.returncode == 2 and "did you mean '--duration'?" in r.stderr,
+           r.stderr)
     r = run(eal("near2") + ["--", "--role", "rx", "--port", "net_null0",
                             "--zzzzzz", "1"])
     expect(r.returncode == 2 and "did you mean" not in r.stderr, r.stderr)
@@ -457,7 +477,8 @@ def test_results_whole_or_not_at_all():
 
 
 if __name__ == "__main__":
-    main([test_help_and_version, test_unknown_option_exit_2, test_bad_eal_argument,
+    main([test_help_and_version, test_help_lists_every_option,
+          test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
           test_scripts_that_fail, test_repeated_and_exclusive_options_exit_2,
           test_contradictions_are_bad_options, test_outputs_checked_before_the_run,
