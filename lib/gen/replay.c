@@ -28,6 +28,7 @@
 #include <rte_memcpy.h>
 
 #include "lr_common.h"
+#include "lr_pkt.h"
 #include "lr_pool.h"
 #include "lr_port.h"
 #include "gen_internal.h"
@@ -114,66 +115,48 @@ struct rp_key {
 	uint8_t pad[3];
 };
 
-/* Where a frame's headers are (struct rp_frame), and its 5-tuple. */
+/* Where a frame's headers are (struct rp_frame), and its 5-tuple: where
+ * the locator finds them (lr_pkt.h), as rx will when it counts them. */
 static void
 parse(const uint8_t *d, uint32_t len, struct rp_frame *f, struct rp_key *k,
       bool *has_key)
 {
-	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ulen, ip_end;
-	uint16_t type;
+	uint32_t l4, ulen, ip_end;
+	enum lr_pkt_result r;
+	struct lr_pkt p;
 	uint8_t proto;
-	int tags = 0;
 
 	*has_key = false;
 	memset(k, 0, sizeof(*k));
-	if (len < RTE_ETHER_HDR_LEN)
+	r = lr_pkt_locate(d, len, len, &p);
+	/* An IP header with its options or extensions in the capture; its
+	 * length is not judged (the bytes are sent as captured). */
+	if (r != LR_PKT_OK && r != LR_PKT_BAD_LEN)
 		return;
-	memcpy(&type, d + 12, 2);
-	while ((type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
-		type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) && tags++ < 2) {
-		if (l3 + 4 > len)
-			return;
-		memcpy(&type, d + l3 + 2, 2);
-		l3 += 4;
-	}
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const void *)(d + l3);
-		uint32_t ihl;
+	f->l3 = p.l3;
+	if (p.l3type == LR_PKT_L3_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const void *)(d + p.l3);
 
-		if (l3 + sizeof(*ip) > len || (ip->version_ihl >> 4) != 4)
-			return;
-		ihl = (ip->version_ihl & 0xf) * 4u;
-		if (ihl < sizeof(*ip) || l3 + ihl > len)
-			return;
-		f->l3 = (uint16_t)l3;
 		f->l3type = L3_V4;
-		/* A later fragment has no L4 header. */
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
-			return;
-		proto = ip->next_proto_id;
 		memcpy(k->src, &ip->src_addr, 4);
 		memcpy(k->dst, &ip->dst_addr, 4);
-		l4 = l3 + ihl;
-		ip_end = l3 + rte_be_to_cpu_16(ip->total_length);
-		/* The first fragment's L4 sum covers the whole datagram:
-		 * fixable, but its data is not all here to stamp. */
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG))
-			proto = proto == IPPROTO_UDP ? 0xfe : proto;
-	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const void *)(d + l3);
+	} else {
+		const struct rte_ipv6_hdr *ip = (const void *)(d + p.l3);
 
-		if (l3 + sizeof(*ip) > len || (ip->vtc_flow & 0xf0) != 0x60)
-			return;
-		f->l3 = (uint16_t)l3;
 		f->l3type = L3_V6;
-		proto = ip->proto;
 		memcpy(k->src, ip->src_addr, 16);
 		memcpy(k->dst, ip->dst_addr, 16);
-		l4 = l3 + sizeof(*ip);
-		ip_end = l4 + rte_be_to_cpu_16(ip->payload_len);
-	} else {
-		return;
 	}
+	/* A later fragment has no L4 header. */
+	if (p.l4 == 0)
+		return;
+	proto = p.proto;
+	l4 = p.l4;
+	ip_end = p.l3_end;
+	/* The first fragment's L4 sum covers the whole datagram: fixable,
+	 * but its data is not all here to stamp. */
+	if (p.frag == LR_PKT_FRAG_FIRST)
+		proto = proto == IPPROTO_UDP ? 0xfe : proto;
 	if (proto == IPPROTO_TCP && l4 + sizeof(struct rte_tcp_hdr) <= len) {
 		f->l4csum = (uint16_t)(l4 + offsetof(struct rte_tcp_hdr, cksum));
 	} else if ((proto == IPPROTO_UDP || proto == 0xfe) &&

@@ -3,8 +3,8 @@
  * @file
  * The reflect role: every frame that arrives on a queue of --port goes back
  * out of the same queue of --port (or of --peer) with Ethernet, IP (v4 or
- * v6, after at most one 802.1Q tag, which stays) and UDP source and
- * destination swapped in place, in bursts, one task per queue. Linerate
+ * v6, where lr_pkt.h finds it: behind VLAN/QinQ tags, which stay, or MPLS
+ * labels) and UDP or TCP source and destination swapped in place, in bursts, one task per queue. Linerate
  * frames get LR_HDR_REFLECTED in their magic (lr_wire.h) and, with
  * --stamp 1, the reflector's receive and transmit TSC after the header;
  * other frames (ARP, other protocols, UDP without linerate's header) are
@@ -32,6 +32,7 @@
 #include <rte_udp.h>
 
 #include "lr_engine.h"
+#include "lr_pkt.h"
 #include "lr_wire.h"
 
 #define LR_REFLECT_PEER_MAX 256		/**< bytes of the peer's port spec */
@@ -74,69 +75,47 @@ struct lr_reflect_frame {
 };
 
 /**
- * Parse the frame @p d of @p len bytes (the first segment): Ethernet, one
- * optional 802.1Q tag, IPv4 (any IHL) or IPv6 (no extension header), UDP
- * or TCP; OWN when it is UDP whose data starts with linerate's magic and
- * holds the header, inside the datagram as both the IP and the UDP length
- * say (the sum covers no more: a stamp past either would not be in it).
- * Reads no byte past @p len.
+ * Parse the frame @p d of @p len bytes (the first segment): its headers
+ * where the locator finds them (lr_pkt.h: VLAN/QinQ tags, which stay, MPLS,
+ * IPv4 with options, IPv6 and its extension headers), UDP or TCP; OWN when
+ * it is UDP whose data starts with linerate's magic and holds the header,
+ * inside the datagram as both the IP and the UDP length say (the sum covers
+ * no more: a stamp past either would not be in it). Reads no byte past
+ * @p len.
  */
 static inline enum lr_reflect_kind
 lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 {
-	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, ip_end, dgram;
-	uint16_t type;
-	uint8_t proto;
+	uint32_t l4, dgram;
 	const struct rte_udp_hdr *udp;
 	const struct lr_pkt_hdr *h;
+	enum lr_pkt_result r;
+	struct lr_pkt k;
 
 	memset(f, 0, sizeof(*f));
 	if (len < RTE_ETHER_HDR_LEN)
 		return LR_REFLECT_RUNT;
-	type = ((const struct rte_ether_hdr *)d)->ether_type;
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		if (len < l3 + sizeof(struct rte_vlan_hdr))
-			return LR_REFLECT_OTHER;
-		type = ((const struct rte_vlan_hdr *)(d + l3))->eth_proto;
-		l3 += sizeof(struct rte_vlan_hdr);
-	}
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l3);
-
-		if (len < l3 + sizeof(*ip) || (ip->version_ihl >> 4) != 4 ||
-		    (ip->version_ihl & 0xf) < 5)
-			return LR_REFLECT_OTHER;
-		f->l3 = (uint16_t)l3;
-		f->ipv4 = true;
-		/* A later fragment has no ports: its addresses only. */
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
-			return LR_REFLECT_OTHER;
-		proto = ip->next_proto_id;
-		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
-		ip_end = l3 + rte_be_to_cpu_16(ip->total_length);
-	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
-
-		if (len < l3 + sizeof(*ip))
-			return LR_REFLECT_OTHER;
-		f->l3 = (uint16_t)l3;
-		proto = ip->proto;
-		l4 = l3 + sizeof(*ip);
-		ip_end = l4 + rte_be_to_cpu_16(ip->payload_len);
-	} else {
+	r = lr_pkt_locate(d, len, len, &k);
+	/* An IP header whole: its addresses are swapped, whatever follows
+	 * (a later fragment has no ports: its addresses only). */
+	f->l3 = k.l3;
+	f->ipv4 = k.l3type == LR_PKT_L3_IPV4;
+	/* The IP length is not judged: the datagram ends at the least of
+	 * it, the UDP length and the segment (below). */
+	if ((r != LR_PKT_OK && r != LR_PKT_BAD_LEN) || k.l4 == 0 ||
+	    (k.proto != IPPROTO_UDP && k.proto != IPPROTO_TCP) ||
+	    len < k.l4 + 4u)
 		return LR_REFLECT_OTHER;
-	}
-	if ((proto != IPPROTO_UDP && proto != IPPROTO_TCP) || len < l4 + 4)
-		return LR_REFLECT_OTHER;
+	l4 = k.l4;
 	f->l4 = (uint16_t)l4;
-	if (proto != IPPROTO_UDP || len < l4 + sizeof(*udp) + LR_HDR_BYTES)
+	if (k.proto != IPPROTO_UDP || len < l4 + sizeof(*udp) + LR_HDR_BYTES)
 		return LR_REFLECT_OTHER;
 	f->udp = true;
 	udp = (const struct rte_udp_hdr *)(d + l4);
 	h = (const struct lr_pkt_hdr *)(udp + 1);
 	/* The datagram as far as the IP and the UDP length both go. */
 	dgram = RTE_MIN((uint32_t)rte_be_to_cpu_16(udp->dgram_len),
-			ip_end > l4 ? ip_end - l4 : 0);
+			k.l3_end > l4 ? k.l3_end - l4 : 0);
 	if (!lr_hdr_magic_ok(h->magic) || dgram < sizeof(*udp) + LR_HDR_BYTES)
 		return LR_REFLECT_OTHER;
 	/* The UDP data as far as the segment and the datagram both go. */
@@ -158,7 +137,7 @@ lr_reflect_swap_bytes(uint8_t *a, uint8_t *b, unsigned int n)
 
 /**
  * Swap, in place, the source and destination of every layer @p f found:
- * Ethernet addresses (the 802.1Q tag stays), IPv4 or IPv6 addresses, UDP
+ * Ethernet addresses (the tags and labels stay), IPv4 or IPv6 addresses, UDP
  * or TCP ports.
  *
  * No checksum changes. The IPv4 header checksum is the ones' complement of

@@ -18,6 +18,7 @@
 #include "lr_common.h"
 #include "lr_netem.h"
 #include "lr_out.h"
+#include "lr_pkt.h"
 #include "lr_port.h"
 #include "lr_wire.h"
 #include "lr_rx.h"
@@ -939,16 +940,20 @@ out:
 
 /* The fast path: one burst per poll. */
 
-/* The most a frame's headers and stamps take: Ethernet, a tag, IPv4 with
- * options, UDP, linerate's header and the reflector's stamps (120 B). */
-#define RX_HDRS_MAX (RTE_ETHER_HDR_LEN + 4 + 60 + 8 + LR_HDR_BYTES + \
-		     LR_STAMPS_BYTES)
+/* The most a frame's headers and stamps take when a chain's first segment
+ * is too short for them: Ethernet, two tags, eight MPLS labels
+ * (LR_PKT_L2_MAX), IPv4 with options (more than IPv6's fixed header; IPv6
+ * extension headers past this are foreign in such a chain), UDP, linerate's
+ * header and the reflector's stamps (172 B). */
+#define RX_HDRS_MAX (LR_PKT_L2_MAX + 60 + 8 + LR_HDR_BYTES + LR_STAMPS_BYTES)
 
 /*
- * Find linerate's header: Ethernet, at most one 802.1Q tag, IPv4 (not a
- * fragment, any IHL) or IPv6 (UDP as next header), UDP. A chain whose
- * first segment is shorter than the headers (a PMD that splits headers
- * off) is read into @p scratch (RX_HDRS_MAX bytes) first.
+ * Find linerate's header: UDP, not in a fragment, where the header locator
+ * (lr_pkt.h: VLAN/QinQ tags, MPLS, IPv4, IPv6 and its extension headers)
+ * says the transport header is; the IP length is not judged, the UDP
+ * length is. A chain whose first segment is shorter than the headers (a
+ * PMD that splits headers off) is read into @p scratch (RX_HDRS_MAX bytes)
+ * first.
  * @return the header, or NULL (foreign) with *bad set when the magic is
  * there but the lengths do not fit the frame.
  */
@@ -956,7 +961,7 @@ static inline const struct lr_pkt_hdr *
 find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = m->data_len, l3 = RTE_ETHER_HDR_LEN, l4, ulen;
+	uint32_t len = m->data_len, l4, ulen;
 
 	if (unlikely(len < RX_HDRS_MAX && len < m->pkt_len)) {
 		len = RTE_MIN(m->pkt_len, (uint32_t)RX_HDRS_MAX);
@@ -966,33 +971,16 @@ find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 	}
 	const struct rte_udp_hdr *udp;
 	const struct lr_pkt_hdr *h;
-	uint16_t type;
+	struct lr_pkt k;
+	enum lr_pkt_result r;
 
 	if (len < LR_UDP4_HDRS_BYTES + LR_HDR_BYTES)
 		return NULL;
-	type = ((const struct rte_ether_hdr *)d)->ether_type;
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		type = ((const struct rte_vlan_hdr *)(d + l3))->eth_proto;
-		l3 += sizeof(struct rte_vlan_hdr);
-	}
-	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l3);
-
-		if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5 ||
-		    ip->next_proto_id != IPPROTO_UDP ||
-		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
-							   RTE_IPV4_HDR_MF_FLAG)))
-			return NULL;
-		l4 = l3 + (ip->version_ihl & 0xf) * 4u;
-	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + l3);
-
-		if (ip->proto != IPPROTO_UDP)
-			return NULL;
-		l4 = l3 + sizeof(*ip);
-	} else {
+	r = lr_pkt_locate(d, len, m->pkt_len, &k);
+	if ((r != LR_PKT_OK && r != LR_PKT_BAD_LEN) || k.proto != IPPROTO_UDP ||
+	    k.frag != LR_PKT_FRAG_NONE)
 		return NULL;
-	}
+	l4 = k.l4;
 	if (l4 + sizeof(*udp) + LR_HDR_BYTES > len)
 		return NULL;
 	udp = (const struct rte_udp_hdr *)(d + l4);

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The probe's packet parser: from the bytes of a frame to what a flow record
- * needs. Ethernet; up to two VLAN tags (802.1Q 0x8100, 802.1ad 0x88a8, the
- * old QinQ 0x9100); an MPLS label stack (up to 8 labels, then IPv4 or IPv6
- * by the version nibble); IPv4 with options and fragments; IPv6 with
- * hop-by-hop, routing, fragment, destination options and AH extension
- * headers (up to 8); TCP (ports, flags), UDP, SCTP (ports), ICMP and ICMPv6
- * (type and code as type << 8 | code in the destination port, as IPFIX
- * practice has it); any other protocol by its 3-tuple.
+ * The flow parser: from the bytes of a frame to what a flow record needs
+ * (the probe's flow cache, the distributor's UH records). The headers are
+ * found by the locator (lr_pkt.h: Ethernet, VLAN/QinQ, MPLS, IPv4, IPv6 and
+ * its extension headers); this reads their fields: addresses, ToS, TTL, IP
+ * length, fragment id; TCP (ports, flags), UDP, SCTP (ports), ICMP and
+ * ICMPv6 (type and code as type << 8 | code in the destination port, as
+ * IPFIX practice has it); any other protocol by its 3-tuple.
  *
  * It never reads past @p len. A frame it cannot use gets a reason: the
  * caller counts it by that reason.
