@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer: the L2-L4 parsers on any bytes. lr_parse (the probe's), the
- * trimmed-capture form with a wire length taken from the input, and the
- * reflect role's parse, swap, mark and stamps. Invariants beside
- * ASan/UBSan: an OK parse's offsets lie inside the frame; a swap applied
+ * libFuzzer: the L2-L4 parsers on any bytes. The header locator
+ * (lr_pkt.h), lr_parse (the flow parser on it), the trimmed-capture form
+ * with a wire length taken from the input, and the reflect role's parse,
+ * swap, mark and stamps. Invariants beside ASan/UBSan: an OK locate's
+ * headers lie inside the frame and the datagram, and the flow parser says
+ * what the locator said; an OK parse's offsets lie inside the frame; a swap applied
  * twice gives the frame back; after the reflector's swap, mark and both
  * stamps, a UDP sum that verified still verifies (tried on the frame as it
  * is and on a copy whose sum was made right first), and an IPv4 UDP sum of
@@ -16,6 +18,7 @@
 #include <rte_ip.h>
 
 #include "lr_parse.h"
+#include "lr_pkt.h"
 #include "lr_reflect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -106,6 +109,42 @@ out:
 	free(c);
 }
 
+/* The locator on the whole frame, and the flow parser against it. */
+static void
+check_locate(const uint8_t *a, uint32_t size)
+{
+	enum lr_pkt_result r, q;
+	struct lr_parsed p;
+	struct lr_pkt k;
+
+	r = lr_pkt_locate(a, size, size, &k);
+	q = (enum lr_pkt_result)lr_parse(a, size, &p);
+	if (r >= LR_PKT_RESULTS || k.frag > LR_PKT_FRAG_LATER ||
+	    k.l3type > LR_PKT_L3_IPV6 || k.tags > LR_PKT_TAGS_MAX ||
+	    k.mpls > LR_PKT_LABELS_MAX)
+		abort();
+	/* The IP header whole where it is said to be. */
+	if (k.l3 != 0 && k.l3 + (k.l3type == LR_PKT_L3_IPV4 ? 20u : 40u) > size)
+		abort();
+	if ((k.l3 == 0) != (k.l3type == LR_PKT_L3_NONE))
+		abort();
+	if (r == LR_PKT_OK) {
+		/* Inside the datagram, which is inside the frame. */
+		if (k.l3 == 0 || k.l3_end > size || k.l4 > k.l3_end ||
+		    (k.l4 == 0) != (k.frag == LR_PKT_FRAG_LATER) ||
+		    (k.l4 != 0 && k.l4 < k.l3 + 20u))
+			abort();
+		/* The flow parser stops only at a transport header cut. */
+		if (q != LR_PKT_OK && q != LR_PKT_TRUNC_L4)
+			abort();
+		if (q == LR_PKT_OK && (p.proto != k.proto || p.vlan != k.vlan ||
+				       (p.l4_off != 0 && p.l4_off != k.l4)))
+			abort();
+	} else if (q != r) {
+		abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -122,6 +161,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a == NULL)
 		return 0;
 	memcpy(a, data, size);
+	check_locate(a, (uint32_t)size);
 	if (lr_parse(a, (uint32_t)size, &p) == LR_PARSE_OK) {
 		if (p.l4_off > size)
 			abort();

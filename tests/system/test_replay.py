@@ -128,6 +128,49 @@ def test_ipv6_and_tcp_rewritten_with_valid_sums():
     expect((rx["received"], rx["lost"], rx["flows_seen"]) == (80, 0, 8), rx)
 
 
+def test_tagged_labelled_and_extended_frames_stamped_and_counted():
+    """A double-tagged (QinQ) capture replayed with --stamp: replay found the
+    UDP data behind the two tags and stamped it, and rx, which took one
+    802.1Q tag, counted every frame foreign (issue 26). Both find headers
+    with the one locator (lib/pkt) now: behind two tags of any of the three
+    types, an MPLS stack, IPv6 extension headers, a frame replay stamps is
+    one rx counts, with its flow, and every checksum stays right."""
+    from scapy.all import IP, UDP, Dot1AD, Dot1Q, Ether, IPv6, Raw, wrpcap
+    from scapy.contrib.mpls import MPLS
+    from scapy.layers.inet6 import IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop
+
+    def v4(i):
+        return IP(src="10.9.0.1", dst="10.9.0.2") / UDP(sport=1000 + i % 3, dport=9)
+
+    kinds = {
+        "qinq": lambda i: Ether() / Dot1AD(vlan=100) / Dot1Q(vlan=200) / v4(i),
+        "qinq9100": lambda i: Ether(type=0x9100) / Dot1Q(vlan=5) / Dot1Q(vlan=6) / v4(i),
+        "qinq8100": lambda i: Ether() / Dot1Q(vlan=7) / Dot1Q(vlan=8) / v4(i),
+        "mpls": lambda i: Ether() / MPLS(label=16, s=0) / MPLS(label=17, s=1) / v4(i),
+        "v6ext": lambda i: (Ether() / IPv6(src="fd00::1", dst="fd00::2") /
+                            IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() /
+                            UDP(sport=1000 + i % 3, dport=9)),
+    }
+    d = tmpdir()
+    for name, make in kinds.items():
+        src = os.path.join(d, name + ".pcap")
+        wrpcap(src, [Ether(bytes(make(i) / Raw(bytes(range(40))))) for i in range(30)])
+        out = os.path.join(d, name + ".out.pcap")
+        js = os.path.join(d, name + ".json")
+        r = gen("rpq", "net_pcap0,tx_pcap=" + out, "--pcap", src, "--loops", "2",
+                "--stamp", "1", "--loop-ip-step", "1", "--rate", "max", json_out=js)
+        expect(r.returncode == 0, (name, r.stderr[-600:]))
+        t = load_json(js)["tasks"][0]
+        expect((t["stamped_packets"], t["unstamped_packets"], t["flows"]) == (60, 0, 3),
+               (name, t))
+        rx = rx_count("rpqr", out)
+        print("%s: rx received %d, foreign %d, flows %d" % (
+            name, rx["received"], rx["foreign_packets"], rx["flows_seen"]))
+        expect((rx["received"], rx["foreign_packets"], rx["malformed_packets"],
+                rx["lost"], rx["flows_seen"]) == (60, 0, 0, 0, 6), (name, rx))
+        expect(tshark_bad_sums(out) == [], (name, "bad checksums"))
+
+
 def test_timing_kept_and_never_early():
     """A frame is never sent before its time at the capture's timing (x
     --multiplier); the gaps are the capture's but for the host's stalls,
@@ -406,6 +449,7 @@ def test_count_loops_forever_and_bad_input():
 if __name__ == "__main__":
     main([test_capture_of_gen_replayed_and_counted,
           test_ipv6_and_tcp_rewritten_with_valid_sums,
+          test_tagged_labelled_and_extended_frames_stamped_and_counted,
           test_timing_kept_and_never_early, test_capture_that_changes_while_loaded,
           test_timestamps_that_wrap_or_step_back,
           test_count_loops_forever_and_bad_input])

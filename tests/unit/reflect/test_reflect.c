@@ -336,6 +336,49 @@ test_others(void **state)
 	assert_int_equal(o.b[20], 0xab);
 }
 
+/* A second tag before the first (802.1ad, or the old 0x9100, outside an
+ * 802.1Q tag): linerate's frame all the same, swapped behind both tags,
+ * which stay. The reflector took one 802.1Q tag and reflected these as
+ * others, unmarked, while gen --pcap stamped them (issue 26). */
+static void
+test_qinq(void **state)
+{
+	static const uint16_t outer[] = { 0x88a8, 0x9100, 0x8100 };
+	unsigned int i, v6;
+
+	(void)state;
+	for (v6 = 0; v6 < 2; v6++) {
+		for (i = 0; i < RTE_DIM(outer); i++) {
+			struct frame o;
+			struct lr_reflect_frame f;
+			const struct rte_udp_hdr *u;
+
+			build(&o, v6, true, IPPROTO_UDP, LR_HDR_MAGIC, true, 9);
+			/* The outer tag goes in after the addresses. */
+			memmove(o.b + 16, o.b + 12, o.len - 12);
+			o.b[12] = (uint8_t)(outer[i] >> 8);
+			o.b[13] = (uint8_t)outer[i];
+			o.b[14] = 0x00;
+			o.b[15] = 77;
+			o.len += 4;
+			o.l3 += 4;
+			o.l4 += 4;
+			assert_int_equal(lr_reflect_parse(o.b, o.len, &f), LR_REFLECT_OWN);
+			assert_int_equal(f.l3, 22);
+			assert_int_equal(f.l4, o.l4);
+			assert_int_equal(f.udp_data, PAYLOAD);
+			lr_reflect_swap(o.b, &f);
+			lr_reflect_mark(o.b, &f, true, 5);
+			lr_reflect_stamp_tx(o.b, f.l4, f.ipv4, 6);
+			assert_int_equal(verify(&o, true), 0);
+			u = (const void *)(o.b + o.l4);
+			assert_int_equal(rte_be_to_cpu_16(u->dst_port), 1024 + 9);
+			assert_int_equal(o.b[15], 77);	/* the tags stay */
+			assert_int_equal(o.b[19], 42);
+		}
+	}
+}
+
 /* A frame cut anywhere: parsed as far as it goes, never OWN with less than
  * the header, nothing read past the cut (ASan's build would say). */
 static void
@@ -427,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_no_udp_checksum_stays_none),
 		cmocka_unit_test(test_checksums_hold_everywhere),
 		cmocka_unit_test(test_others),
+		cmocka_unit_test(test_qinq),
 		cmocka_unit_test(test_cut_frames),
 		cmocka_unit_test(test_stamps_inside_ip_length),
 	};
