@@ -3,7 +3,7 @@
 
 #include "lr_fw.h"
 
-/* The reasons, as lib/probe/lr_parse.h numbers them. */
+/* The reasons, as lib/pkt/lr_pkt.h (and lr_parse.h) number them. */
 enum { OK, NOT_IP, TRUNC_L2, TRUNC_L3, BAD_IHL, BAD_LEN, BAD_EXT, TRUNC_L4 };
 enum { FRAG_NONE, FRAG_FIRST, FRAG_LATER };
 

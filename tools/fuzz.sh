@@ -30,7 +30,8 @@ ALL="parse seq rx ipfix opts netem solve dist replay luaconf"
 # The sources each harness is for (its coverage is counted in these).
 files_of() {
 	case $1 in
-	parse) echo lib/probe/parse.c lib/probe/lr_parse.h lib/reflect/lr_reflect.h ;;
+	parse) echo lib/pkt/lr_pkt.h lib/pkt/parse.c lib/pkt/lr_parse.h \
+		lib/reflect/lr_reflect.h ;;
 	seq) echo lib/rx/lr_seq.h ;;
 	rx) echo lib/rx/rx.c lib/rx/lr_seq.h lib/common/lr_wire.h ;;
 	ipfix) echo lib/ipfix/ipfix.c ;;
@@ -38,7 +39,7 @@ files_of() {
 	netem) echo lib/netem/spec.c lib/netem/netem.c lib/netem/dist.c ;;
 	solve) echo lib/latency/read.c lib/latency/latency.c ;;
 	dist) echo lib/dist/dist.c lib/dist/fw_fast.c lib/dist/thash.c \
-		lib/probe/lr_parse_mbuf.h firmware-model/*.c ;;
+		lib/pkt/lr_parse_mbuf.h firmware-model/*.c ;;
 	replay) echo lib/gen/replay.c ;;
 	luaconf) echo lib/lua/lua.c ;;
 	esac
