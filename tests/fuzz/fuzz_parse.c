@@ -24,7 +24,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Does the frame hold the whole UDP datagram its IP length says (so that
- * its sum can be checked)? */
+ * its sum can be checked)? DPDK's IPv6 sum takes the payload length for the
+ * datagram's: only without extension headers. */
 static bool
 udp_inside(const uint8_t *d, uint32_t len, const struct lr_reflect_frame *f)
 {
@@ -34,6 +35,8 @@ udp_inside(const uint8_t *d, uint32_t len, const struct lr_reflect_frame *f)
 
 		return total >= rte_ipv4_hdr_len(ip) + 8u && f->l3 + total <= len;
 	}
+	if (f->l4 != f->l3 + 40u)
+		return false;
 	return rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)(const void *)
 				 (d + f->l3))->payload_len) >= 8 &&
 	       f->l3 + 40u + rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)
