@@ -56,14 +56,6 @@ LAYERS = (
 # Known breaks that other work in progress removes, each an exact edge
 # (including file, included file). Keep this empty when nothing is open.
 ALLOWED = {
-    # issue 26 item 2 (lib/pkt, one header locator, another branch): lib/dist
-    # takes the probe's parser today; the locator moves it below both and
-    # these lines go with it.
-    ("lib/dist/dist.c", "lib/probe/lr_frag.h"): "issue 26 item 2",
-    ("lib/dist/lr_dist.h", "lib/probe/lr_parse.h"): "issue 26 item 2",
-    ("lib/dist/lr_fw_fast.h", "lib/probe/lr_frag.h"): "issue 26 item 2",
-    ("lib/dist/lr_fw_fast.h", "lib/probe/lr_parse.h"): "issue 26 item 2",
-    ("lib/dist/lr_fw_fast.h", "lib/probe/lr_parse_mbuf.h"): "issue 26 item 2",
 }
 
 # Comments and string literals: names there are no declarations.
