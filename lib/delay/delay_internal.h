@@ -159,7 +159,8 @@ int lr_delay_poll(struct lr_task *t, uint64_t now_tsc);
 void lr_delay_report(const struct lr_task *t, json_t *o);
 void lr_delay_results(json_t *doc);
 void lr_delay_live(char *buf, size_t len);
-enum lr_verdict lr_delay_verdict(const struct lr_task *t, char *why, size_t len);
+enum lr_verdict lr_delay_verdict(const struct lr_task *t, char *why,
+				 size_t len);
 int lr_delay_check(void);
 
 #endif

@@ -141,6 +141,142 @@ due_tsc(struct reflect *r, const struct rte_mbuf *m, uint64_t now)
 	return d <= 0 ? now : now + (uint64_t)((double)d * r->tsc_per_ns);
 }
 
+/* ---- a burst's steps, in the order the poll takes them ---- */
+
+/* A burst of at most what --count leaves: the rest of the burst that
+ * reaches it is freed unread, counted apart (as rx does). */
+static inline uint16_t
+rx_burst(struct lr_task *t, struct reflect *r, struct rte_mbuf **pkts)
+{
+	uint16_t n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
+
+	if (unlikely(n > r->remaining)) {
+		r->c.past_count += n - r->remaining;
+		rte_pktmbuf_free_bulk(pkts + r->remaining,
+				      n - (unsigned int)r->remaining);
+		n = (uint16_t)r->remaining;
+	}
+	return n;
+}
+
+/*
+ * A frame from a pool other than the port's, copied into the port's pool
+ * (false: no mbuf, counted). The virtual wire hands over the sender's mbuf
+ * itself, and gen's mbufs keep their frame for the next send (its
+ * template): changed in place, gen would send our swap and flag next. A
+ * NIC, memif and pcap fill the port's own mbufs: the poll calls this only
+ * for a frame of another pool.
+ */
+static inline bool
+copy_to_pool(struct lr_task *t, struct reflect *r, struct rte_mbuf **m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(*m, r->pool, 0, UINT32_MAX);
+
+	rte_pktmbuf_free(*m);
+	if (c == NULL) {
+		r->c.no_mbuf++;
+		t->st.drops++;
+		return false;
+	}
+	r->c.copied++;
+	*m = c;
+	return true;
+}
+
+/*
+ * What a frame is to this task: lr_reflect_parse()'s answer, but for a
+ * frame that carries no mark of ours whose source is the tx port's own
+ * address: one we sent (it was addressed to us, and the swap made that its
+ * source) coming back, looped. A frame addressed to another MAC
+ * (promiscuous) is not caught so: --others drop, the default, is the safe
+ * choice on a loop.
+ */
+static inline enum lr_reflect_kind
+classify(const struct reflect *r, const uint8_t *d, uint32_t len,
+	 struct lr_reflect_frame *f)
+{
+	enum lr_reflect_kind kind = lr_reflect_parse(d, len, f);
+	const struct rte_ether_addr *src =
+		(const struct rte_ether_addr *)(d + RTE_ETHER_ADDR_LEN);
+
+	if (kind == LR_REFLECT_OTHER && r->others &&
+	    unlikely(rte_is_same_ether_addr(src, &r->mac)) &&
+	    !rte_is_zero_ether_addr(&r->mac))
+		return LR_REFLECT_LOOPED;
+	return kind;
+}
+
+/* A linerate frame swapped and marked reflected, with the receive stamp
+ * (--stamp 1): true when it got it (there was room), and its transmit
+ * stamp is due too. */
+static inline bool
+swap_mark(const struct reflect *r, uint8_t *d, const struct lr_reflect_frame *f,
+	  uint64_t now)
+{
+	lr_reflect_swap(d, f);
+	return lr_reflect_mark(d, f, r->stamp, now);
+}
+
+/* The burst's counts, kept in registers over it, stored once. */
+static inline void
+count_burst(struct lr_task *t, struct reflect *r, uint16_t n, uint64_t bytes,
+	    uint32_t own, uint32_t stamped, uint32_t looped, uint32_t others,
+	    uint32_t runts)
+{
+	r->c.reflected += own;
+	r->c.stamped += stamped;
+	if (r->stamp)
+		r->c.unstamped += own - stamped;
+	r->c.looped += looped;
+	if (r->others) {
+		r->c.others_reflected += others - runts;
+		r->c.others_dropped += runts;
+	} else {
+		r->c.others_dropped += others;
+	}
+	r->c.in += n;
+	t->st.rx_pkts += n;
+	t->st.rx_bytes += bytes;
+}
+
+/* Without --add-delay: the transmit stamps written, the burst sent. */
+static inline void
+send_now(struct lr_task *t, struct reflect *r, struct rte_mbuf **out,
+	 const uint16_t *l4, const bool *v4, uint16_t k, uint64_t obytes)
+{
+	uint16_t i;
+
+	if (r->stamp) {
+		uint64_t tx_tsc = rte_rdtsc();
+
+		for (i = 0; i < k; i++)
+			if (l4[i] != 0)
+				lr_reflect_stamp_tx(
+					rte_pktmbuf_mtod(out[i], uint8_t *),
+					l4[i], v4[i], tx_tsc);
+	}
+	if (k != 0)
+		tx_send(t, r, out, k, obytes);
+}
+
+/* With --add-delay: each frame into the wheel, what is due sent. */
+static inline void
+send_later(struct lr_task *t, struct reflect *r, struct rte_mbuf **out,
+	   const uint16_t *l4, const bool *v4, uint16_t k, uint64_t now)
+{
+	uint16_t i;
+
+	/* The cursor catches up first (a stall of the lcore leaves it
+	 * behind by the stall; an empty wheel's may be the task's start),
+	 * so that every frame due within the wheel's span finds its slot. */
+	release(t, r, now);
+	for (i = 0; i < k; i++)
+		hold(t, r, out[i], l4[i], v4[i], due_tsc(r, out[i], now));
+	release(t, r, rte_rdtsc());
+}
+
+/* ---- the burst loop ---- */
+
 int
 lr_reflect_poll(struct lr_task *t, uint64_t now)
 {
@@ -159,15 +295,7 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 			release(t, r, rte_rdtsc());
 		return r->c.held == 0;
 	}
-	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
-	/* --count N reflects N exactly: the rest of the burst that reaches
-	 * it is freed unread, counted apart (as rx does). */
-	if (unlikely(n > r->remaining)) {
-		r->c.past_count += n - r->remaining;
-		rte_pktmbuf_free_bulk(pkts + r->remaining,
-				      n - (unsigned int)r->remaining);
-		n = (uint16_t)r->remaining;
-	}
+	n = rx_burst(t, r, pkts);
 	if (n == 0) {
 		if (r->delay && r->c.held != 0) {
 			release(t, r, rte_rdtsc());
@@ -186,35 +314,15 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 		if (i + LR_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + LR_PREFETCH], void *));
 		bytes += m->pkt_len;
-		/*
-		 * The virtual wire hands over the sender's mbuf itself, and
-		 * gen's mbufs keep their frame for the next send (its
-		 * template): changed in place, gen would send our swap and
-		 * flag next. A frame from a pool other than the port's is
-		 * copied into the port's pool first. A NIC, memif and pcap
-		 * fill the port's own mbufs.
-		 */
-		if (unlikely(m->pool != r->pool)) {
-			struct rte_mbuf *c = rte_pktmbuf_copy(m, r->pool, 0,
-							      UINT32_MAX);
-
-			rte_pktmbuf_free(m);
-			if (c == NULL) {
-				r->c.no_mbuf++;
-				t->st.drops++;
-				continue;
-			}
-			r->c.copied++;
-			m = c;
-		}
+		if (unlikely(m->pool != r->pool) && !copy_to_pool(t, r, &m))
+			continue;
 		d = rte_pktmbuf_mtod(m, uint8_t *);
-		switch (lr_reflect_parse(d, m->data_len, &f)) {
+		switch (classify(r, d, m->data_len, &f)) {
 		case LR_REFLECT_OWN:
-			lr_reflect_swap(d, &f);
 			own++;
 			l4[k] = 0;
 			v4[k] = f.ipv4;
-			if (lr_reflect_mark(d, &f, r->stamp, now)) {
+			if (swap_mark(r, d, &f, now)) {
 				stamped++;
 				l4[k] = f.l4;
 			}
@@ -233,21 +341,8 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 			drop[nd++] = m;
 			break;
 		default:
-			/*
-			 * Other frames carry no mark of ours. One whose source
-			 * is the tx port's own address is one we sent (it was
-			 * addressed to us, and the swap made that its source)
-			 * coming back: dropped as looped. A frame addressed to
-			 * another MAC (promiscuous) is not caught so: --others
-			 * drop, the default, is the safe choice on a loop.
-			 */
-			if (r->others && unlikely(rte_is_same_ether_addr(
-				(const struct rte_ether_addr *)(d + RTE_ETHER_ADDR_LEN),
-				&r->mac)) && !rte_is_zero_ether_addr(&r->mac)) {
-				looped++;
-				drop[nd++] = m;
-				break;
-			}
+			/* Not linerate's: sent back swapped as far as it
+			 * parses with --others reflect, else dropped. */
 			others++;
 			if (!r->others) {
 				drop[nd++] = m;
@@ -260,46 +355,15 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 			break;
 		}
 	}
-	r->c.reflected += own;
-	r->c.stamped += stamped;
-	if (r->stamp)
-		r->c.unstamped += own - stamped;
-	r->c.looped += looped;
-	if (r->others) {
-		r->c.others_reflected += others - runts;
-		r->c.others_dropped += runts;
-	} else {
-		r->c.others_dropped += others;
-	}
-	r->c.in += n;
-	t->st.rx_pkts += n;
-	t->st.rx_bytes += bytes;
+	count_burst(t, r, n, bytes, own, stamped, looped, others, runts);
 	if (nd != 0) {
 		t->st.drops += nd;
 		rte_pktmbuf_free_bulk(drop, nd);
 	}
-	if (!r->delay) {
-		if (r->stamp) {
-			uint64_t tx_tsc = rte_rdtsc();
-
-			for (i = 0; i < k; i++)
-				if (l4[i] != 0)
-					lr_reflect_stamp_tx(
-						rte_pktmbuf_mtod(out[i], uint8_t *),
-						l4[i], v4[i], tx_tsc);
-		}
-		if (k != 0)
-			tx_send(t, r, out, k, obytes);
-	} else {
-		/* The cursor catches up first (a stall of the lcore leaves it
-		 * behind by the stall; an empty wheel's may be the task's
-		 * start), so that every frame due within the wheel's span
-		 * finds its slot. */
-		release(t, r, now);
-		for (i = 0; i < k; i++)
-			hold(t, r, out[i], l4[i], v4[i], due_tsc(r, out[i], now));
-		release(t, r, rte_rdtsc());
-	}
+	if (!r->delay)
+		send_now(t, r, out, l4, v4, k, obytes);
+	else
+		send_later(t, r, out, l4, v4, k, now);
 	if (r->remaining <= n) {
 		r->remaining = 0;
 		return r->c.held == 0;
