@@ -3,21 +3,12 @@
 --
 --   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/per-sweep.lua [key=value ...]
 --
---   mode=wire|memif|ports  where gen sends and rx receives (testbed.lua) (wire)
---   rate=100%              gen's rate: 100% of speed, 5Mpps, 9Gbps ... (100%)
---   speed=10G              the link speed the % and the theory refer to (10G)
---   seconds=2              per size; or count=N packets, or bytes=400G
---   sizes=18,64,...        user data sizes (the paper's 17)
---   flows=1                flows per size
---   json=FILE              the rows as JSON lines, one per size
---   tolerance=99.9         gen's --rate-tolerance in %: a size whose offered
---                          rate is below it is INVALID
---   catch_up=100           gen's catch-up after a stall, us (a machine whose
---                          worker CPU is shared stalls for ms: 20000 makes
---                          the time up, in bursts, instead of losing it)
+-- `help` lists the arguments (those of testbed.lua too: mode=, speed=).
 --
 -- A size whose gen fell short of its rate or stopped (testbed.invalid) is
--- printed as INVALID and left out of the worst PER; the script then fails.
+-- printed as INVALID and left out of the worst PER; the run then ends with
+-- an INVALID line and exit 3. Counts a link cannot make (more received than
+-- sent, duplicates) are an error: exit 1.
 --
 -- Columns: the paper's Table 1 (frame size, overhead, theoretical frame
 -- rate and user data rate) for each size, what was achieved, and Table 3:
@@ -25,35 +16,33 @@
 local linerate = require("linerate")
 local testbed = require("testbed")
 
-local opt = testbed.args(arg, { mode = "wire", rate = "100%", speed = "10G",
-                                seconds = 2, flows = 1 },
-                        { "sizes", "count", "bytes", "tolerance", "catch_up",
-                          "json", table.unpack(testbed.keys) })
--- Each size's run is bounded: by seconds, or count or bytes (0 would be
--- a gen without an end).
-testbed.positive(opt, opt.count and "count" or opt.bytes and "bytes" or "seconds")
-testbed.positive(opt, "flows")
+local opt = testbed.params(arg, testbed.with{
+	{ "rate", "100%", "any", "gen's rate: 100% of speed=, 5Mpps, 9Gbps, pps", min = 0 },
+	{ "seconds", 2, "num", "per size (unless count= or bytes=)", above = 0 },
+	{ "count", nil, "int", "packets per size, instead of seconds=", min = 1 },
+	{ "bytes", nil, "any", "bytes per size, instead of seconds= (400G)" },
+	{ "sizes", "18,64,128,256,472,772,1000,1472,1700,1800,1900,2000,2200,2972," ..
+	  "4472,5972,8972", "sizes", "UDP user data sizes (the paper's 17)", min = 1, max = 8972 },
+	{ "flows", 1, "int", "flows per size", min = 1, max = 65536 },
+	{ "json", nil, "out", "the rows as JSON lines, one per size" },
+	{ "tolerance", nil, "num", "gen's --rate-tolerance in % (99.9): a size " ..
+	  "offered below it is INVALID", above = 1, max = 100 },
+	{ "catch_up", nil, "num", "gen's catch-up after a stall, us (20000 makes " ..
+	  "a shared CPU's ms stalls up in bursts)", min = 0 },
+}, "the ESS paper's PER by UDP data size")
 -- Table 3 of the paper: PER by user data size.
 local paper = { [64] = 4.0e-1, [128] = 4.0e-1, [256] = 4.1e-1, [472] = 3.9e-1,
                 [772] = 3.8e-1, [1000] = 3.8e-1, [1472] = 2.0e-1, [1700] = 7.1e-2,
                 [1800] = 3.2e-3, [1900] = 6.1e-6, [2000] = 1.3e-6, [2200] = 0,
                 [2972] = 0, [4472] = 0, [5972] = 0, [8972] = 0 }
-local sizes = { 18, 64, 128, 256, 472, 772, 1000, 1472, 1700, 1800, 1900, 2000,
-                2200, 2972, 4472, 5972, 8972 }
-if opt.sizes then
-	sizes = {}
-	for s in tostring(opt.sizes):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
-	if #sizes == 0 then testbed.usage_error("argument sizes=: give at least one data size") end
-end
-local speed = testbed.bps(opt.speed) or
-	testbed.usage_error(("argument speed=%s: want bit/s, e.g. 10G, 10Gbps, 1e10")
-	                    :format(tostring(opt.speed)))
+local sizes = opt.sizes
+local speed = opt.speed
 
 linerate.live(false)
 local tb <close> = testbed.open(opt)
 local out = opt.json and assert(io.open(opt.json, "w"))
 print(("per-sweep: mode %s, rate %s of a %s link, %s per size, %d flow(s)")
-      :format(opt.mode, opt.rate, opt.speed,
+      :format(opt.mode, opt.rate, ("%gG"):format(opt.speed / 1e9),
               opt.count and (opt.count .. " packets") or opt.bytes and (opt.bytes .. " B")
               or (opt.seconds .. " s"), opt.flows))
 print(("%6s %6s %6s | %8s %8s | %7s %7s | %12s %12s %10s %9s | %8s | %8s %8s")
@@ -61,7 +50,7 @@ print(("%6s %6s %6s | %8s %8s | %7s %7s | %12s %12s %10s %9s | %8s | %8s %8s")
               "received", "lost", "PER", "paper", "p50 us", "p99 us"))
 print(("%6s %6s %6s | %8s %8s | %7s %7s |"):format("B", "B", "", "Mpps", "Mpps",
                                                    "Gb/s", "Gb/s"))
-local worst, invalid = 0, 0
+local worst, shorts, faults = 0, {}, {}
 for step, data in ipairs(sizes) do
 	local frame = linerate.frame_size(data)
 	local theo_pps = linerate.line_rate(speed, frame)
@@ -70,14 +59,9 @@ for step, data in ipairs(sizes) do
 	local g = { role = "gen", port = tb.tx, ["data-size"] = data, rate = opt.rate,
 	            flows = opt.flows, ["flow-base"] = base,
 	            ["src-port"] = "1024-" .. (1023 + opt.flows) }
-	if opt.tolerance then
-		-- A percentage, as gen's option: 0.999 would accept a run that
-		-- offered 1 % of its rate.
-		local t = tonumber(opt.tolerance)
-		assert(t and t > 1 and t <= 100, ("per-sweep: tolerance=%s: a "
-		       .. "percentage (99.9), not a fraction"):format(opt.tolerance))
-		g["rate-tolerance"] = opt.tolerance
-	end
+	-- A percentage, as gen's option (above 1: 0.999 would accept a run
+	-- that offered 1 % of its rate).
+	if opt.tolerance then g["rate-tolerance"] = opt.tolerance end
 	if opt.catch_up then g["catch-up"] = opt.catch_up end
 	if opt.count then g.count = opt.count
 	elseif opt.bytes then g.bytes = opt.bytes
@@ -90,16 +74,16 @@ for step, data in ipairs(sizes) do
 	-- Loss is what was sent and not received once; rx's sequence numbers
 	-- say the same except for a tail lost after the last arrival.
 	local lost = s.tx_packets - r.received
-	local per = s.tx_packets > 0 and lost / s.tx_packets or 0
+	local per = s.tx_packets > 0 and lost / s.tx_packets or nil
 	-- Shortfall: a gen that did not send at its rate measured the
 	-- machine, not the link; impossible counts (more received than sent,
 	-- duplicates on a point-to-point link) measured a fault. Either row
 	-- stands apart from the worst PER.
-	local short = testbed.invalid(s)
+	local short = testbed.invalid(s) or (not per and "gen sent nothing")
 	local bad = testbed.impossible(s.tx_packets, r)
-	if short or bad then
-		invalid = invalid + 1
-	else
+	if short then shorts[#shorts + 1] = ("%d B: %s"):format(data, short) end
+	if bad then faults[#faults + 1] = ("%d B: %s"):format(data, bad) end
+	if not (short or bad) then
 		worst = math.max(worst, per)
 	end
 	local lat = r.latency or {}
@@ -111,16 +95,17 @@ for step, data in ipairs(sizes) do
 		gbps = s.tx_mpps * 1e6 * data * 8 / 1e9,
 		sent = s.tx_packets, received = r.received, lost = lost, per = per,
 		seq_lost = r.lost, dup = r.dup, out_of_order = r.out_of_order,
-		paper_per = paper[data], p50_us = (lat.p50_ns or 0) / 1e3,
-		p99_us = (lat.p99_ns or 0) / 1e3,
+		paper_per = paper[data],
+		p50_us = lat.p50_ns and lat.p50_ns / 1e3,	-- nil: none
+		p99_us = lat.p99_ns and lat.p99_ns / 1e3,
 		offered = s.offered, short = short,	-- why it is INVALID, or nil
 		invalid = bad,				-- impossible counts, or nil
 	}
-	print(("%6d %6d %6.1f | %8.3f %8.3f | %7.3f %7.3f | %12d %12d %10d %9.2e | %8s | %8.1f %8.1f")
+	print(("%6d %6d %6.1f | %8.3f %8.3f | %7.3f %7.3f | %12d %12d %10d %9s | %8s | %8s %8s")
 	      :format(data, frame, row.overhead * 100, row.theo_mpps, row.mpps, row.theo_gbps,
-	              row.gbps, row.sent, row.received, lost, per,
+	              row.gbps, row.sent, row.received, lost, testbed.num(per, "%.2e"),
 	              row.paper_per and ("%.1e"):format(row.paper_per) or "-",
-	              row.p50_us, row.p99_us))
+	              testbed.num(row.p50_us, "%.1f"), testbed.num(row.p99_us, "%.1f")))
 	if short then print(("%6d INVALID: %s"):format(data, short)) end
 	if bad then print(("%6d INVALID: %s"):format(data, bad)) end
 	if out then
@@ -135,9 +120,14 @@ for step, data in ipairs(sizes) do
 end
 tb:close()
 if out then out:close() end
-if invalid > 0 then
-	print(("per-sweep: worst PER %.3g over %d valid sizes; %d INVALID (rate short, "
-	       .. "gen stopped or impossible counts)"):format(worst, #sizes - invalid, invalid))
-	error(("per-sweep: %d of %d sizes INVALID"):format(invalid, #sizes), 0)
+local valid = #sizes - #shorts - #faults
+print(("per-sweep: worst PER %s over %d valid sizes%s"):format(
+	valid > 0 and ("%.3g"):format(worst) or "none", valid,
+	(#shorts + #faults > 0) and ("; %d INVALID (rate short, gen stopped or " ..
+	"impossible counts)"):format(#shorts + #faults) or ""))
+-- Counts a link cannot make are a fault of the testbed or the tool: an
+-- error. A size the generator fell short on is the tester's limit: exit 3.
+if #faults > 0 then
+	error(("per-sweep: impossible counts: %s"):format(table.concat(faults, "; ")), 0)
 end
-print(("per-sweep: worst PER %.3g"):format(worst))
+testbed.finish(shorts)

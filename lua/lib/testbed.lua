@@ -19,8 +19,31 @@ local linerate = require("linerate")
 
 local testbed = {}
 
--- The testbed's own keys, which every scenario that opens one takes.
-testbed.keys = { "mode", "tx", "rx", "mtu", "speed", "peer_eal" }
+-- The testbed's own arguments, which every scenario that opens one takes
+-- (testbed.params' entries; testbed.with() adds them to a scenario's).
+testbed.spec = {
+	{ "mode", "wire", "choice", "where gen sends and rx receives: wire (one " ..
+	  "process), memif (a peer process on the other core), ports (tx=, rx=)",
+	  choices = { "wire", "memif", "ports" } },
+	{ "tx", nil, "str", "mode=ports: the port gen sends on (devargs)" },
+	{ "rx", nil, "str", "mode=ports: the port rx receives on (devargs)" },
+	{ "mtu", 9000, "int", "the ports' MTU", min = 68, max = 9600 },
+	{ "speed", "10G", "bps", "the link speed that rates in % refer to", min = 1e6 },
+	{ "peer_eal", "--no-huge -m 512", "str", "mode=memif: the peer's EAL memory options" },
+}
+testbed.keys = {}
+for _, e in ipairs(testbed.spec) do testbed.keys[#testbed.keys + 1] = e[1] end
+
+-- @p spec with the testbed's own arguments after it (a key the scenario
+-- describes itself keeps its own entry).
+function testbed.with(spec)
+	local out, have = {}, {}
+	for _, e in ipairs(spec) do out[#out + 1] = e; have[e[1]] = true end
+	for _, e in ipairs(testbed.spec) do
+		if not have[e[1]] then out[#out + 1] = e end
+	end
+	return out
+end
 
 -- The script's name for its messages: rfc2544 for lua/rfc2544.lua.
 local function script_name()
@@ -59,7 +82,11 @@ end
 --   bps    a rate in bit/s (10G, 10Gbps, 1e10)   bool  0 or 1
 --   choice one of choices (a string)             str   any string
 --   sizes  a comma list of integers in range     set   a comma list of choices
+--   nums   a comma list of numbers in range
 --   out    a file to write: its directory must exist (checked now)
+--   dir    a directory that exists
+--   any    a number when it reads as one (then finite and in range), else
+--          the string (rate=: 100000, 50%, 1Mpps, max: gen reads them)
 -- `help` prints them with their defaults. Every error is one line and
 -- exit 2 (testbed.usage_error). Returns the values (sizes and set as
 -- lists, bool as a boolean, bps as a number).
@@ -86,8 +113,16 @@ local function check_value(e, v)
 		local x = math.tointeger(tonumber(v))
 		return range(x or bad("an integer"), "an integer")
 	elseif kind == "bps" then
-		return range(testbed.bps(v) or bad("bit/s, e.g. 10G, 10Gbps, 10000M, 1e10"),
-		             "bit/s")
+		local x = range(testbed.bps(v) or bad("bit/s, e.g. 10G, 10Gbps, 10000M, 1e10"),
+		                "bit/s")
+		return math.tointeger(x) or x
+	elseif kind == "any" then
+		local x = tonumber(v)
+		if x == nil then
+			if tostring(v) == "" then bad("a value") end
+			return v
+		end
+		return range(x, "a number")
 	elseif kind == "bool" then
 		if v == 1 or v == "1" or v == true or v == "true" or v == "yes" then return true end
 		if v == 0 or v == "0" or v == false or v == "false" or v == "no" then return false end
@@ -97,10 +132,18 @@ local function check_value(e, v)
 			if tostring(v) == c then return c end
 		end
 		bad(table.concat(e.choices, ", "))
-	elseif kind == "sizes" or kind == "set" then
+	elseif kind == "sizes" or kind == "set" or kind == "nums" then
 		local list = {}
 		for s in tostring(v):gmatch("[^,]+") do
-			if kind == "sizes" then
+			if kind == "nums" then
+				local x = tonumber(s)
+				if not x or x ~= x or (e.min and x < e.min) or (e.max and x > e.max) or
+				   (e.above and x <= e.above) then
+					bad(("numbers%s, comma separated (not '%s')"):format(
+					    e.max and (" up to %g"):format(e.max) or "", s))
+				end
+				list[#list + 1] = x
+			elseif kind == "sizes" then
 				local x = math.tointeger(tonumber(s))
 				if not x or (e.min and x < e.min) or (e.max and x > e.max) then
 					bad(("integers %d..%d, comma separated (not '%s')")
@@ -127,6 +170,11 @@ local function check_value(e, v)
 		if not f then bad(("a file in a directory that exists (no %s)"):format(dir)) end
 		f:close()
 		return path
+	elseif kind == "dir" then
+		local f = io.open(tostring(v) .. "/.", "r")
+		if not f then bad("a directory that exists") end
+		f:close()
+		return tostring(v)
 	end
 	return v
 end
@@ -174,45 +222,38 @@ function testbed.params(argv, spec, about)
 	return o, given
 end
 
--- key=value arguments over defaults; numbers stay numbers. With @p known
--- (a list of keys beyond the defaults'), any other key is an error: a
--- typo (trials=60 for trial=60) is said, not run with the default. Errors
--- are one line and exit 2; `help` lists the keys and their defaults.
+-- key=value arguments over @p defaults, for a script that does not
+-- describe them (testbed.params does, with help for each): a key whose
+-- default is a number takes a finite number >= 0 (rate= also with its
+-- unit), any other key a string, or a number when it reads as one. The
+-- keys are the defaults', @p known's (a list) and the testbed's own; any
+-- other is an error (a typo, trials=60 for trial=60, is said, not run
+-- with the default). The one parser is testbed.params.
 function testbed.args(argv, defaults, known)
-	local o, ok = {}, {}
-	for k, v in pairs(defaults or {}) do o[k] = v; ok[k] = true end
-	for _, k in ipairs(known or {}) do ok[k] = true end
-	local names = {}
-	for n in pairs(ok) do names[#names + 1] = n end
-	table.sort(names)
-	for _, a in ipairs(argv) do
-		if a == "help" or a == "--help" or a == "-h" then
-			local spec = {}
-			for _, n in ipairs(names) do spec[#spec + 1] = { n, defaults and defaults[n] } end
-			print_help(spec)
-			os.exit(0)
-		end
-		local k, v = a:match("^([%w_]+)=(.*)$")
-		if not k then
-			testbed.usage_error(("argument '%s': want key=value"):format(a))
-		end
-		if known and not ok[k] then
-			testbed.usage_error(("argument '%s': no such key (keys: %s)")
-			                    :format(k, table.concat(names, ", ")))
-		end
-		o[k] = tonumber(v) or v
-		-- A key whose default is a number (a count, a size, seconds)
-		-- takes a finite number >= 0; a rate= may also be written with
-		-- its unit (1Mpps), which gen reads.
-		local d = defaults and defaults[k]
-		if type(d) == "number" and not (k == "rate" and type(o[k]) == "string") then
-			local x = tonumber(v)
-			if x == nil or x ~= x or x < 0 or x == math.huge then
-				testbed.usage_error(("argument %s=%s: want a number >= 0"):format(k, v))
-			end
-		end
+	local spec, have = {}, {}
+	for k, v in pairs(defaults or {}) do
+		local num = type(v) == "number"
+		spec[#spec + 1] = { k, v, num and k ~= "rate" and "num" or "any",
+		                    min = num and 0 or nil }
+		have[k] = true
 	end
+	for _, k in ipairs(known or {}) do
+		if not have[k] then spec[#spec + 1] = { k, nil, "any" } end
+		have[k] = true
+	end
+	for _, e in ipairs(testbed.spec) do
+		if not have[e[1]] then spec[#spec + 1] = { e[1], nil, "any", e[4] } end
+	end
+	table.sort(spec, function(x, y) return x[1] < y[1] end)
+	local o = testbed.params(argv, spec)
 	return o
+end
+
+-- @p v formatted with @p fmt, or "none" when there is no value (a PER or
+-- a latency rx could not determine is nil or linerate.null, never 0).
+function testbed.num(v, fmt)
+	if type(v) ~= "number" or v ~= v then return "none" end
+	return fmt:format(v)
 end
 
 -- @p v as a number above 0 (or at least 0 with @p zero_ok), or an error

@@ -6,12 +6,13 @@ package.loaded.linerate = {}
 local testbed = require("testbed")
 
 local failed, passed = 0, 0
+local real_stderr = io.stderr
 local function check(cond, what, ...)
 	if cond then
 		passed = passed + 1
 	else
 		failed = failed + 1
-		io.stderr:write("FAIL: " .. what:format(...) .. "\n")
+		real_stderr:write("FAIL: " .. what:format(...) .. "\n")
 	end
 end
 
@@ -73,8 +74,25 @@ r = try_args({ "count=5", "rate=1Mpps", "mode=memif" }, d)
 check(r and r.count == 5 and r.rate == "1Mpps" and r.mode == "memif", "args values")
 for _, a in ipairs{ "count=-5", "count=lots", "count=nan", "count=inf", "rate=-1" } do
 	local _, code, msg = try_args({ a }, d)
-	check(code == 2 and msg and msg:find("want a number >= 0", 1, true), "%s: %s", a, tostring(msg))
+	check(code == 2 and msg and msg:find("want a number", 1, true), "%s: %s", a, tostring(msg))
 end
+-- A typo is said, not run with the default; the testbed's keys are known.
+local _, code, msg = try_args({ "cout=5" }, d)
+check(code == 2 and msg and msg:find("no such key", 1, true), "typo: %s", tostring(msg))
+r = try_args({ "peer_eal=-m 64", "mtu=1500" }, d)
+check(r and r.peer_eal == "-m 64" and r.mtu == 1500, "testbed keys through args")
+
+-- testbed.with: a scenario's entries first, then the testbed's; its own
+-- entry for a testbed key stands.
+local w = testbed.with({ { "count", 5, "int" }, { "mode", "memif", "choice",
+                         choices = { "memif" } } })
+local names = {}
+for _, e in ipairs(w) do names[#names + 1] = e[1] end
+check(table.concat(names, ",") == "count,mode,tx,rx,mtu,speed,peer_eal", "with: %s",
+      table.concat(names, ","))
+r = try({ "speed=40G" }, w)
+check(r and r.mode == "memif" and r.speed == 40000000000 and math.type(r.speed) == "integer"
+      and r.mtu == 9000, "with: defaults and speed as an integer")
 
 io.stderr, os.exit = stderr, real_exit
 print(("%d passed, %d failed"):format(passed, failed))

@@ -122,8 +122,10 @@ def test_per_sweep_wire_and_memif():
         for row in rows:
             if not any(l.split()[0] == row[0] for l in invalid):
                 expect(row[10] == row[11] and row[12] == "0", row)
-        expect("worst PER 0" in r.stdout, r.stdout)
-        expect(r.returncode == (1 if invalid else 0), r.stdout + r.stderr)
+        # The worst PER is over the valid sizes, none when there is none.
+        expect("worst PER 0 over" in r.stdout or
+               (len(invalid) == 3 and "worst PER none over 0 valid" in r.stdout), r.stdout)
+        expect(r.returncode == (3 if invalid else 0), r.stdout + r.stderr)
 
 
 def test_per_sweep_short_rows_invalid():
@@ -133,10 +135,10 @@ def test_per_sweep_short_rows_invalid():
     js = os.path.join(d, "rows.json")
     r = lua("sweep_short", "per-sweep.lua", "mode=wire", "speed=1000G",
             "seconds=0.2", "sizes=18", "json=" + js)
-    expect(r.returncode == 1, r.stdout + r.stderr)
+    expect(r.returncode == 3, r.stdout + r.stderr)
     expect("18 INVALID: rate short: offered" in r.stdout, r.stdout)
-    expect("0 valid sizes; 1 INVALID" in r.stdout, r.stdout)
-    expect("sizes INVALID" in r.stderr, r.stderr)
+    expect("worst PER none over 0 valid sizes; 1 INVALID" in r.stdout, r.stdout)
+    expect("per-sweep: INVALID: 18 B: rate short" in r.stderr, r.stderr)
     row = json.loads(open(js).read().splitlines()[0])
     expect(row["short"].startswith("rate short") and row["offered"] < 0.5, row)
 
@@ -146,11 +148,16 @@ def test_scenarios():
     # shared machine, and only then.
     r = lua("imix", "imix.lua", "count=200000")
     expect((r.returncode == 0 and "lost 0" in r.stdout) or
-           (r.returncode == 1 and "imix: INVALID: rate short" in r.stdout),
+           (r.returncode == 3 and "imix: INVALID: rate short" in r.stdout and
+            "imix: INVALID: task" in r.stderr),
            r.stdout + r.stderr)
     r = lua("imix_short", "imix.lua", "count=20000", "rate=100%", "speed=1000G")
-    expect(r.returncode == 1 and "imix: INVALID: rate short" in r.stdout,
+    expect(r.returncode == 3 and "imix: INVALID: rate short" in r.stdout,
            r.stdout + r.stderr)
+    # A typo is said (one line, exit 2), not run with the default.
+    r = lua("imix_typo", "imix.lua", "cout=5")
+    expect(r.returncode == 2 and "no such key" in r.stderr and
+           len(r.stderr.strip().splitlines()) <= 2, r.stdout + r.stderr)
     d = tmpdir()
     csv = os.path.join(d, "f.csv")
     r = lua("flows", "many-flows.lua", "flows=4096", "count=100000", "csv=" + csv)
@@ -158,7 +165,7 @@ def test_scenarios():
     expect(len(open(csv).read().splitlines()) == 4097, "csv rows")
     r = lua("flows_short", "many-flows.lua", "flows=64", "count=20000",
             "rate=1000Mpps", "speed=1000G")
-    expect(r.returncode == 1 and "many-flows: INVALID: rate short" in r.stdout,
+    expect(r.returncode == 3 and "many-flows: INVALID: rate short" in r.stdout,
            r.stdout + r.stderr)
     r = lua("rate", "rate-accuracy.lua", "sizes=64,1518", "pcts=1,10",
             "seconds=0.3", "max_err=0.1")
@@ -168,10 +175,11 @@ def test_scenarios():
         # A point the lcore kept the schedule of is within 0.1 %.
         expect(p[-1] == "INVALID" or abs(float(p[5])) <= 0.1, p)
     bad = any(p[-1] == "INVALID" for p in pts)
-    expect(r.returncode == (1 if bad else 0), r.stdout + r.stderr)
+    expect(r.returncode == (3 if bad else 0), r.stdout + r.stderr)
     r = lua("rate_short", "rate-accuracy.lua", "sizes=64", "pcts=100",
             "speed=1000G", "seconds=0.2")
-    expect(r.returncode == 1 and "INVALID" in r.stdout, r.stdout + r.stderr)
+    expect(r.returncode == 3 and "INVALID" in r.stdout and
+           "rate-accuracy: INVALID: 1 points" in r.stderr, r.stdout + r.stderr)
 
 
 MULTIQUEUE = r"""
@@ -337,12 +345,13 @@ def test_bad_input():
                       (["--flows", "100000"], "flows need")):
         r = run(eal("bad") + ["--", "--role", "gen", "--port", "net_null0"] + opts)
         expect(r.returncode in (1, 2) and msg in r.stderr, (opts, r.returncode, r.stderr))
+    # A bad argument is one line and exit 2, before anything runs.
     r = lua("badsweep", "per-sweep.lua", "mode=cable")
-    expect(r.returncode == 1 and "want wire, memif or ports" in r.stderr, r.stderr)
+    expect(r.returncode == 2 and "want wire, memif, ports" in r.stderr, r.stderr)
     # gen's tolerance is a percentage: a fraction would pass a run that
     # offered 1 % of its rate.
     r = lua("badtol", "per-sweep.lua", "mode=wire", "tolerance=0.999")
-    expect(r.returncode == 1 and "not a fraction" in r.stderr, r.stderr)
+    expect(r.returncode == 2 and "1 < tolerance <= 100" in r.stderr, r.stderr)
 
 
 def test_capture_ends_by_itself_with_trace_times():
