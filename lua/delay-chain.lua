@@ -4,26 +4,26 @@
 --   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/delay-chain.lua \
 --       netem="delay 10ms 1ms distribution normal" count=100000 rate=1Mpps
 --
--- Arguments (key=value):
---   netem=SPEC        the forward impairments, tc-netem(8)'s words (none)
---   netem_back=SPEC   the backward ones (none)
---   count=N           frames gen sends (100000)
---   rate=R            gen's rate (1Mpps)
---   size=S            gen's frame sizes (64)
---   flows=N           gen's flows (16)
---   linger=S          seconds rx waits for the last frame (1)
---   buffer=BYTES      the delay role's storage per direction (0: BDP)
---   reverse=1         gen sends from the peer's side (netem_back applies)
---   sink=null         the delay sends to net_null0: no rx (its own cost)
---   queues=N          N queue pairs: gen, delay and rx laid over them by
---                     linerate.plan{} (a task per queue each)
---   json=FILE         write the result document there
---   samples=FILE      rx writes its latency samples there, one ns a line
---   dist_out=FILE     rx writes them as a netem distribution table
+-- `help` lists the arguments (key=value).
 local testbed = require("testbed")
-local opt = testbed.args(arg, { netem = "", netem_back = "", count = 100000,
-                                rate = "1Mpps", size = 64, flows = 16,
-                                linger = 1, buffer = 0, queues = 1 })
+local opt = testbed.params(arg, {
+	{ "netem", "", "str", "the forward impairments, tc-netem(8)'s words" },
+	{ "netem_back", "", "str", "the backward ones" },
+	{ "count", 100000, "int", "frames gen sends", min = 1 },
+	{ "rate", "1Mpps", "any", "gen's rate: pps, 50%, 1Mpps, 5Gbps, max", min = 0 },
+	{ "size", 64, "any", "gen's frame sizes (64, imix, 64-1518)", min = 64, max = 9018 },
+	{ "flows", 16, "int", "gen's flows", min = 1, max = 65536 },
+	{ "linger", 1, "num", "seconds rx waits for the last frame", min = 0 },
+	{ "buffer", 0, "int", "the delay role's storage per direction, bytes (0: BDP)", min = 0 },
+	{ "reverse", false, "bool", "gen sends from the peer's side (netem_back applies)" },
+	{ "sink", nil, "choice", "null: the delay sends to net_null0, no rx (its own cost)",
+	  choices = { "null" } },
+	{ "queues", 1, "int", "queue pairs: gen, delay and rx laid over them by " ..
+	  "linerate.plan{}", min = 1, max = 16 },
+	{ "json", nil, "out", "the result document" },
+	{ "samples", nil, "out", "rx's latency samples, one ns a line" },
+	{ "dist_out", nil, "out", "rx's samples as a netem distribution table" },
+}, "gen -> delay -> rx on two virtual wires")
 linerate.live(false)
 
 if opt.queues > 1 then
@@ -55,7 +55,7 @@ else
 end
 -- reverse=1: gen sends into the peer's side, so that its frames take
 -- netem_back; rx receives behind the delay's port.
-if opt.reverse == 1 then g, r = r, g end
+if opt.reverse then g, r = r, g end
 -- With two worker lcores or more, the delay role has one to itself and gen
 -- and rx share the first (tools/bench/delay.sh maps them to two CPUs).
 local w = linerate.workers()

@@ -12,24 +12,16 @@
 --    MU and SIGMA the samples' mean and deviation, as maketable prints them.
 -- 3. compare: quantiles side by side, and the two-sample KS statistic.
 --
--- Arguments (key=value):
---   path=SPEC     the path measured ("delay 5ms 300us distribution
---                 paretonormal")
---   count=N       frames each stage (20000); rate=R (100000)
---   dir=DIR       where the table and the samples go (/tmp)
---   seconds=S     how long rx waits for the last frame (1)
+-- `help` lists the arguments (key=value).
 local testbed = require("testbed")
-local opt = testbed.args(arg, { path = "delay 5ms 300us distribution paretonormal",
-                                count = 20000, rate = 100000, dir = "/tmp",
-                                seconds = 1 })
--- Where its files go must exist before the first stage runs.
-do
-	local f = io.open(tostring(opt.dir) .. "/.", "r")
-	if not f then
-		testbed.usage_error(("argument dir=%s: no such directory"):format(tostring(opt.dir)))
-	end
-	f:close()
-end
+local opt = testbed.params(arg, {
+	{ "path", "delay 5ms 300us distribution paretonormal", "str",
+	  "the path measured (a delay role with this netem SPEC)" },
+	{ "count", 20000, "int", "frames each stage", min = 1 },
+	{ "rate", 100000, "any", "gen's rate each stage", min = 0 },
+	{ "dir", "/tmp", "dir", "where the table and the samples go" },
+	{ "seconds", 1, "num", "how long rx waits for the last frame", min = 0 },
+}, "measure a path, make a netem table of it, emulate it, compare")
 linerate.live(false)
 local tag = tostring(os.time()) .. "_" .. tostring(math.random(1e6))
 local table_file = ("%s/lr_loop_%s.dist"):format(opt.dir, tag)

@@ -26,26 +26,22 @@
 -- minimum (the minimum is what a loaded machine cannot move: CPU stops add
 -- to some frames' RTT, never take from it).
 --
--- Arguments (key=value):
---   n=N              devices (3); named a, b, c, ... (d1, d2, ... past 26)
---   delay=T          the latency injected (2ms); a unit: ns, us, ms, s
---   on=A,B,...       the devices it is injected into (the last one)
---   pairs=all|ring|cycle  all pairs (default for n <= 5); ring and chords
---                    (i, i+1), (i, i+2): 2n pairs (the default past 5);
---                    cycle: (i, i+1) only, n equations for n unknowns,
---                    which determine them for odd n only (an even cycle's
---                    equations are dependent: the solver says which pair
---                    to add)
---   count=N          RTTs a pair (20000)
---   rate=R           frames a second (100000)
---   size=S           frame size (128)
---   dir=D            where the samples files go (/tmp)
---   keep=0|1         keep the samples files (0)
---   json=FILE        the result: devices, pairs, both phases
+-- `help` lists the arguments (key=value).
 local testbed = require("testbed")
-local opt = testbed.args(arg, { n = 3, delay = "2ms", count = 20000,
-                                rate = 100000, size = 128, dir = "/tmp",
-                                keep = 0 })
+local opt = testbed.params(arg, {
+	{ "n", 3, "int", "devices, named a, b, c, ... (d1, d2, ... past 26)", min = 2, max = 64 },
+	{ "delay", "2ms", "str", "the latency injected, with a unit: ns, us, ms, s" },
+	{ "on", nil, "str", "the devices it is injected into, A,B,... (the last one)" },
+	{ "pairs", nil, "choice", "all pairs (default for n <= 5); ring: (i, i+1) and " ..
+	  "(i, i+2), 2n pairs (past 5); cycle: (i, i+1) only, which determines odd n only",
+	  choices = { "all", "ring", "cycle" } },
+	{ "count", 20000, "int", "RTTs a pair", min = 1 },
+	{ "rate", 100000, "num", "frames a second", above = 0 },
+	{ "size", 128, "int", "frame size", min = 64, max = 9018 },
+	{ "dir", "/tmp", "dir", "where the samples files go" },
+	{ "keep", false, "bool", "keep the samples files" },
+	{ "json", nil, "out", "the result: devices, pairs, both phases" },
+}, "each device's own latency solved from the RTTs of pairs")
 linerate.live(false)
 
 local UNIT = { ns = 1, us = 1e3, ms = 1e6, s = 1e9 }
@@ -53,13 +49,13 @@ local UNIT = { ns = 1, us = 1e3, ms = 1e6, s = 1e9 }
 local function parse_time(s)
 	local v, u = tostring(s):match("^([%d%.]+)(%a*)$")
 	local m = UNIT[u ~= "" and u or "us"]
-	assert(v and tonumber(v) and m,
-	       ("device-latency: bad time '%s' (want e.g. 20us, 2ms)"):format(s))
+	if not (v and tonumber(v) and m) then
+		testbed.usage_error(("argument delay=%s: want a time, e.g. 20us, 2ms"):format(s))
+	end
 	return tonumber(v) * m
 end
 
-local n = math.tointeger(tonumber(opt.n))
-assert(n and n >= 2 and n <= 64, "device-latency: n: 2..64 devices")
+local n = opt.n
 local names = {}
 for i = 1, n do
 	names[i] = n <= 26 and string.char(96 + i) or ("d%d"):format(i)
@@ -71,8 +67,10 @@ local inject = {}	-- one-way ns a device, the model's t
 for i = 1, n do inject[i] = 0 end
 local delay_ns = parse_time(opt.delay)
 for d in tostring(opt.on or names[n]):gmatch("[^,]+") do
-	assert(index[d], ("device-latency: on=%s: no device %s (have %s)")
-	       :format(opt.on, d, table.concat(names, ",")))
+	if not index[d] then
+		testbed.usage_error(("argument on=%s: no device %s (have %s)")
+		                    :format(opt.on, d, table.concat(names, ",")))
+	end
 	inject[index[d]] = delay_ns
 end
 
@@ -152,7 +150,7 @@ local function phase(name, injected)
 end
 
 local function remove_files()
-	if tonumber(opt.keep) ~= 1 then
+	if not opt.keep then
 		for _, f in ipairs(files) do os.remove(f) end
 	end
 end

@@ -7,19 +7,22 @@
 -- from the others (RTT_ab = 2 t_a + 2 t_b, h = 0: each device's latency
 -- holds its half of the links).
 --
--- Arguments (key=value), as kernel-devices.sh gives them:
---   ifaces=I1,I2,...   linerate's veth ends, one a kernel device
---   macs=M1,M2,...     the kernel devices' MAC addresses
---   ips=A1,A2,...      their addresses (linerate's is .1 of each /24)
---   names=k1,k2,...    their names (k1, k2, ...)
---   sockperf=A,B=FILE;...  the kernels' pairs: sockperf --full-log files
---   holdout=A,B        the pair predicted from the others (none)
---   count=N rate=R size=S  rtt's frames a pair (5000, 10000 pps, 128 B)
---   port=P             the echo's UDP port (7007)
---   dir=D json=FILE
+-- `help` lists the arguments (key=value), which kernel-devices.sh gives.
 local testbed = require("testbed")
-local opt = testbed.args(arg, { count = 5000, rate = 10000, size = 128,
-                                port = 7007, dir = "/tmp" })
+local opt = testbed.params(arg, {
+	{ "ifaces", nil, "str", "linerate's veth ends, I1,I2,..., one a kernel device" },
+	{ "macs", nil, "str", "the kernel devices' MAC addresses, M1,M2,..." },
+	{ "ips", nil, "str", "their IPv4 addresses (linerate's is .1 of each /24)" },
+	{ "names", nil, "str", "their names (k1, k2, ...)" },
+	{ "sockperf", nil, "str", "the kernels' pairs: A,B=FILE;... (sockperf --full-log)" },
+	{ "holdout", nil, "str", "the pair A,B predicted from the others" },
+	{ "count", 5000, "int", "rtt's frames a pair", min = 1 },
+	{ "rate", 10000, "num", "rtt's rate, pps", above = 0 },
+	{ "size", 128, "int", "rtt's frame size", min = 64, max = 1518 },
+	{ "port", 7007, "int", "the echo's UDP port", min = 1, max = 65535 },
+	{ "dir", "/tmp", "dir", "where the samples files go" },
+	{ "json", nil, "out", "the result" },
+}, "kernel devices in seed 001's model, beside linerate (tools/kernel-devices.sh)")
 linerate.live(false)
 
 local function list(s)
@@ -29,8 +32,9 @@ local function list(s)
 end
 
 local ifaces, macs, ips = list(opt.ifaces), list(opt.macs), list(opt.ips)
-assert(#ifaces > 0 and #ifaces == #macs and #ifaces == #ips,
-       "kernel-devices: give ifaces=, macs= and ips=, one each a device")
+if not (#ifaces > 0 and #ifaces == #macs and #ifaces == #ips) then
+	testbed.usage_error("give ifaces=, macs= and ips=, one each a device")
+end
 local names = list(opt.names)
 for i = #names + 1, #ifaces do names[i] = "k" .. i end
 

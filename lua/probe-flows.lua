@@ -3,16 +3,26 @@
 --
 --   linerate --no-pci --no-huge -m 1024 -l 0-1 -- lua/probe-flows.lua [key=value ...]
 --
---   flows=16384 count=1000000 size=64 export=file:flows.ipfix entries=65536
---   active=300 inactive=30; seconds=S (instead of count) rate=R json=FILE
+-- `help` lists the arguments (flows=16384 count=1000000 size=64
+-- export=file:flows.ipfix entries=65536 active=300 inactive=30 ...).
 local linerate = require("linerate")
 local testbed = require("testbed")
 
-local opt = testbed.args(arg, { mode = "wire", flows = 16384, count = 1000000,
-                                size = 64, export = "none", entries = 65536,
-                                active = 300, inactive = 30 })
+local opt = testbed.params(arg, testbed.with{
+	{ "mode", "wire", "choice", "wire (one process) or ports (tx=, rx=)",
+	  choices = { "wire", "ports" } },
+	{ "flows", 16384, "int", "flows gen sends", min = 1, max = 1048576 },
+	{ "count", 1000000, "int", "frames gen sends (unless seconds=)", min = 1 },
+	{ "seconds", nil, "num", "gen's duration instead of count=", above = 0 },
+	{ "rate", nil, "any", "gen's rate: pps, 50%, 1Mpps, 5Gbps (max)", min = 0 },
+	{ "size", 64, "int", "frame size", min = 64, max = 9018 },
+	{ "export", "none", "str", "the probe's --export: none, file:F, udp:H:P, tcp:H:P" },
+	{ "entries", 65536, "int", "the flow cache's entries", min = 1 },
+	{ "active", 300, "num", "active timeout, s", above = 0 },
+	{ "inactive", 30, "num", "inactive timeout, s", above = 0 },
+	{ "json", nil, "out", "the result document" },
+}, "N flows to the probe, exported as IPFIX")
 linerate.live(false)
-assert(opt.mode == "wire" or opt.mode == "ports", "probe-flows: mode=wire or ports")
 local tb <close> = testbed.open(opt)
 local probe = assert(linerate.task{ role = "probe", port = tb.rx_port,
                                     entries = opt.entries, export = opt.export,

@@ -5,25 +5,25 @@
 --   linerate --no-pci --no-huge -m 512 -l 0-1 -- lua/rtt-reflect.lua \
 --       count=100000 rate=100000 add_delay="delay 2ms" stamp=1
 --
--- Arguments (key=value):
---   port=DEVARGS      rtt on this port, the reflector is another process
---                     (net_memif0,role=client,...); default: the virtual
---                     wire, the reflector on its other end, in this process
---   count=N           frames rtt sends (10000)
---   rate=R            its rate (100000 pps)
---   size=S            frame size (128)
---   flows=N           flows (4)
---   add_delay=SPEC    the reflector's --add-delay (wire only; none)
---   stamp=0|1         the reflector stamps (wire only; 1)
---   others=reflect|drop  the reflector's --others (wire only; drop)
---   pair=A,B          device names for samples= (rtt,reflect)
---   samples=FILE      every RTT as a line A,B,rtt_ns
---   linger=S          seconds to wait for the last frames (2)
---   json=FILE         the result document
+-- `help` lists the arguments (key=value).
 local testbed = require("testbed")
-local opt = testbed.args(arg, { count = 10000, rate = 100000, size = 128,
-                                flows = 4, stamp = 1, others = "drop",
-                                pair = "rtt,reflect", linger = 2 })
+local opt = testbed.params(arg, {
+	{ "port", nil, "str", "rtt on this port, the reflector another process " ..
+	  "(net_memif0,role=client,...); default: the virtual wire, the " ..
+	  "reflector on its other end, here" },
+	{ "count", 10000, "int", "frames rtt sends", min = 1 },
+	{ "rate", 100000, "num", "its rate, pps", above = 0 },
+	{ "size", 128, "int", "frame size", min = 64, max = 9018 },
+	{ "flows", 4, "int", "flows", min = 1, max = 65536 },
+	{ "add_delay", nil, "str", "the reflector's --add-delay (wire only)" },
+	{ "stamp", 1, "int", "the reflector stamps (wire only): 0 or 1", min = 0, max = 1 },
+	{ "others", "drop", "choice", "the reflector's --others (wire only)",
+	  choices = { "reflect", "drop" } },
+	{ "pair", "rtt,reflect", "str", "device names for samples=" },
+	{ "samples", nil, "out", "every RTT as a line A,B,rtt_ns" },
+	{ "linger", 2, "num", "seconds to wait for the last frames", min = 0 },
+	{ "json", nil, "out", "the result document" },
+}, "round trips through the reflect role")
 linerate.live(false)
 
 local w = linerate.workers()

@@ -147,12 +147,14 @@ def test_undetermined_is_refused():
 
 
 def test_bad_arguments():
+    # One line, exit 2, before anything runs.
     for kw, msg in (({"on": "z"}, "no device z"),
-                    ({"delay": "fast"}, "bad time"),
-                    ({"n": "1"}, "n: 2..64"),
-                    ({"pairs": "star"}, "pairs=all|ring|cycle")):
+                    ({"delay": "fast"}, "want a time"),
+                    ({"n": "1"}, "2 <= n <= 64"),
+                    ({"pairs": "star"}, "all, ring, cycle"),
+                    ({"cout": "5"}, "no such key")):
         r, _, _ = devlat("dlb", count=100, **kw)
-        expect(r.returncode != 0, (kw, r.stdout))
+        expect(r.returncode == 2, (kw, r.returncode, r.stdout))
         expect(msg in r.stderr, (kw, r.stderr))
 
 

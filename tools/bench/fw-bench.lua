@@ -26,9 +26,16 @@
 local linerate = require("linerate")
 local testbed = require("testbed")
 
-local opt = testbed.args(arg, { sizes = "64,128,256,512,1518", modes = "full,trim=64,uh",
-                                flows = 16384, seconds = 1, rounds = 3, channels = 1,
-                                backend = "fast" })
+local opt = testbed.params(arg, {
+	{ "sizes", "64,128,256,512,1518", "sizes", "frame sizes", min = 64, max = 9018 },
+	{ "modes", "full,trim=64,uh", "str", "the firmware's export modes" },
+	{ "flows", 16384, "int", "flows", min = 1 },
+	{ "seconds", 1, "num", "per point", above = 0 },
+	{ "rounds", 3, "int", "rounds", min = 1 },
+	{ "channels", 1, "int", "channels", min = 1 },
+	{ "backend", "fast", "choice", "the firmware model's backend",
+	  choices = { "fast", "model" } },
+}, "the firmware model's rate")
 local function list(s, pat)
 	local t = {}
 	for v in tostring(s):gmatch(pat) do t[#t + 1] = tonumber(v) or v end
@@ -79,7 +86,7 @@ local modes = list(opt.modes, "[^,]+")
 print(("%6s %7s %10s %9s %10s %7s %9s %11s %6s %8s"):format("size", "mode", "rate Mpps",
       "probe cyc", "alone Mpps", "B/pkt", "dist cyc", "ceiling Mpps", "drops",
       "vs " .. modes[1]))
-local sizes, got = list(opt.sizes, "%d+"), {}
+local sizes, got = opt.sizes, {}
 for round = 1, opt.rounds do
 	for _, size in ipairs(sizes) do
 		for _, mode in ipairs(modes) do

@@ -21,14 +21,14 @@
 local linerate = require("linerate")
 local testbed = require("testbed")
 
-local opt = testbed.args(arg, { mode = "wire", sizes = "64,128,256,512",
-                                flows = "128,16384,131072", seconds = 3 })
-local function list(s)
-	local t = {}
-	for v in tostring(s):gmatch("%d+") do t[#t + 1] = tonumber(v) end
-	return t
-end
-
+local opt = testbed.params(arg, testbed.with{
+	{ "mode", "wire", "choice", "the source: wire, ports (tx=, rx=) or pcap (rx=)",
+	  choices = { "wire", "ports", "pcap" } },
+	{ "sizes", "64,128,256,512", "sizes", "frame sizes", min = 64, max = 9018 },
+	{ "flows", "128,16384,131072", "sizes", "flow counts", min = 1, max = 16777216 },
+	{ "seconds", 3, "num", "per point", above = 0 },
+	{ "mbufs", nil, "int", "mode=pcap: the capture port's pool", min = 1024 },
+}, "the probe's packet rate, frame sizes x flow counts")
 -- One point with gen as the source: the probe's rate over gen's time.
 local function point_gen(tb, size, flows, probe)
 	local gen = assert(linerate.task{ role = "gen", port = tb.tx, size = size,
@@ -62,8 +62,8 @@ linerate.live(false)
 local tb <close> = opt.mode == "pcap" and pcap_source() or testbed.open(opt)
 print(("%6s %8s %10s %10s %8s %10s %14s"):format("size", "flows", "shared Mpps",
       "drops", "cyc/pkt", "alone Mpps", "flows made"))
-for _, size in ipairs(list(opt.sizes)) do
-	for _, flows in ipairs(list(opt.flows)) do
+for _, size in ipairs(opt.sizes) do
+	for _, flows in ipairs(opt.flows) do
 		local probe = assert(linerate.task{ role = "probe", port = tb.rx_port,
 		                                    entries = math.max(65536, 2 * flows),
 		                                    export = "none",
