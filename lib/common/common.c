@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_errno.h>
 
@@ -215,36 +216,87 @@ lr_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int
-lr_rate_parse(const char *s, struct lr_rate *r)
+/*
+ * A decimal number with an optional prefix k, M, G, T (powers of ten, any
+ * case); *@p rest: what follows. No sign, space, hex, inf or nan (strtod()
+ * takes them all: only digits, '.' and an exponent are let through).
+ */
+static int
+parse_prefixed(const char *s, double *out, const char **rest)
 {
+	const char *p;
 	char *end;
-	double v, mul = 1;
+	double v;
 
-	if (s == NULL || *s == '\0' || *s == '-')
+	if (s == NULL || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
 		return -EINVAL;
-	if (strcmp(s, "max") == 0) {
-		*r = (struct lr_rate){ LR_RATE_MAX, 0 };
-		return 0;
-	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno != 0 || end == s || !isfinite(v) || v < 0)
 		return -EINVAL;
+	for (p = s; p < end; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && *p != 'e' &&
+		    *p != 'E' && *p != '+' && *p != '-')
+			return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'M': mul = 1e6; end++; break;
-	case 'G': mul = 1e9; end++; break;
+	case 'k': case 'K': v *= 1e3; end++; break;
+	case 'm': case 'M': v *= 1e6; end++; break;
+	case 'g': case 'G': v *= 1e9; end++; break;
+	case 't': case 'T': v *= 1e12; end++; break;
 	default: break;
 	}
-	v *= mul;
-	if (*end == '\0' || strcmp(end, "pps") == 0)
+	if (!isfinite(v))
+		return -EINVAL;
+	*out = v;
+	*rest = end;
+	return 0;
+}
+
+/* Is @p u a unit of bit/s ("" included)? */
+static bool
+bit_unit(const char *u)
+{
+	return *u == '\0' || strcasecmp(u, "bps") == 0 ||
+	       strcasecmp(u, "bit") == 0 || strcasecmp(u, "bit/s") == 0 ||
+	       strcasecmp(u, "b/s") == 0;
+}
+
+int
+lr_parse_bps(const char *s, double *bps)
+{
+	const char *u;
+	double v;
+
+	if (parse_prefixed(s, &v, &u) != 0 || !bit_unit(u) || v <= 0)
+		return -EINVAL;
+	*bps = v;
+	return 0;
+}
+
+int
+lr_rate_parse(const char *s, struct lr_rate *r)
+{
+	const char *u;
+	double v;
+
+	if (s != NULL && strcmp(s, "max") == 0) {
+		*r = (struct lr_rate){ LR_RATE_MAX, 0 };
+		return 0;
+	}
+	if (parse_prefixed(s, &v, &u) != 0)
+		return -EINVAL;
+	/* bps, not bit or b/s as a speed may say: a rate names its layer
+	 * (bps or bpsl1), and the short word is L2's. Any case, as a
+	 * speed's unit. */
+	if (*u == '\0' || strcasecmp(u, "pps") == 0)
 		r->unit = LR_RATE_PPS;
-	else if (strcmp(end, "bps") == 0)
+	else if (strcasecmp(u, "bps") == 0)
 		r->unit = LR_RATE_L2;
-	else if (strcmp(end, "bpsl1") == 0)
+	else if (strcasecmp(u, "bpsl1") == 0)
 		r->unit = LR_RATE_L1;
-	else if (strcmp(end, "%") == 0 && mul == 1 && v <= 100)
+	/* A percentage has no prefix: "5k%" is no share of a link. */
+	else if (strcmp(u, "%") == 0 && strchr("kKmMgGtT", u[-1]) == NULL &&
+		 v <= 100)
 		r->unit = LR_RATE_PCT;
 	else
 		return -EINVAL;

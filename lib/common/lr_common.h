@@ -78,10 +78,24 @@ struct lr_rate {
 
 /**
  * Parse a rate: "0" or "max" (unlimited), "1000", "1.5Mpps" (packets/s),
- * "10Gbps" (L2 bit/s), "10Gbpsl1" (L1 bit/s), "50%" (of the link speed).
- * k, M and G multiply by powers of 10. @return 0 or -EINVAL.
+ * "10Gbps" (L2 bit/s), "10Gbpsl1" (L1 bit/s), "50%" (of the link speed,
+ * no prefix). The number and its prefix are read as lr_parse_bps() reads
+ * them ("10G" is 10e9 here too: packets/s, a rate's bare unit).
+ * @return 0 or -EINVAL.
  */
 int lr_rate_parse(const char *s, struct lr_rate *r);
+
+/**
+ * Parse a speed in bit/s: a decimal number (a fraction and an exponent
+ * allowed: "2.5G", "1e10"), a prefix k, M, G or T (powers of ten, any
+ * case), then nothing or a unit bps, bit, bit/s or b/s (any case): "10G",
+ * "10g", "10Gbps", "10000M", "100mbit" are all bit/s. No sign, no spaces,
+ * no hex. One parser for every speed (port --speed, the scenarios'
+ * testbed.bps() through linerate.parse_bps()) and the number of every rate
+ * (lr_rate_parse()), so that "10G" is read one way.
+ * @return 0 with *@p bps finite and > 0, or -EINVAL.
+ */
+int lr_parse_bps(const char *s, double *bps);
 
 /**
  * Pacing cost of a rate: a frame of f bytes (FCS included) takes

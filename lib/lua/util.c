@@ -90,6 +90,24 @@ l_line_rate(lua_State *L)
 	return 1;
 }
 
+/* linerate.parse_bps("10G") --> 1e10: a speed read as port --speed reads
+ * it (lr_parse_bps()); nil and why for what it refuses. */
+static int
+l_parse_bps(lua_State *L)
+{
+	const char *s = luaL_checkstring(L, 1);
+	double bps;
+
+	if (lr_parse_bps(s, &bps) != 0) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "'%s': want bit/s, e.g. 10G, 10Gbps, 2.5G, 1e10",
+				s);
+		return 2;
+	}
+	lua_pushnumber(L, bps);
+	return 1;
+}
+
 static int
 l_overhead(lua_State *L)
 {
@@ -148,6 +166,7 @@ static const luaL_Reg funcs[] = {
 	{ "data_size", l_data_size },
 	{ "line_rate", l_line_rate },
 	{ "overhead", l_overhead },
+	{ "parse_bps", l_parse_bps },
 	{ "workers", l_workers },
 	{ "now", l_now },
 	{ "tsc_hz", l_tsc_hz },

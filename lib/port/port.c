@@ -101,11 +101,12 @@ static int
 set_speed(void *conf, const char *key, const char *val)
 {
 	struct lr_port_conf *c = conf;
-	uint64_t v;
+	double v;
 
-	if (lr_parse_u64(val, &v) != 0 || v < 1000000 || v > 1000000000000ull)
+	/* Read as every speed is (lr_parse_bps(): 10G, 10Gbps, 2.5G). */
+	if (lr_parse_bps(val, &v) != 0 || v < 1e6 || v > 1e12)
 		return lr_err(EINVAL, "port: %s '%s': want bit/s in 1M..1T", key, val);
-	c->speed_mbps = (uint32_t)(v / 1000000);
+	c->speed_mbps = (uint32_t)(v / 1e6);
 	return 0;
 }
 
@@ -142,7 +143,9 @@ const struct lr_opt lr_port_opts[] = {
 	  "the link speed rates in % and the line-rate check refer to (what "
 	  "the PMD reports: 10G for net_null, net_ring, net_pcap and the virtual "
 	  "wire, 100G for net_memif, a NIC its link's; gen logs the speed a % "
-	  "took)", "`--speed 100G`", NULL },
+	  "took); `10G`, `10Gbps`, `2.5G`, `100mbit`, `1e10` as a scenario's "
+	  "`speed=` (linerate.parse_bps)", "`--speed 100G`, `--speed 2.5Gbps`",
+	  NULL },
 	{ 0 },
 };
 

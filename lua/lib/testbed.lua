@@ -59,21 +59,12 @@ function testbed.usage_error(msg)
 end
 
 -- Bits per second from 10G, 10g, 10Gbps, 10Gbit, 10000M, 1e10, 100mbit
--- (k, M, G, T are powers of ten, whatever their case), or nil.
+-- (k, M, G, T are powers of ten, whatever their case), or nil: read by
+-- the C parser port --speed uses (linerate.parse_bps), so that a speed
+-- means the same in a scenario and on the command line.
 function testbed.bps(v)
 	if type(v) == "number" then return v == v and v > 0 and v < math.huge and v or nil end
-	local num, unit = tostring(v):match("^%s*([%d%.]+[eE]?[+-]?%d*)%s*(%a*)%s*$")
-	local x = tonumber(num or "")
-	if not x then return nil end
-	local mul = { [""] = 1, k = 1e3, m = 1e6, g = 1e9, t = 1e12 }
-	unit = unit:lower()
-	local p, rest = unit:match("^([kmgt]?)(.*)$")
-	if not (rest == "" or rest == "bps" or rest == "bit" or rest == "bit/s" or
-	        rest == "b/s") then
-		return nil
-	end
-	x = x * mul[p]
-	return (x > 0 and x < math.huge) and x or nil
+	return (linerate.parse_bps(tostring(v)))
 end
 
 -- Arguments described once: each entry is { key, default, kind, help,

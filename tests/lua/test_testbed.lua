@@ -2,7 +2,13 @@
 -- no DPDK (linerate's module stubbed). Run by meson (suite unit) as:
 -- lua5.4 tests/lua/test_testbed.lua LUA_DIR
 package.path = (arg[1] or "lua") .. "/lib/?.lua;" .. package.path
-package.loaded.linerate = {}
+-- linerate's module is C: its speed parser (linerate.parse_bps, tested in
+-- tests/unit/common and tests/unit/lua) answers here for the speeds these
+-- cases give, and only those.
+local speeds = { ["10G"] = 1e10, ["40Gbps"] = 4e10, ["10"] = 10 }
+package.loaded.linerate = {
+	parse_bps = function(s) return speeds[s] end,
+}
 local testbed = require("testbed")
 
 local failed, passed = 0, 0
@@ -28,14 +34,10 @@ local function try(argv, spec)
 	return nil, r.code, said
 end
 
-for _, c in ipairs{ { "10G", 1e10 }, { "10g", 1e10 }, { "10Gbps", 1e10 },
-                    { "10000M", 1e10 }, { "1e10", 1e10 }, { "10gbit", 1e10 },
-                    { "100mbit", 1e8 }, { "2.5G", 2.5e9 }, { 40e9, 40e9 } } do
-	check(testbed.bps(c[1]) == c[2], "bps(%s) = %s", tostring(c[1]), tostring(testbed.bps(c[1])))
-end
-for _, bad in ipairs{ "fast", "10Q", "", "-1G", "10 G b", "1e999" } do
-	check(testbed.bps(bad) == nil, "bps(%s) not refused", bad)
-end
+-- A number is taken as it is; a string goes to linerate.parse_bps.
+check(testbed.bps(40e9) == 40e9 and testbed.bps(0 / 0) == nil and
+      testbed.bps(-1) == nil, "bps of numbers")
+check(testbed.bps("10G") == 1e10 and testbed.bps("10Q") == nil, "bps of strings")
 
 local spec = {
 	{ "pdr", 0.001, "num", above = 0, below = 1 },

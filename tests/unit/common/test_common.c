@@ -257,6 +257,36 @@ table1_arithmetic(void **state)
 	assert_int_equal(lr_frame_for_user(1452, 1), 1518);
 }
 
+/* One reading of a speed for the command line and the scenarios
+ * (testbed.bps() calls it through linerate.parse_bps()). */
+static void
+speeds(void **state)
+{
+	static const struct { const char *s; double bps; } good[] = {
+		{ "10G", 1e10 }, { "10g", 1e10 }, { "10Gbps", 1e10 },
+		{ "10000M", 1e10 }, { "1e10", 1e10 }, { "10gbit", 1e10 },
+		{ "100mbit", 1e8 }, { "2.5G", 2.5e9 }, { "1T", 1e12 },
+		{ "10Gb/s", 1e10 }, { "10GBIT/S", 1e10 }, { "400", 400 },
+		{ "1.5e3k", 1.5e6 },
+	};
+	static const char *const bad[] = {
+		"fast", "10Q", "", "-1G", "10 G", "10 G b", "1e999", "0x10G",
+		"inf", "nan", "0", "+1G", " 1G", "1G ", "10Gpps", "10Gbpsl1",
+		"10%", "1e", ".", "10GG",
+	};
+	unsigned int i;
+	double v;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(good); i++) {
+		v = 0;
+		assert_int_equal(lr_parse_bps(good[i].s, &v), 0);
+		assert_true(v == good[i].bps);
+	}
+	for (i = 0; i < RTE_DIM(bad); i++)
+		assert_int_equal(lr_parse_bps(bad[i], &v), -EINVAL);
+}
+
 static void
 rates(void **state)
 {
@@ -283,6 +313,16 @@ rates(void **state)
 	assert_int_equal(lr_rate_parse("5Mbit", &r), -EINVAL);
 	assert_int_equal(lr_rate_parse("5k%", &r), -EINVAL);
 	assert_int_equal(lr_rate_parse("", &r), -EINVAL);
+	/* The number and its prefix are a speed's (lr_parse_bps()): any
+	 * case, no sign, space or hex. */
+	assert_int_equal(lr_rate_parse("10g", &r), 0);
+	assert_true(r.unit == LR_RATE_PPS && r.value == 1e10);
+	assert_int_equal(lr_rate_parse("2.5gbit", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("2.5gBPS", &r), 0);
+	assert_true(r.unit == LR_RATE_L2 && r.value == 2.5e9);
+	assert_int_equal(lr_rate_parse(" 5", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("0x10", &r), -EINVAL);
+	assert_int_equal(lr_rate_parse("inf", &r), -EINVAL);
 
 	/* 100 % of 10G at 64 B is 14.88 Mpps; 10 Gbit/s L2 at 1518 B is
 	 * 823452 pps; every unit gives the same time per frame as Table 1. */
@@ -469,6 +509,7 @@ main(void)
 		cmocka_unit_test(parse_u64_exact),
 		cmocka_unit_test(opt_integers_exact),
 		cmocka_unit_test(opt_strings),
+		cmocka_unit_test(speeds),
 		cmocka_unit_test(parse_seconds),
 		cmocka_unit_test(err_message_names_cause),
 		cmocka_unit_test(frame_bytes_counts_fcs),

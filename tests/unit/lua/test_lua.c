@@ -265,6 +265,24 @@ json_encodes_tables(void **state)
 	json_decref(doc);
 }
 
+/* testbed.bps(), the scenarios' speeds, is port --speed's parser. */
+static void
+bps_is_the_speed_parser(void **state)
+{
+	(void)state;
+	assert_null(run("package.path = '" LR_SOURCE_ROOT "/lua/lib/?.lua;' .. package.path\n"
+		"local testbed = require('testbed')\n"
+		"for s, want in pairs{ ['10G'] = 1e10, ['10g'] = 1e10, ['10Gbps'] = 1e10,\n"
+		"    ['2.5G'] = 2.5e9, ['100mbit'] = 1e8, ['1T'] = 1e12, ['10 G'] = false,\n"
+		"    ['10 G b'] = false, ['-1G'] = false, ['0x10G'] = false,\n"
+		"    ['1e999'] = false, [''] = false, ['10Q'] = false } do\n"
+		"  local c = linerate.parse_bps(s)\n"
+		"  assert((c or false) == want, s .. ': C ' .. tostring(c))\n"
+		"  assert(testbed.bps(s) == c, s .. ': testbed ' .. tostring(testbed.bps(s)))\n"
+		"end\n"
+		"assert(testbed.bps(4e10) == 4e10)\n"));
+}
+
 static int
 setup(void **state)
 {
@@ -299,6 +317,7 @@ main(void)
 		cmocka_unit_test(times_must_be_finite),
 		cmocka_unit_test(size_and_data_size_exclude),
 		cmocka_unit_test(json_encodes_tables),
+		cmocka_unit_test(bps_is_the_speed_parser),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
