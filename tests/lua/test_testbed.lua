@@ -5,7 +5,7 @@ package.path = (arg[1] or "lua") .. "/lib/?.lua;" .. package.path
 -- linerate's module is C: its speed parser (linerate.parse_bps, tested in
 -- tests/unit/common and tests/unit/lua) answers here for the speeds these
 -- cases give, and only those.
-local speeds = { ["10G"] = 1e10, ["40Gbps"] = 4e10, ["10"] = 10 }
+local speeds = { ["10G"] = 1e10, ["40G"] = 4e10, ["40Gbps"] = 4e10, ["10"] = 10 }
 package.loaded.linerate = {
 	parse_bps = function(s) return speeds[s] end,
 }
