@@ -637,7 +637,7 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 	if (t->st.rx_pkts + t->st.tx_pkts != moved)
 		dl->busy_cycles += rte_rdtsc() - t0;
 	/* A capture played through ends the task once it has all left. */
-	if (unlikely(t->capture) && dl->d[0].c.held == 0 &&
+	if (dl->d[0].c.held == 0 &&
 	    dl->d[0].nb_pend == dl->d[0].pend_off && dl->d[1].c.held == 0 &&
 	    dl->d[1].nb_pend == dl->d[1].pend_off)
 		return lr_task_capture_end(t);

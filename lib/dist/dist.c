@@ -335,7 +335,7 @@ dist_init(struct lr_task *t, const void *arg)
 	}
 	lr_clock_init(&d->clk);
 	if (rte_mbuf_dyn_rx_timestamp_register(&d->ts_offset, &d->ts_flag) != 0 ||
-	    lr_clock_rx_init(&d->rx, t->port, t->capture, &d->clk) != 0) {
+	    lr_clock_rx_init(&d->rx, t->port, t->capture != NULL, &d->clk) != 0) {
 		dist_free(t);
 		return lr_err(ENOMEM, "dist: no rx timestamp dynfield");
 	}
@@ -349,8 +349,8 @@ dist_init(struct lr_task *t, const void *arg)
 		 * times its size before it flushes) and a burst of chains in
 		 * hand (a probe's, or the one the PMD is filling); the channels
 		 * hold the rest. */
-		if (t->capture_max_frame > pi->mbuf_data_bytes)
-			segs = (t->capture_max_frame + pi->mbuf_data_bytes - 1) /
+		if (t->capture->max_frame > pi->mbuf_data_bytes)
+			segs = (t->capture->max_frame + pi->mbuf_data_bytes - 1) /
 			       pi->mbuf_data_bytes;
 		reserve = (rte_lcore_count() + 1) *
 			  (pi->pool->cache_size * 3 / 2 + LR_BURST * segs);
@@ -496,7 +496,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 	if (n == 0)
 		/* A capture file returns nothing for ever after its end; the
 		 * probes on the channels then end once their rings are empty. */
-		return unlikely(t->capture) && lr_task_capture_end(t);
+		return lr_task_capture_end(t);
 	now = rte_rdtsc();
 	ns = lr_clock_ns(&d->clk, now);
 	for (i = 0; i < n && i < LR_PREFETCH; i++)

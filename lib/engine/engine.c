@@ -395,26 +395,17 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 		t->duration_tsc = 0;	/* beyond any run: no limit */
 	t->state = LR_TASK_CREATED;
 	if (role->uses_rx && queue != LR_QUEUE_NONE) {
-		struct lr_port_capture cap;
-
-		ret = lr_port_capture(port, queue, &cap);
-		if (ret == -EIO) {
+		t->capture = lr_capture_open(port, queue, pi->socket);
+		if (t->capture == NULL && rte_errno != ENOENT) {
+			ret = rte_errno;
 			rte_free(t);
-			rte_errno = EIO;
+			rte_errno = ret;
 			return NULL;
-		}
-		if (ret == 0) {
-			t->capture = true;
-			t->capture_frames = cap.frames;
-			t->capture_max_frame = cap.max_frame;
-			t->capture_nb_rxq = pi->nb_rxq;
-			/* The PMD's counters run on over restarts of the
-			 * port, which reopen the file. */
-			t->capture_base = lr_port_capture_consumed(port);
 		}
 	}
 	ret = role->init(t, conf);
 	if (ret != 0) {
+		lr_capture_free(t->capture);
 		rte_free(t);
 		rte_errno = -ret;
 		return NULL;
@@ -428,37 +419,17 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	return t;
 }
 
-bool
-lr_task_capture_end(struct lr_task *t)
-{
-	if (t->st.rx_pkts < t->capture_frames &&
-	    (t->capture_nb_rxq != 1 ||
-	     lr_port_capture_consumed(t->port) - t->capture_base < t->capture_frames))
-		return false;
-	__atomic_store_n(&t->capture_ended, 1, __ATOMIC_RELEASE);
-	return true;
-}
-
-/* Control path: say once that a task read its capture to the end, as
- * softflowd -r does, so that a run that ended by itself says why. */
+/* Control path: say once that a task read its capture to the end, so
+ * that a run that ended by itself says why. */
 static void
 tell_capture_end(struct lr_task *t)
 {
-	const struct lr_port_info *pi = lr_port_info(t->port);
+	char who[64];
 
-	if (t->capture_told ||
-	    __atomic_load_n(&t->capture_ended, __ATOMIC_ACQUIRE) == 0)
+	if (t->capture == NULL)
 		return;
-	t->capture_told = true;
-	if (t->st.rx_pkts < t->capture_frames)
-		ELOG(NOTICE, "%s task %u: port %s queue %u: end of capture: "
-		     "%" PRIu64 " frames, %" PRIu64 " of them lost in the PMD "
-		     "(no mbuf)", t->role->name, t->id, pi ? pi->name : "?",
-		     t->queue, t->capture_frames, t->capture_frames - t->st.rx_pkts);
-	else
-		ELOG(NOTICE, "%s task %u: port %s queue %u: end of capture: "
-		     "%" PRIu64 " frames", t->role->name, t->id,
-		     pi ? pi->name : "?", t->queue, t->capture_frames);
+	snprintf(who, sizeof(who), "%s task %u", t->role->name, t->id);
+	lr_capture_tell(t->capture, who, t->st.rx_pkts);
 }
 
 void
@@ -758,10 +729,10 @@ lr_task_report(const struct lr_task *t)
 	json_object_set_new(o, "tx_retry", json_integer((json_int_t)st.tx_retry));
 	json_object_set_new(o, "alloc_fail", json_integer((json_int_t)st.alloc_fail));
 	json_object_set_new(o, "local_drops", json_integer((json_int_t)st.drops));
-	if (t->capture)
+	if (t->capture != NULL)
 		json_object_set_new(o, "end_of_capture",
-				    __atomic_load_n(&t->capture_ended, __ATOMIC_ACQUIRE) ?
-				    json_integer((json_int_t)t->capture_frames) :
+				    lr_capture_ended(t->capture) ?
+				    json_integer((json_int_t)t->capture->frames) :
 				    json_null());
 	if (t->role->uses_tx)
 		add_rates(o, "tx", st.tx_pkts, st.tx_bytes, secs);
@@ -792,6 +763,7 @@ lr_engine_cleanup(void)
 	for (i = 0; i < n; i++) {
 		if (tasks[i]->role->free != NULL)
 			tasks[i]->role->free(tasks[i]);
+		lr_capture_free(tasks[i]->capture);
 		rte_free(tasks[i]);
 		tasks[i] = NULL;
 	}

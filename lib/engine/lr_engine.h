@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <rte_common.h>
 
+#include "lr_capture.h"
 #include "lr_opt.h"
 
 #define LR_TASK_MAX 4096	/**< tasks over the life of the process */
@@ -221,15 +222,10 @@ struct lr_task {
 	uint64_t duration_tsc;		/**< stop after this long, 0: no limit */
 	uint32_t stop;			/**< set by the main lcore (atomic) */
 	uint32_t state;			/**< enum lr_task_state (atomic) */
-	/** Its rx queue replays a capture file (lr_port_capture): the task
-	 *  ends at the file's end, whatever its count or duration. */
-	bool capture;
-	bool capture_told;		/**< the end was logged (control path) */
-	uint16_t capture_nb_rxq;	/**< rx queues of the port */
-	uint32_t capture_ended;		/**< set by its lcore at the end (atomic) */
-	uint64_t capture_frames;	/**< frames in the queue's file */
-	uint32_t capture_max_frame;	/**< its longest frame (B) */
-	uint64_t capture_base;		/**< lr_port_capture_consumed() at create */
+	/** The capture file its rx queue replays (lr_capture.h), NULL:
+	 *  none. The task ends at the file's end, whatever its count or
+	 *  duration: its poll asks lr_task_capture_end(). */
+	struct lr_capture *capture;
 };
 
 /**
@@ -274,13 +270,16 @@ int lr_roles_write_csv(const char *path);
 int lr_roles_check(void);
 
 /**
- * Fast path, on a burst that brought nothing, for a task with t->capture:
- * has its capture file been read to the end? True when the task has had
- * every frame of the file, or (a port of one rx queue) when the PMD has
- * taken them all, counting those it could not deliver (no mbuf). Exact: a
- * count, never a guess from idle time. Sets t->capture_ended.
+ * Fast path, on a burst that brought nothing: has the task's rx queue been
+ * read to the end of the capture file it replays (lr_capture_end())? False
+ * at once for a queue that replays none. A role's poll returns 1 (done)
+ * on true: the file has nothing more for it.
  */
-bool lr_task_capture_end(struct lr_task *t);
+static inline bool
+lr_task_capture_end(struct lr_task *t)
+{
+	return lr_capture_end(t->capture, t->st.rx_pkts);
+}
 
 /** Ask a task to stop; its lcore finishes it after the current burst. */
 void lr_task_stop(struct lr_task *t);

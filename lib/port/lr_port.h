@@ -131,41 +131,12 @@ int lr_port_wire(const char *name, uint16_t nb_queues, int socket,
 /** The port as set up, or NULL when lr_port_setup() did not succeed on it. */
 const struct lr_port_info *lr_port_info(uint16_t port_id);
 
-/** What a port's rx queue reads when it replays a capture file. */
-struct lr_port_capture {
-	uint64_t frames;		/**< frames in this queue's file */
-	uint64_t port_frames;		/**< frames in all the port's rx files */
-	uint32_t max_frame;		/**< longest frame of this queue's file (B) */
-};
-
-/**
- * Tell whether rx queue @p queue of @p port replays a capture file: a
- * net_pcap port with rx_pcap=FILE (the q-th rx_pcap is queue q) and no
- * infinite_rx. Its frames are counted with libpcap, as the PMD reads them
- * (pcap_next_ex until it stops), so that a task knows exactly when the
- * file has been read: the PMD returns 0 frames for ever after its end.
- * Such a port stamps every frame with its capture time (the rx timestamp
- * dynfield, in us; see LR_PORT_CAPTURE_TS_NS).
- * Control path.
- *
- * @return 0 and @p out filled, -ENOENT (not a capture file queue), or
- *   -EIO (the file cannot be read) with lr_errmsg().
- */
-int lr_port_capture(uint16_t port, uint16_t queue, struct lr_port_capture *out);
-
 /**
  * net_pcap (DPDK 22.11, drivers/net/pcap) writes each frame's pcap time
  * as tv_sec * 10^6 + tv_usec into the rx timestamp dynfield and sets its
  * flag, whatever the rx offloads: microseconds, not the ns of a NIC clock.
  */
 #define LR_PORT_CAPTURE_TS_NS 1000u
-
-/**
- * Frames the PMD took from the port's capture files: delivered, plus those
- * it read but could not deliver (no mbuf: rx_nombuf; a chain it could not
- * complete: ierrors). Safe on any lcore; a few loads of the PMD's counters.
- */
-uint64_t lr_port_capture_consumed(uint16_t port);
 
 /**
  * What the packets of @p port carry: with @p capture (the queue replays a

@@ -273,7 +273,8 @@ probe_init(struct lr_task *t, const void *arg)
 		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
 		p->rx = ch.rx;
 		p->dist_clock = ch.clock;
-	} else if (lr_clock_rx_init(&p->rx, t->port, t->capture, &p->clk) != 0) {
+	} else if (lr_clock_rx_init(&p->rx, t->port, t->capture != NULL,
+				    &p->clk) != 0) {
 		probe_free(t);
 		return lr_err(ENOMEM, "probe: no rx timestamp dynfield");
 	}
@@ -489,8 +490,7 @@ probe_poll(struct lr_task *t, uint64_t now)
 		   lr_task_state(p->dist) == LR_TASK_DONE &&
 		   rte_ring_empty(p->in)) {
 		return 1;	/* the distributor is done, its ring empty */
-	} else if (p->in == NULL && unlikely(t->capture) &&
-		   lr_task_capture_end(t)) {
+	} else if (p->in == NULL && lr_task_capture_end(t)) {
 		return 1;	/* the capture file is read to its end */
 	}
 	if (p->rx.trace) {

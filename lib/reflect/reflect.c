@@ -301,7 +301,7 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 			release(t, r, rte_rdtsc());
 			return 0;
 		}
-		return unlikely(t->capture) && lr_task_capture_end(t);
+		return lr_task_capture_end(t);
 	}
 	now = rte_rdtsc();
 	for (i = 0; i < n && i < LR_PREFETCH; i++)

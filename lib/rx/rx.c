@@ -701,7 +701,7 @@ rx_report(const struct lr_task *t, json_t *o)
 	set_int(o, "flow_table", r->nb_flows);
 	set_int(o, "flow_base", r->flow_base);
 	if (r->hist != NULL)
-		latency_json(o, &c, r->hist, t->capture);
+		latency_json(o, &c, r->hist, t->capture != NULL);
 	if (r->flat != NULL)
 		json_object_set_new(o, "jitter", jitter_json(r->flat, r->nb_flows));
 }
@@ -1128,7 +1128,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	n = rte_eth_rx_burst(t->port, t->queue, pkts, LR_BURST);
 	if (n == 0)
 		/* A capture file returns nothing for ever after its end. */
-		return unlikely(t->capture) && lr_task_capture_end(t);
+		return lr_task_capture_end(t);
 	/* --count N stops at N exactly. The burst still asks for LR_BURST:
 	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
 	 * so the last burst's packets past N are freed unread, counted apart. */

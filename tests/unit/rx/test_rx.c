@@ -435,7 +435,6 @@ write_capture(const char *path, unsigned int n)
 static void
 ends_at_end_of_capture(void **state)
 {
-	struct lr_port_capture cap;
 	struct lr_port_conf pc;
 	struct lr_rx_conf rc;
 	struct lr_task *r;
@@ -443,25 +442,21 @@ ends_at_end_of_capture(void **state)
 	uint16_t port;
 
 	(void)state;
-	assert_int_equal(lr_port_capture(wire[1], 0, &cap), -ENOENT);
 	snprintf(path, sizeof(path), "/tmp/lr_ut_rx_%d.pcap", (int)getpid());
 	write_capture(path, 40);
 	snprintf(spec, sizeof(spec), "net_pcap7,rx_pcap=%s", path);
 	assert_int_equal(lr_port_find(spec, &port), 0);
 	lr_port_conf_init(&pc);
 	assert_int_equal(lr_port_setup(port, &pc), 0);
-	assert_int_equal(lr_port_capture(port, 0, &cap), 0);
-	assert_int_equal(cap.frames, 40);
-	assert_int_equal(cap.port_frames, 40);
-	assert_int_equal(cap.max_frame, 60);
 	lr_rx_conf_init(&rc);
 	r = lr_task_create(&lr_rx_role, worker, port, 0, 0, &rc);
 	assert_non_null(r);
-	assert_true(r->capture);
+	assert_non_null(r->capture);
+	assert_int_equal(r->capture->frames, 40);
 	assert_int_equal(lr_engine_start(), 1);
 	assert_int_equal(lr_task_wait(r, 30, 0), 0);
 	assert_int_equal(r->st.rx_pkts, 40);
-	assert_int_equal(r->capture_ended, 1);
+	assert_true(lr_capture_ended(r->capture));
 	lr_engine_stop();
 	unlink(path);
 }
