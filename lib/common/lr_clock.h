@@ -16,7 +16,7 @@
  *   (LR_PORT_CAPTURE_TS_NS); any other port stamps nothing, and a packet
  *   then takes its burst's TSC time.
  *
- * A queue's struct lr_clock_rx is filled by lr_clock_rx_init() (lr_port.h,
+ * A queue's struct lr_clock_rx is filled by lr_clock_rx_init() (lr_capture.h,
  * in lib/port: it asks the port), so that this header needs no port.
  *
  * Threading: the init functions are control path (lr_clock_rx_init may

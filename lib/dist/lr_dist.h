@@ -20,7 +20,7 @@
  * Where the port has the feature, the NIC's is used instead of the model's:
  * its RSS hash (RTE_MBUF_F_RX_RSS_HASH) picks the channel, its rx timestamp
  * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, device clock taken as ns) is the time. A
- * port replaying a capture file (lr_port_capture) gives each packet its
+ * port replaying a capture file (lr_capture.h) gives each packet its
  * capture time, and the distributor ends at the end of the file.
  * A port with several RSS queues needs no distributor at all.
  *

@@ -13,8 +13,11 @@
  * capture), reports and logs its end; a role's poll asks one inline call on
  * a burst that brought nothing (lr_task_capture_end(), lr_engine.h).
  *
- * Threading: lr_capture_open(), lr_capture_tell() and lr_capture_free() are
- * control path (main lcore). lr_capture_end() runs on the one lcore that
+ * Here too, what any rx queue's stamps mean (lr_clock_rx_init(), in
+ * capture.c): a capture's times, a NIC's clock, or none.
+ *
+ * Threading: lr_capture_open(), lr_capture_tell(), lr_capture_free() and
+ * lr_clock_rx_init() are control path (main lcore). lr_capture_end() runs on the one lcore that
  * polls the queue; lr_capture_ended() may be read from any thread.
  */
 #ifndef LR_CAPTURE_H
@@ -24,6 +27,8 @@
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
+
+#include "lr_clock.h"
 
 /** A capture file replayed by one rx queue. */
 struct lr_capture {
@@ -97,5 +102,18 @@ bool lr_capture_tell(struct lr_capture *c, const char *who, uint64_t delivered);
 
 /** Control path: free @p c (NULL: nothing). */
 void lr_capture_free(struct lr_capture *c);
+
+/**
+ * What the packets of @p port carry: with @p capture (the queue replays a
+ * capture file: an lr_capture) the capture's times; else, when
+ * the port has the rx timestamp offload and its device clock reads, the
+ * NIC's stamps, set against @p c's Unix time (@p c may be NULL with
+ * @p capture: a capture's times need no reading); else nothing (flag 0).
+ *
+ * @return 0, or -ENOMEM: a capture, and no rx timestamp dynfield to read
+ *   its times from.
+ */
+int lr_clock_rx_init(struct lr_clock_rx *rx, uint16_t port, bool capture,
+		     const struct lr_clock *c);
 
 #endif

@@ -22,7 +22,6 @@
 
 #include <rte_ethdev.h>
 
-#include "lr_clock.h"
 #include "lr_opt.h"
 
 #define LR_RSS_KEY_MAX 64		/**< longest RSS key a PMD takes here */
@@ -137,19 +136,6 @@ const struct lr_port_info *lr_port_info(uint16_t port_id);
  * flag, whatever the rx offloads: microseconds, not the ns of a NIC clock.
  */
 #define LR_PORT_CAPTURE_TS_NS 1000u
-
-/**
- * What the packets of @p port carry: with @p capture (the queue replays a
- * capture file: lr_capture.h) the capture's times; else, when
- * the port has the rx timestamp offload and its device clock reads, the
- * NIC's stamps, set against @p c's Unix time (@p c may be NULL with
- * @p capture: a capture's times need no reading); else nothing (flag 0).
- *
- * @return 0, or -ENOMEM: a capture, and no rx timestamp dynfield to read
- *   its times from.
- */
-int lr_clock_rx_init(struct lr_clock_rx *rx, uint16_t port, bool capture,
-		     const struct lr_clock *c);
 
 /** Wait up to @p timeout_ms for link up. @return 0 or -ETIMEDOUT. */
 int lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms);

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "lr_capture.h"
 #include "lr_clock.h"
 #include "lr_port.h"
 #include "lr_test.h"
