@@ -66,6 +66,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # a variable before "=", "[" or ";" on a line that gives its type.
 DEF_FUNC = re.compile(r"^([A-Za-z_]\w*)\s*\(", re.M)
 DEF_VAR = re.compile(r"^(?!static\b|typedef\b|extern\b)(?=[A-Za-z_])[^\n(;]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:=|;)", re.M)
+# A log type DPDK's macro defines (RTE_LOG_REGISTER(name, ...)).
+DEF_LOG = re.compile(r"^RTE_LOG_REGISTER\w*\(\s*([A-Za-z_]\w*)", re.M)
 WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -108,6 +110,9 @@ def defined_names(text):
         names.add(m.group(1))
     for m in DEF_VAR.finditer(text):
         names.add(m.group(1))
+    for m in DEF_LOG.finditer(text):
+        names.add(m.group(1))
+    names.discard("RTE_LOG_REGISTER")
     return names
 
 

@@ -24,9 +24,10 @@
 #include "lr_gen.h"
 #include "lr_pool.h"
 #include "lr_port.h"
+#include "gen_conf.h"
 #include "gen_internal.h"
+#include "gen_replay.h"
 
-RTE_LOG_REGISTER(lr_gen_logtype, user.lr.gen, INFO);
 #define GLOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, lr_gen_logtype, "gen: " fmt "\n", ##__VA_ARGS__)
 

@@ -19,9 +19,11 @@
 #include <arpa/inet.h>
 
 #include "lr_common.h"
-#include "lr_gen.h"
+#include "lr_gen_conf.h"
 #include "lr_opt.h"
-#include "gen_internal.h"
+#include "gen_conf.h"
+
+RTE_LOG_REGISTER(lr_gen_logtype, user.lr.gen, INFO);
 
 static void
 range_v4(struct lr_ip_range *r, uint32_t host)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What gen.c (the role: template, flows, pacing, the tx loop) and
- * gen_conf.c (its options: parsing, checks, the flow and size tables a conf
- * describes) share. Not a public header.
+ * A gen task's state and the fast path's steps that gen.c (the role:
+ * template, flows, pacing, the tx loop) and replay.c (--pcap) share, with
+ * gen_conf.c's defaults. Header only, so that the three files' includes
+ * form a tree: gen.c -> replay.c (gen_replay.h) -> gen_conf.c (gen_conf.h).
+ * Not a public header.
  */
 #ifndef LR_GEN_INTERNAL_H
 #define LR_GEN_INTERNAL_H
@@ -11,32 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include "lr_engine.h"
-#include "lr_gen.h"
-
-/* A stalled sender catches up at most this far by default: never an
- * unbounded burst. What it owes beyond is counted late, not hidden. */
-#define GEN_CATCH_UP_S 100e-6
-#define GEN_RATE_TOLERANCE 0.999
-/* No tx progress this long while packets wait: the port has stopped
- * taking them (link down, memif peer gone). */
-#define GEN_STALL_TIMEOUT_S 1.0
-
-/* splitmix64: a seeded, repeatable sequence for shuffles and sizes. */
-static inline uint64_t
-next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "lr_gen_conf.h"
+#include "gen_conf.h"
+#include "lr_gen_sched.h"
 
 /* One flow as the fast path writes it: all network order, with the parts of
  * the checksums that do not change from packet to packet. */
@@ -101,7 +85,6 @@ struct gen {
 	char why[384];			/* and why, for the verdict */
 };
 
-struct lr_task;
 struct lr_replay;
 
 /* The fast path's shared steps (gen.c and replay.c). */
@@ -164,68 +147,5 @@ lr_gen_due(struct gen *g, uint64_t now, uint64_t *lag)
 	}
 	return true;
 }
-
-/* gen's log type (gen.c), for replay.c's warnings at load. */
-extern int lr_gen_logtype;
-
-/* --pcap (replay.c): load the capture into the task's memory, send it.
- * init: 0 or -errno (lr_errmsg says why); g->rp set. */
-int lr_replay_init(struct lr_task *t, struct gen *g, double hz);
-int lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now);
-void lr_replay_report(const struct gen *g, json_t *o);
-void lr_replay_free(struct gen *g);
-
-/* For tests/fuzz/fuzz_replay (not the fast path): where parse() found a
- * frame's headers, and what a replay would rewrite. */
-struct lr_replay_frame_info {
-	uint16_t l3;		/* IP header, 0: not IP */
-	uint16_t l4csum;	/* UDP/TCP checksum field, 0: none to fix */
-	uint16_t stamp;		/* UDP data stamped, 0: none */
-	uint8_t l3type;		/* 0 none, 1 IPv4, 2 IPv6 */
-	bool udp;
-	bool has_key;		/* a 5-tuple (a flow to stamp) */
-	bool shifted;		/* the source address was shifted */
-	bool stamped;		/* linerate's header was written */
-};
-
-/* Parse frame @p d of @p len bytes as a capture's frame is, then into
- * @p out (len bytes) the frame as a replay sends it: the source shifted
- * by @p delta (when not 0 and IP), stamped when @p stamp and it has room. */
-void lr_replay_check_frame(const uint8_t *d, uint32_t len, uint32_t delta,
-			   bool stamp, uint8_t *out,
-			   struct lr_replay_frame_info *fi);
-
-/* The capture at @p path read as lr_replay_init() reads it (one pass;
- * flows numbered when @p stamp), frames longer than @p max_frame refused,
- * then @p each called on every frame loaded; all freed again. EAL needed
- * (the flow table). @return 0, or the error lr_replay_init() would give,
- * or -ERANGE: a frame loaded lies outside what was read (a bug). */
-int lr_replay_check_file(const char *path, uint32_t max_frame, bool stamp,
-			 void (*each)(const uint8_t *d, uint32_t len,
-				      const struct lr_replay_frame_info *fi,
-				      uint32_t flow, void *arg),
-			 void *arg);
-
-/* The same from the stream @p f (closed here; @p name for messages): a
- * capture that changes while it is read, for fuzz_replay. */
-int lr_replay_check_stream(FILE *f, const char *name, uint32_t max_frame,
-			   bool stamp,
-			   void (*each)(const uint8_t *d, uint32_t len,
-					const struct lr_replay_frame_info *fi,
-					uint32_t flow, void *arg),
-			   void *arg);
-
-/* The conf's source and destination ranges, IPv6 defaults applied.
- * @return 0, or -EINVAL for mixed families (lr_errmsg says which). */
-int lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
-		  struct lr_ip_range *dst);
-
-/* gen's option table (lr_opt.h). */
-extern const struct lr_opt lr_gen_opts[];
-
-/* The role's conf hooks (struct lr_role). */
-void lr_gen_conf_init_any(void *conf);
-int lr_gen_conf_set_key(void *conf, const char *key, const char *val);
-int lr_gen_conf_check(const void *conf);
 
 #endif

@@ -31,7 +31,9 @@
 #include "lr_pkt.h"
 #include "lr_pool.h"
 #include "lr_port.h"
+#include "gen_conf.h"
 #include "gen_internal.h"
+#include "gen_replay.h"
 
 #define REPLAY_MAX_BYTES (1ull << 30)	/* frame bytes loaded, at most */
 #define REPLAY_MAX_FRAMES (1u << 24)
@@ -753,7 +755,7 @@ lr_replay_free(struct gen *g)
 }
 
 /* For tests/fuzz/fuzz_replay: the control-path steps above without a task
- * (gen_internal.h). */
+ * (gen_replay.h). */
 static void
 frame_info(const struct rp_frame *f, bool has_key,
 	   struct lr_replay_frame_info *fi)

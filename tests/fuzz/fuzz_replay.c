@@ -39,7 +39,7 @@
 
 #include "lr_common.h"
 #include "lr_wire.h"
-#include "gen_internal.h"
+#include "gen_replay.h"
 #include "lr_fuzz_eal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gen --pcap's control path without a task (lib/gen/replay.c through
- * gen_internal.h's check functions): what tests/fuzz/fuzz_replay found.
+ * gen_replay.h's check functions): what tests/fuzz/fuzz_replay found.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,7 +20,7 @@
 
 #include "lr_common.h"
 #include "lr_wire.h"
-#include "gen_internal.h"
+#include "gen_replay.h"
 
 /* Ethernet, IPv4 (total length @p ip_len), UDP (length @p udp_len) and
  * @p data bytes of 'x' in a frame of @p frame bytes; both sums right over
