@@ -332,6 +332,10 @@ def main():
         print(" -> ".join(a_cycle(g, comp)))
     if not inner:
         print("none")
+    seen = {(f, h) for f in files for h, _ in includes[f]}
+    for f, h in sorted(set(ALLOWED) - seen):
+        print(f"includes: ALLOWED names {f} -> {h}, which is gone: take it "
+              "out of tools/includes.py", file=sys.stderr)
     for f, line, name in unresolved:
         print(f"{f}:{line}: \"{name}\" is not one file of the tree",
               file=sys.stderr)
