@@ -232,10 +232,7 @@ usage(FILE *f)
 	lr_opt_help(f, lr_port_opts, NULL);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		fprintf(f, "%s options:\n", r->name);
-		if (r->opts != NULL)
-			lr_opt_help(f, r->opts, with_opts(r));
-		else
-			fputs(r->help, f);
+		lr_opt_help(f, r->opts, with_opts(r));
 	}
 }
 
@@ -299,7 +296,7 @@ known_key(const char *key)
 		return true;
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		if (r->conf_bytes <= sizeof(conf) &&
-		    r->conf_set(&conf, key, "") != -ENOENT)
+		    lr_role_set(r, &conf, key, "") != -ENOENT)
 			return true;
 	return false;
 }
@@ -440,7 +437,6 @@ check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 	   const void *rc)
 {
 	unsigned int q, nq = role->uses_tx ? pc->nb_txq : pc->nb_rxq;
-	char slice[32];
 	void *qc;
 	int ret = 0;
 
@@ -451,9 +447,7 @@ check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 		return -ENOMEM;
 	for (q = 0; q < RTE_MAX(nq, 1u) && ret == 0; q++) {
 		memcpy(qc, rc, role->conf_bytes);
-		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-		if (nq > 1)
-			role->conf_set(qc, "slice", slice);	/* -ENOENT: none */
+		lr_role_set_slice(role, qc, q, nq);	/* -ENOENT: none */
 		ret = role->conf_check(qc);
 	}
 	free(qc);

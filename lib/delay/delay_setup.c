@@ -106,12 +106,6 @@ delay_conf_init(void *conf)
 }
 
 static int
-delay_conf_set(void *conf, const char *key, const char *val)
-{
-	return lr_opt_set(delay_opts, conf, "delay", key, val);
-}
-
-static int
 delay_conf_check(const void *conf)
 {
 	const struct lr_delay_conf *c = conf;
@@ -506,7 +500,6 @@ const struct lr_role lr_delay_role = {
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_delay_conf),
 	.conf_init = delay_conf_init,
-	.conf_set = delay_conf_set,
 	.conf_check = delay_conf_check,
 	.init = delay_init,
 	.poll = lr_delay_poll,

@@ -131,6 +131,10 @@ lr_role_register(const struct lr_role *role)
 {
 	if (lr_role_find(role->name) != NULL)
 		return 0;
+	/* Its options are its table: --help, doc/usage.md and lr_role_set()
+	 * read it. */
+	if (role->opts == NULL)
+		return -EINVAL;
 	if (nb_roles == RTE_DIM(roles))
 		return -ENOSPC;
 	roles[nb_roles++] = role;
@@ -230,7 +234,6 @@ lr_role_plan_queues(const struct lr_role *role, uint16_t port,
 {
 	const struct lr_port_info *pi = lr_port_info(port);
 	unsigned int q, nq;
-	char slice[32];
 	void *qc;
 
 	if (pi == NULL || n == 0)
@@ -244,8 +247,7 @@ lr_role_plan_queues(const struct lr_role *role, uint16_t port,
 		/* Each queue takes its share of the flows, count and rate;
 		 * a role without slices says -ENOENT and runs the conf whole. */
 		memcpy(qc, conf, role->conf_bytes);
-		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-		if (nq > 1 && role->conf_set(qc, "slice", slice) == -EINVAL)
+		if (lr_role_set_slice(role, qc, q, nq) == -EINVAL)
 			break;
 		if (lr_task_create(role, lcores[q % n], port, (uint16_t)q,
 				   duration_s, qc) == NULL)
@@ -278,6 +280,27 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	return ret;
 }
 
+int
+lr_role_set(const struct lr_role *role, void *conf, const char *key,
+	    const char *val)
+{
+	if (role->conf_set != NULL)
+		return role->conf_set(conf, key, val);
+	return lr_opt_set(role->opts, conf, role->name, key, val);
+}
+
+int
+lr_role_set_slice(const struct lr_role *role, void *conf, unsigned int q,
+		  unsigned int nq)
+{
+	char slice[32];
+
+	if (nq <= 1)
+		return 0;
+	snprintf(slice, sizeof(slice), "%u/%u", q, nq);
+	return lr_role_set(role, conf, "slice", slice);
+}
+
 /* Does @p role know option @p key? Asked of a fresh conf (no memory: no). */
 static bool
 knows(const struct lr_role *role, const char *key, const char *val)
@@ -288,7 +311,7 @@ knows(const struct lr_role *role, const char *key, const char *val)
 	if (c == NULL)
 		return false;
 	role->conf_init(c);
-	ret = role->conf_set(c, key, val);
+	ret = lr_role_set(role, c, key, val);
 	free(c);
 	return ret != -ENOENT;
 }
@@ -305,7 +328,7 @@ conf_set_whole(const struct lr_role *role, void *conf, const char *key,
 	if (save == NULL)
 		return lr_err(ENOMEM, "%s: no memory for its conf", role->name);
 	memcpy(save, conf, role->conf_bytes);
-	ret = role->conf_set(conf, key, val);
+	ret = lr_role_set(role, conf, key, val);
 	if (ret != 0)
 		memcpy(conf, save, role->conf_bytes);
 	free(save);

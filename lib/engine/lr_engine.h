@@ -91,10 +91,9 @@ typedef int (*lr_role_conf_set_t)(void *conf, const char *key, const char *val);
  */
 struct lr_role {
 	const char *name;
-	const char *help;		/**< one line per option, for --help */
-	/** The role's option table (lr_opt.h), or NULL: then conf_set and
-	 *  help are the role's own. With a table, --help and doc/usage.md's
-	 *  option table are printed from it. */
+	/** The role's option table (lr_opt.h): lr_role_set() parses with
+	 *  it, and --help and doc/usage.md's option table are printed from
+	 *  it. */
 	const struct lr_opt *opts;
 	/** The options of role->with this role takes, for help and
 	 *  doc/usage.md; NULL: all of the companion's. */
@@ -103,7 +102,10 @@ struct lr_role {
 	bool uses_tx;			/**< owns the tx side of its queue */
 	size_t conf_bytes;		/**< size of the role's conf struct */
 	void (*conf_init)(void *conf);	/**< fill the defaults */
-	lr_role_conf_set_t conf_set;	/**< -EINVAL, -ENOENT for unknown keys */
+	/** May be NULL: the option table's parser (lr_opt_set()). A role
+	 *  whose options go beyond its table (the distributor's) sets one:
+	 *  -EINVAL, -ENOENT for unknown keys. Call lr_role_set(). */
+	lr_role_conf_set_t conf_set;
 	/** May be NULL: the checks of a whole conf that need no port or
 	 *  EAL (option against option), so that the command line rejects
 	 *  bad options before it starts anything. 0 or -EINVAL. */
@@ -194,6 +196,24 @@ int lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 int lr_role_plan_queues(const struct lr_role *role, uint16_t port,
 			const void *conf, const unsigned int *lcores,
 			unsigned int n, double duration_s);
+
+/**
+ * Set the role's own option @p key of @p conf (not its companion's: see
+ * lr_role_conf_set()): role->conf_set, or the role's option table.
+ * @return 0, -EINVAL with lr_errmsg(), -ENOENT for a key it does not know.
+ */
+int lr_role_set(const struct lr_role *role, void *conf, const char *key,
+		const char *val);
+
+/**
+ * Give @p conf the share of queue @p q of @p nq that a role laid over a
+ * port's queues takes (its flows, count and rate: gen's "slice"). Nothing
+ * for @p nq <= 1.
+ * @return 0, -ENOENT for a role without slices (it runs its conf whole),
+ *   -EINVAL with lr_errmsg().
+ */
+int lr_role_set_slice(const struct lr_role *role, void *conf, unsigned int q,
+		      unsigned int nq);
 
 /**
  * Set option @p key of a role from its text @p val, as the CLI and Lua's

@@ -139,12 +139,6 @@ static const struct lr_opt probe_opts[] = {
 	{ 0 },
 };
 
-static int
-probe_conf_set(void *conf, const char *key, const char *val)
-{
-	return lr_opt_set(probe_opts, conf, "probe", key, val);
-}
-
 /* The cache's export callback, on the task's lcore (or, once the task has
  * stopped, on the main lcore straight to the exporter). */
 static int
@@ -743,7 +737,6 @@ const struct lr_role lr_probe_role = {
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_probe_conf),
 	.conf_init = probe_conf_init,
-	.conf_set = probe_conf_set,
 	.init = probe_init,
 	.poll = probe_poll,
 	.report = probe_report,

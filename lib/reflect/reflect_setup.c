@@ -120,12 +120,6 @@ reflect_conf_init(void *conf)
 	c->tx_retries = TX_RETRIES_DEFAULT;
 }
 
-static int
-reflect_conf_set(void *conf, const char *key, const char *val)
-{
-	return lr_opt_set(reflect_opts, conf, "reflect", key, val);
-}
-
 /* ---- init, end ---- */
 
 static void
@@ -365,7 +359,6 @@ const struct lr_role lr_reflect_role = {
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_reflect_conf),
 	.conf_init = reflect_conf_init,
-	.conf_set = reflect_conf_set,
 	.init = reflect_init,
 	.poll = lr_reflect_poll,
 	.finish = reflect_finish,

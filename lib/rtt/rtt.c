@@ -92,12 +92,6 @@ rtt_conf_init(void *conf)
 }
 
 static int
-rtt_conf_set(void *conf, const char *key, const char *val)
-{
-	return lr_opt_set(rtt_opts, conf, "rtt", key, val);
-}
-
-static int
 rtt_conf_check(const void *conf)
 {
 	const struct lr_rtt_conf *c = conf;
@@ -144,7 +138,6 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 	struct lr_gen_conf gc, qc;
 	struct lr_rx_conf rc;
 	unsigned int q, nq = RTE_MIN(pi->nb_txq, pi->nb_rxq);
-	char slice[32];
 
 	if (rtt_conf_check(c) != 0)
 		return -EINVAL;
@@ -163,8 +156,7 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 			return lr_err(ENOSPC, "rtt: too many tasks");
 		rt = &rtts[nb_rtts];
 		qc = gc;
-		snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-		if (nq > 1 && lr_gen_role.conf_set(&qc, "slice", slice) != 0)
+		if (lr_role_set_slice(&lr_gen_role, &qc, q, nq) != 0)
 			return -EINVAL;
 		lr_rx_conf_init(&rc);
 		rc.flows = gc.flows;
@@ -675,7 +667,6 @@ const struct lr_role lr_rtt_role = {
 	.uses_tx = true,
 	.conf_bytes = sizeof(struct lr_rtt_conf),
 	.conf_init = rtt_conf_init,
-	.conf_set = rtt_conf_set,
 	.conf_check = rtt_conf_check,
 	.init = rtt_init,
 	.poll = rtt_poll,

@@ -202,12 +202,6 @@ static const struct lr_opt rx_opts[] = {
 	{ 0 },
 };
 
-static int
-rx_conf_set(void *conf, const char *key, const char *val)
-{
-	return lr_opt_set(rx_opts, conf, "rx", key, val);
-}
-
 static void
 rx_free(struct lr_task *t)
 {
@@ -1424,7 +1418,6 @@ const struct lr_role lr_rx_role = {
 	.uses_rx = true,
 	.conf_bytes = sizeof(struct lr_rx_conf),
 	.conf_init = rx_conf_init,
-	.conf_set = rx_conf_set,
 	.init = rx_init,
 	.poll = rx_poll,
 	.report = rx_report,

@@ -32,22 +32,22 @@ dist_and_two_probes(unsigned int lcore, uint16_t port, const char *count,
 	unsigned int i;
 
 	lr_dist_conf_init(&dc);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "count", count), 0);
+	assert_int_equal(lr_role_set(&lr_dist_role, &dc, "channels", "2"), 0);
+	assert_int_equal(lr_role_set(&lr_dist_role, &dc, "count", count), 0);
 	*d = lr_task_create(&lr_dist_role, lcore, port, 0, 0, &dc);
 	assert_non_null(*d);
 	lr_probe_role.conf_init(&pc);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "entries", "1024"), 0);
 	for (i = 0; i < 2; i++) {
 		char ch[4];
 
 		snprintf(ch, sizeof(ch), "%u", i);
-		assert_int_equal(lr_probe_role.conf_set(&pc, "channel", ch), 0);
+		assert_int_equal(lr_role_set(&lr_probe_role, &pc, "channel", ch), 0);
 		if (i == 0) {
 			char id[16];
 
 			snprintf(id, sizeof(id), "%u", (*d)->id);
-			assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+			assert_int_equal(lr_role_set(&lr_probe_role, &pc, "dist", id), 0);
 		} else {
 			pc.dist_task = -1;
 		}
@@ -147,7 +147,7 @@ dist_named_by_probe(void **state)
 
 	(void)state;
 	lr_dist_conf_init(&dc);
-	assert_int_equal(lr_dist_role.conf_set(&dc, "channels", "2"), 0);
+	assert_int_equal(lr_role_set(&lr_dist_role, &dc, "channels", "2"), 0);
 	d1 = lr_task_create(&lr_dist_role, lcore, wire[1], 0, 0, &dc);
 	assert_non_null(d1);
 	assert_ptr_equal(lr_dist_last(wire[1]), d1);
@@ -160,27 +160,27 @@ dist_named_by_probe(void **state)
 	assert_int_equal(rte_errno, EBUSY);
 
 	lr_probe_role.conf_init(&pc);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "entries", "1024"), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "entries", "1024"), 0);
 	/* A distributor named, but no channel to read. */
 	snprintf(id, sizeof(id), "%u", d1->id);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "dist", id), 0);
 	assert_null(lr_task_create(&lr_probe_role, lcore, wire[1], LR_QUEUE_NONE,
 				   0, &pc));
 	assert_int_equal(rte_errno, EINVAL);
 	/* The short form: the port's distributor, d1. */
 	pc.dist_task = -1;
-	assert_int_equal(lr_probe_role.conf_set(&pc, "channel", "1"), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "channel", "1"), 0);
 	p = lr_task_create(&lr_probe_role, lcore, wire[1], LR_QUEUE_NONE, 0, &pc);
 	assert_non_null(p);
 	/* Not a dist task, or one on another port. */
 	assert_int_equal(lr_dist_channel(p, 0, &ch), -EINVAL);
 	snprintf(id, sizeof(id), "%u", p->id);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "dist", id), 0);
 	assert_null(lr_task_create(&lr_probe_role, lcore, wire[1], LR_QUEUE_NONE,
 				   0, &pc));
 	assert_int_equal(rte_errno, EINVAL);
 	snprintf(id, sizeof(id), "%u", d1->id);
-	assert_int_equal(lr_probe_role.conf_set(&pc, "dist", id), 0);
+	assert_int_equal(lr_role_set(&lr_probe_role, &pc, "dist", id), 0);
 	assert_null(lr_task_create(&lr_probe_role, lcore, wire[0], LR_QUEUE_NONE,
 				   0, &pc));
 	assert_int_equal(rte_errno, EINVAL);

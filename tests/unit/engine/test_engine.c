@@ -51,8 +51,10 @@ tick_finish(struct lr_task *t)
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELAXED);
 }
 
+static const struct lr_opt tick_opts[] = { { 0 } };
+
 static const struct lr_role tick_role = {
-	.name = "tick", .uses_rx = true,
+	.name = "tick", .opts = tick_opts, .uses_rx = true,
 	.init = tick_init, .poll = tick_poll, .finish = tick_finish,
 };
 
@@ -152,7 +154,12 @@ static void
 registry(void **state)
 {
 	(void)state;
+	static const struct lr_role no_table = { .name = "no_table" };
+
 	assert_null(lr_role_find("tick"));
+	/* A role's options are its table: one without is refused. */
+	assert_int_equal(lr_role_register(&no_table), -EINVAL);
+	assert_null(lr_role_find("no_table"));
 	assert_int_equal(lr_role_register(&tick_role), 0);
 	assert_ptr_equal(lr_role_find("tick"), &tick_role);
 	assert_ptr_equal(lr_role_at(0), &tick_role);

@@ -51,7 +51,7 @@ header_round_trip(void **state)
 static void
 set(struct lr_gen_conf *c, const char *key, const char *val)
 {
-	if (lr_gen_role.conf_set(c, key, val) != 0)
+	if (lr_role_set(&lr_gen_role, c, key, val) != 0)
 		fail_msg("%s=%s: %s", key, val, lr_errmsg());
 }
 
@@ -62,45 +62,45 @@ conf_checks(void **state)
 
 	(void)state;
 	lr_gen_conf_init(&c);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "63"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "9019"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "9018"), 0);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "63"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "9019"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "9018"), 0);
 	assert_int_equal(c.sizes[0], 9018);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "1518-64"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "64:0"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", ""), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "1518-64"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "64:0"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", ""), -EINVAL);
 	/* All or nothing: a list that fails part way leaves the sizes as
 	 * they were, not its first sizes beside the old count. */
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "64,128,256"), 0);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "1518,abc"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "100-50"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "64,128,256"), 0);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "1518,abc"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "100-50"), -EINVAL);
 	assert_int_equal(c.nb_sizes, 3);
 	assert_int_equal(c.size_mode, LR_SIZE_LIST);
 	assert_int_equal(c.sizes[0], 64);
 	assert_int_equal(c.sizes[2], 256);
-	assert_int_equal(lr_gen_role.conf_set(&c, "size", "9018"), 0);
-	assert_int_equal(lr_gen_role.conf_set(&c, "src-ip", "192.168.1.2"), 0);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "size", "9018"), 0);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "src-ip", "192.168.1.2"), 0);
 	assert_int_equal(c.src_ip.addr[0], 192);
 	assert_int_equal(c.src_ip.addr[3], 2);
-	assert_int_equal(lr_gen_role.conf_set(&c, "dst-ip", "300.1.1.1"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "dst-ip", "10.0.0.9-10.0.0.1"),
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "dst-ip", "300.1.1.1"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "dst-ip", "10.0.0.9-10.0.0.1"),
 			 -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "dst-ip", "10.0.0.1-fd00::1"),
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "dst-ip", "10.0.0.1-fd00::1"),
 			 -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "dst-ip", "fd00::1-fd01::1"),
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "dst-ip", "fd00::1-fd01::1"),
 			 -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "src-port", "70000"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "src-port", "9-8"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "dst-mac", "zz"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "burst", "33"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "flows", "0"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "rate", "10Gbit"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "rate", "101%"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "slice", "2/2"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "pattern", "0xabc"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "pattern", "0xzz"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "order", "random"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "colour", "1"), -ENOENT);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "src-port", "70000"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "src-port", "9-8"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "dst-mac", "zz"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "burst", "33"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "flows", "0"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "rate", "10Gbit"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "rate", "101%"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "slice", "2/2"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "pattern", "0xabc"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "pattern", "0xzz"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "order", "random"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "colour", "1"), -ENOENT);
 }
 
 /* Table 1's sizes from user data: what data-size gives. */
@@ -122,7 +122,7 @@ data_size(void **state)
 	set(&c, "data-size", "8952");
 	assert_int_equal(lr_gen_size_table(&c, tab, 4), 1);
 	assert_int_equal(tab[0], 9018);
-	assert_int_equal(lr_gen_role.conf_set(&c, "data-size", "17"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "data-size", "17"), -EINVAL);
 }
 
 static void
@@ -765,11 +765,11 @@ conf_new_keys(void **state)
 	assert_true(fabs(c.rate_tolerance - 0.95) < 1e-12);
 	set(&c, "rate-tolerance", "99.99");
 	assert_true(fabs(c.rate_tolerance - 0.9999) < 1e-12);
-	assert_int_equal(lr_gen_role.conf_set(&c, "rate-tolerance", "101"), -EINVAL);
-	assert_int_equal(lr_gen_role.conf_set(&c, "rate-tolerance", "x"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "rate-tolerance", "101"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "rate-tolerance", "x"), -EINVAL);
 	set(&c, "catch-up", "500");
 	assert_true(fabs(c.catch_up_s - 500e-6) < 1e-12);
-	assert_int_equal(lr_gen_role.conf_set(&c, "catch-up", "0"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "catch-up", "0"), -EINVAL);
 	set(&c, "stall-timeout", "0");
 	assert_true(c.stall_timeout_s == 0);
 	set(&c, "stall-timeout", "0.2");

@@ -303,8 +303,8 @@ flows_latency_and_categories(void **state)
 
 	(void)state;
 	lr_rx_conf_init(&rc);
-	assert_int_equal(lr_rx_role.conf_set(&rc, "flows", "16"), 0);
-	assert_int_equal(lr_rx_role.conf_set(&rc, "flows", "0"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_rx_role, &rc, "flows", "16"), 0);
+	assert_int_equal(lr_role_set(&lr_rx_role, &rc, "flows", "0"), -EINVAL);
 	r = lr_task_create(&lr_rx_role, worker, wire[1], 0, 0, &rc);
 	assert_non_null(r);
 	lr_gen_conf_init(&gc);
@@ -395,8 +395,8 @@ stops_at_count(void **state)
 
 	(void)state;
 	lr_rx_conf_init(&rc);
-	assert_int_equal(lr_rx_role.conf_set(&rc, "count", "x"), -EINVAL);
-	assert_int_equal(lr_rx_role.conf_set(&rc, "count", "16"), 0);
+	assert_int_equal(lr_role_set(&lr_rx_role, &rc, "count", "x"), -EINVAL);
+	assert_int_equal(lr_role_set(&lr_rx_role, &rc, "count", "16"), 0);
 	r = lr_task_create(&lr_rx_role, worker, wire[1], 0, 0, &rc);
 	assert_non_null(r);
 	send_foreign(16);

@@ -104,7 +104,7 @@ results_flag_short(void **state)
 	assert_int_equal(lr_port_setup(fast[0], &pc), 0);
 	assert_int_equal(lr_port_setup(fast[1], &pc), 0);
 	lr_gen_conf_init(&c);
-	assert_int_equal(lr_gen_role.conf_set(&c, "rate", "1000Mpps"), 0);
+	assert_int_equal(lr_role_set(&lr_gen_role, &c, "rate", "1000Mpps"), 0);
 	t = lr_task_create(&lr_gen_role, w, fast[0], 0, 0.3, &c);
 	assert_non_null(t);
 	assert_int_equal(lr_engine_start(), 1);
