@@ -41,7 +41,7 @@ files_of() {
 	dist) echo lib/dist/dist.c lib/dist/fw_fast.c lib/dist/thash.c \
 		lib/pkt/lr_parse_mbuf.h firmware-model/*.c ;;
 	replay) echo lib/gen/replay.c ;;
-	luaconf) echo lib/lua/lua.c ;;
+	luaconf) echo lib/lua/lua.c lib/lua/task.c ;;
 	esac
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer: the Lua configuration tables (lib/lua/lua.c): what
+ * libFuzzer: the Lua configuration tables (lib/lua/task.c, lua.c): what
  * linerate.task{} and linerate.plan{} make of a table, through the module's
  * own conversion (lr_lua_conf: role=, duration=, every other key an option
  * of the role, or of its companion in a plan; values numbers, strings,
@@ -78,7 +78,7 @@ alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return ptr;
 }
 
-/* Over budget, every step raises again, as lua.c's interrupt: no pcall
+/* Over budget, every step raises again, as run.c's interrupt: no pcall
  * in a loop outlives it. */
 static void
 budget_hook(lua_State *L, lua_Debug *ar)
