@@ -367,6 +367,10 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	unsigned int i, n;
 	int ret;
 
+	if (role->poll == NULL)
+		return lr_err_null(EINVAL, "%s: a plan, not a task: linerate.plan{"
+				   "role = \"%s\", ...} or --role %s make its tasks",
+				   role->name, role->name, role->name);
 	if (!is_worker(lcore))
 		return lr_err_null(EINVAL, "%s: lcore %u is not a worker lcore "
 				   "(give EAL -l with more lcores)", role->name, lcore);

@@ -110,6 +110,9 @@ struct lr_role {
 	 *  EAL (option against option), so that the command line rejects
 	 *  bad options before it starts anything. 0 or -EINVAL. */
 	int (*conf_check)(const void *conf);
+	/** The task's init and poll; both NULL for a role that is a plan
+	 *  over other roles' tasks (rtt: gen's and rx's): lr_task_create()
+	 *  refuses it, saying so. */
 	lr_role_init_t init;
 	lr_role_poll_t poll;
 	lr_role_finish_t finish;	/**< may be NULL */

@@ -102,25 +102,6 @@ rtt_conf_check(const void *conf)
 	return 0;
 }
 
-/* The rtt role has no task of its own: its plan makes gen's and rx's. */
-static int
-rtt_init(struct lr_task *t, const void *conf)
-{
-	RTE_SET_USED(t);
-	RTE_SET_USED(conf);
-	return lr_err(EINVAL, "rtt: a plan, not a task: linerate.plan{role = "
-		      "\"rtt\", ...} or --role rtt make a gen and an rx task per "
-		      "queue");
-}
-
-static int
-rtt_poll(struct lr_task *t, uint64_t now)
-{
-	RTE_SET_USED(t);
-	RTE_SET_USED(now);
-	return 1;
-}
-
 /*
  * A gen and an rx task on each queue of @p port, on one lcore: gen's slice
  * q/nq of @p with_conf, and an rx that counts every flow gen sends (its
@@ -668,8 +649,6 @@ const struct lr_role lr_rtt_role = {
 	.conf_bytes = sizeof(struct lr_rtt_conf),
 	.conf_init = rtt_conf_init,
 	.conf_check = rtt_conf_check,
-	.init = rtt_init,
-	.poll = rtt_poll,
 	.results = rtt_results,
 	.live = rtt_live,
 	.tick = rtt_tick,

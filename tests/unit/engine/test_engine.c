@@ -74,6 +74,11 @@ rejects_bad_placement(void **state)
 	assert_non_null(strstr(lr_errmsg(), "no rx queue 5"));
 	assert_null(lr_task_create(&tick_role, worker, 77, 0, 0, &c));
 	assert_non_null(strstr(lr_errmsg(), "not set up"));
+	/* A role that is a plan over other roles' tasks has no task. */
+	static const struct lr_role plan_only = { .name = "plan_only",
+						  .opts = tick_opts, .uses_rx = true };
+	assert_null(lr_task_create(&plan_only, worker, port, 0, 0, &c));
+	assert_non_null(strstr(lr_errmsg(), "a plan, not a task"));
 }
 
 static void
