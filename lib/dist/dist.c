@@ -25,12 +25,9 @@ const char *const lr_ingress_names[3] = { "full", "trim", "uh" };
 struct dist_counts {
 	uint64_t parsed[LR_PARSE_REASONS];	/* [0] unused: ok goes on */
 	uint64_t channel[LR_DIST_CHANNELS_MAX];	/* handed to each channel */
-	uint64_t ring_full;			/* refused by a full ring */
-	uint64_t nic_hash;			/* channel by the NIC's RSS hash */
-	uint64_t nic_ts;			/* time from the NIC's stamp */
-	uint64_t frag_steered;			/* later fragment to its first's */
-	uint64_t frag_unmatched;		/* later fragment, first unseen */
-	uint64_t busy_tsc;
+#define DIST_FIELD(name, key, what) uint64_t name;
+	LR_DIST_COUNTERS(DIST_FIELD)
+#undef DIST_FIELD
 };
 
 struct dist {
@@ -579,13 +576,11 @@ dist_counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
 	json_object_set_new(o, "handed", json_integer((json_int_t)handed));
 	json_object_set_new(o, "per_channel", ch);
 	json_object_set_new(o, "malformed", mal);
-	json_object_set_new(o, "channel_ring_full", json_integer((json_int_t)c->ring_full));
-	json_object_set_new(o, "nic_hash", json_integer((json_int_t)c->nic_hash));
-	json_object_set_new(o, "nic_timestamps", json_integer((json_int_t)c->nic_ts));
-	json_object_set_new(o, "fragments_steered",
-			    json_integer((json_int_t)c->frag_steered));
-	json_object_set_new(o, "fragments_unmatched",
-			    json_integer((json_int_t)c->frag_unmatched));
+#define DIST_JSON(name, key, what) \
+	if (key != NULL) \
+		json_object_set_new(o, key, json_integer((json_int_t)c->name));
+	LR_DIST_COUNTERS(DIST_JSON)
+#undef DIST_JSON
 	/* The stage's own cost: parse, hash, stamp, enqueue (not the PMD's
 	 * rx); tsc_hz / it is the most one distributor lcore can feed. */
 	json_object_set_new(o, "cycles_per_packet", json_real(rx ?

@@ -76,15 +76,25 @@ struct lr_fc_conf {
 	uint32_t (*hash)(const struct lr_flow_key *k);
 };
 
+/*
+ * A cache's counters, each named once: X(field, JSON key or NULL, what).
+ * The struct, the probe's result document and its totals come from it;
+ * ended[] (by reason) apart.
+ */
+#define LR_FC_COUNTERS(X) \
+	X(packets,        NULL,                  "packets accounted (cycles_per_packet's divisor)") \
+	X(created,        "flows_created",       "flows created") \
+	X(active,         "flows_active",        "flows in the cache now") \
+	X(frag_later,     "later_fragments",     "later fragments") \
+	X(frag_unmatched, "unmatched_fragments", "of those, no first fragment seen: ports 0") \
+	X(export_drops,   "export_drops",        "records the export callback refused")
+
 /** Counters of one cache (written by its lcore). */
 struct lr_fc_counts {
-	uint64_t packets;		/**< packets accounted */
-	uint64_t created;		/**< flows created */
-	uint64_t active;		/**< flows in the cache now */
+#define LR_FC_FIELD(name, key, what) uint64_t name;
+	LR_FC_COUNTERS(LR_FC_FIELD)
+#undef LR_FC_FIELD
 	uint64_t ended[6];		/**< by enum lr_flow_end (1..5) */
-	uint64_t export_drops;		/**< records the export callback refused */
-	uint64_t frag_later;		/**< later fragments */
-	uint64_t frag_unmatched;	/**< of those, no first fragment seen: ports 0 */
 };
 
 struct lr_fc;

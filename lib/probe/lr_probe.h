@@ -55,11 +55,18 @@ void lr_probe_conf_init(struct lr_probe_conf *c);
 extern const struct lr_role lr_probe_role;
 
 /** Counters of a probe task beyond struct lr_task_stats. */
+/* A probe task's own counters, each named once: X(field, JSON key or
+ * NULL, what); parsed[] (by parse result) apart. */
+#define LR_PROBE_COUNTERS(X) \
+	X(ring_full,  "export_ring_full",   "records the ring refused") \
+	X(past_count, "past_count_packets", "received past --count, freed unread") \
+	X(busy_tsc,   NULL,                 "TSC cycles spent on bursts (cycles_per_packet)")
+
 struct lr_probe_counts {
 	uint64_t parsed[LR_PARSE_REASONS];	/**< packets by parse result */
-	uint64_t ring_full;			/**< records the ring refused */
-	uint64_t busy_tsc;			/**< TSC cycles spent on bursts */
-	uint64_t past_count;			/**< received past --count, unread */
+#define LR_PROBE_FIELD(name, key, what) uint64_t name;
+	LR_PROBE_COUNTERS(LR_PROBE_FIELD)
+#undef LR_PROBE_FIELD
 };
 
 void lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out);

@@ -641,14 +641,17 @@ probe_counts_json(json_t *o, const struct lr_probe_counts *c,
 		json_object_set_new(ended, ends[j],
 				    json_integer((json_int_t)f->ended[j]));
 	json_object_set_new(o, "parsed", parsed);
-	json_object_set_new(o, "flows_created", json_integer((json_int_t)f->created));
-	json_object_set_new(o, "flows_active", json_integer((json_int_t)f->active));
 	json_object_set_new(o, "flows_ended", ended);
-	json_object_set_new(o, "later_fragments", json_integer((json_int_t)f->frag_later));
-	json_object_set_new(o, "unmatched_fragments", json_integer((json_int_t)f->frag_unmatched));
-	json_object_set_new(o, "export_ring_full", json_integer((json_int_t)c->ring_full));
-	json_object_set_new(o, "past_count_packets", json_integer((json_int_t)c->past_count));
-	json_object_set_new(o, "export_drops", json_integer((json_int_t)f->export_drops));
+#define JSON(s, name, key) \
+	if (key != NULL) \
+		json_object_set_new(o, key, json_integer((json_int_t)s->name));
+#define FC_JSON(name, key, what) JSON(f, name, key)
+#define PROBE_JSON(name, key, what) JSON(c, name, key)
+	LR_FC_COUNTERS(FC_JSON)
+	LR_PROBE_COUNTERS(PROBE_JSON)
+#undef PROBE_JSON
+#undef FC_JSON
+#undef JSON
 	/* What a packet costs the probe (parse, cache, free), not counting
 	 * the PMD's rx: the rate one lcore could take alone is tsc_hz / it. */
 	json_object_set_new(o, "cycles_per_packet", json_real(f->packets ?
@@ -687,15 +690,12 @@ probe_results(json_t *doc)
 		f = lr_fc_counts(p->fc);
 		for (j = 0; j < LR_PARSE_REASONS; j++)
 			tot.parsed[j] += p->c.parsed[j];
-		tot.ring_full += p->c.ring_full;
-		tot.busy_tsc += p->c.busy_tsc;
-		tot.past_count += p->c.past_count;
-		ft.packets += f->packets;
-		ft.created += f->created;
-		ft.active += f->active;
-		ft.frag_later += f->frag_later;
-		ft.frag_unmatched += f->frag_unmatched;
-		ft.export_drops += f->export_drops;
+#define PROBE_ADD(name, key, what) tot.name += p->c.name;
+#define FC_ADD(name, key, what) ft.name += f->name;
+		LR_PROBE_COUNTERS(PROBE_ADD)
+		LR_FC_COUNTERS(FC_ADD)
+#undef FC_ADD
+#undef PROBE_ADD
 		for (j = 0; j < RTE_DIM(ft.ended); j++)
 			ft.ended[j] += f->ended[j];
 	}

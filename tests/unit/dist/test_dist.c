@@ -15,6 +15,7 @@
 
 #include "lr_common.h"
 #include "lr_dist.h"
+#include "lr_flowcache.h"
 #include "lr_parse.h"
 #include "lr_probe.h"
 #include "../lr_frame.h"
@@ -121,15 +122,34 @@ dist_takes_the_nic_hash(void **state)
 	assert_true(json_integer_value(json_array_get(per, 1)) >= 100);
 	assert_int_equal(parsed_ok(p[0]), json_integer_value(json_array_get(per, 0)));
 	assert_int_equal(parsed_ok(p[0]) + parsed_ok(p[1]), 200);
+	/* Every counter the distributor defines is in its report. */
+#define HAS(name, key, what) \
+	if (key != NULL) \
+		assert_true(json_is_integer(json_object_get(rep, key)));
+	LR_DIST_COUNTERS(HAS)
 	json_decref(rep);
 	/* Flow i % 100 was always or never NIC-hashed: each on one shard. */
 	flows = 0;
 	for (i = 0; i < 2; i++) {
+		struct lr_probe_counts c;
+
 		rep = lr_task_report(p[i]);
 		flows += json_integer_value(json_object_get(rep, "flows_created"));
+		/* And every counter of a probe and its flow cache in its,
+		 * the probe's own with the value it counted. */
+		LR_FC_COUNTERS(HAS)
+		LR_PROBE_COUNTERS(HAS)
+		lr_probe_counts(p[i], &c);
+#define SAME(name, key, what) \
+		if (key != NULL) \
+			assert_int_equal(json_integer_value(json_object_get(rep, key)), \
+					 c.name);
+		LR_PROBE_COUNTERS(SAME)
+#undef SAME
 		json_decref(rep);
 	}
 	assert_int_equal(flows, 100);
+#undef HAS
 }
 
 /* A probe reads the distributor it names, or the port's made last; a
