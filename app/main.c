@@ -156,8 +156,9 @@ static const struct lr_opt app_opts[] = {
 	{ "version", LR_OPT_FLAG, OC(act.version), 0, 1, NULL, NULL,
 	  "(alone) the version", "`linerate --version`", NULL },
 	{ "options-md", LR_OPT_STRING(struct opts, act.options_md, 1, NULL),
-	  "NAME", "(alone) print the option table of `linerate`, `port` or a "
-	  "role as this page has it, from the code", "`linerate --options-md gen`",
+	  "NAME", "(alone) print the option table of `linerate`, `port`, "
+	  "`solve` or a role as this page has it, from the code",
+	  "`linerate --options-md gen`",
 	  NULL },
 	{ 0 },
 };
@@ -250,9 +251,13 @@ options_md(const char *name)
 		lr_opt_markdown(stdout, lr_port_opts, NULL);
 		return 0;
 	}
+	if (strcmp(name, "solve") == 0) {
+		lr_opt_markdown(stdout, lr_latency_solve_opts, NULL);
+		return 0;
+	}
 	if (r == NULL || r->opts == NULL) {
-		fprintf(stderr, "linerate: --options-md '%s': want linerate, port "
-			"or a role with an option table\n", name);
+		fprintf(stderr, "linerate: --options-md '%s': want linerate, port, "
+			"solve or a role with an option table\n", name);
 		return EXIT_USAGE;
 	}
 	lr_opt_markdown(stdout, r->opts, with_opts(r));

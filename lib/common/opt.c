@@ -215,7 +215,11 @@ help_row(FILE *f, const struct lr_opt *o)
 
 	snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
 		 o->arg ? o->arg : "");
-	fprintf(f, "  %-*s", HELP_INDENT - 2, k);
+	/* A key as wide as the column: its help on the next line. */
+	if (strlen(k) >= HELP_INDENT - 2)
+		fprintf(f, "  %s\n%*s", k, HELP_INDENT, "");
+	else
+		fprintf(f, "  %-*s", HELP_INDENT - 2, k);
 	put_wrapped(f, o->help);
 	fputc('\n', f);
 }

@@ -4,7 +4,6 @@
  * no EAL, no hugepages.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,44 +12,28 @@
 #include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_latency.h"
+#include "lr_opt.h"
 #include "lr_out.h"
 
 #define EXIT_UNDETERMINED 1
 #define EXIT_BAD 2
 #define EXIT_IMPLAUSIBLE 3
 
-static void
-usage(FILE *f)
-{
-	fputs(
-"usage: linerate solve [FILE...] [options]\n"
-"\n"
-"Each device's own latency from round-trip times between pairs of devices\n"
-"(RTT_ab = 2 t_a + 2 t_b + 2 h): mean, sd, skewness and minimum of each\n"
-"device's one-way latency, a 95 % bootstrap interval of the mean, and each\n"
-"pair's residual. No DPDK needed.\n"
-"\n"
-"  FILE                  samples 'a,b,rtt_ns', one a line ('#' comments;\n"
-"                        gzip or plain; '-': standard input)\n"
-"  --sockperf A,B=FILE   sockperf ping-pong --full-log FILE of pair A,B\n"
-"  --irtt A,B=FILE       irtt client -o FILE (.json or .json.gz) of pair A,B\n"
-"  --hw NS               one-way hardware latency of every pair (default 0)\n"
-"  --hw A,B=NS           ... of pair A,B only\n"
-"  --reference DEV=NS    DEV's latency is known and constant: NS; without\n"
-"                        --hw the hardware latency is then solved too\n"
-"  --json OUT            the result as JSON to OUT ('-': stdout, and the\n"
-"                        table goes to stderr)\n"
-"  --boot N              bootstrap replicates (200)\n"
-"  --seed S              the bootstrap's seed (1)\n"
-"  --quiet               no table on stdout\n"
-"  --help\n"
-"\n"
-"exit: 0 solved, 1 undetermined (the pair to measure is named), 2 bad\n"
-"options or input (the file and line are named), 3 solved but a device's\n"
-"estimate is implausible (outside what is physical beyond its interval:\n"
-"the reason is printed). A model no redundant pair checks is said so,\n"
-"with the pair that would check it (exit 0).\n", f);
-}
+/*
+ * solve's options, in --help's and doc/usage.md's order. The inputs
+ * (--sockperf, --irtt, --hw, --reference and FILEs) are read in the order
+ * given, in a second pass: the first checks them all and sets the rest
+ * (the solver's size depends on --boot).
+ */
+struct solve_opts {
+	uint32_t boot;		/* bootstrap replicates, 0: the solver's */
+	uint64_t seed;
+	bool quiet;
+	bool help;
+	char json[PATH_MAX];
+	struct lr_latency *lat;	/* NULL: the first pass, inputs checked only */
+	bool any;		/* an input was read */
+};
 
 /* "A,B=REST": split in place. */
 static int
@@ -82,12 +65,193 @@ parse_ns(const char *s, double *v)
 		-1 : 0;
 }
 
+/* --sockperf A,B=FILE, --irtt A,B=FILE */
 static int
-bad(const char *opt, const char *val, const char *want)
+opt_log(void *conf, const char *key, const char *val)
 {
-	fprintf(stderr, "linerate solve: %s '%s': want %s (see --help)\n", opt,
-		val, want);
-	return EXIT_BAD;
+	struct solve_opts *o = conf;
+	char buf[PATH_MAX + 256], *a, *b, *rest;
+	long got;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", val) >= sizeof(buf) ||
+	    split_pair(buf, &a, &b, &rest) < 0)
+		return lr_err(EINVAL, "--%s '%s': want A,B=FILE", key, val);
+	if (o->lat == NULL)
+		return 0;
+	got = strcmp(key, "sockperf") == 0 ?
+	      lr_latency_read_sockperf(o->lat, rest, a, b) :
+	      lr_latency_read_irtt(o->lat, rest, a, b);
+	if (got < 0)
+		return -EINVAL;		/* the reader said why */
+	if (got == 0)
+		return lr_err(EINVAL, "%s: no samples", rest);
+	o->any = true;
+	return 0;
+}
+
+/* --hw NS, --hw A,B=NS */
+static int
+opt_hw(void *conf, const char *key, const char *val)
+{
+	struct solve_opts *o = conf;
+	char buf[512], *a = NULL, *b = NULL, *rest = buf;
+	double ns;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", val) >= sizeof(buf) ||
+	    (strchr(buf, '=') != NULL && split_pair(buf, &a, &b, &rest) < 0) ||
+	    parse_ns(rest, &ns) < 0)
+		return lr_err(EINVAL, "--%s '%s': want NS >= 0 or A,B=NS", key,
+			      val);
+	if (o->lat != NULL && lr_latency_set_hw(o->lat, a, b, ns) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* --reference DEV=NS */
+static int
+opt_reference(void *conf, const char *key, const char *val)
+{
+	struct solve_opts *o = conf;
+	char buf[512], *eq;
+	double ns;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", val) >= sizeof(buf) ||
+	    (eq = strchr(buf, '=')) == NULL || eq == buf ||
+	    (*eq = '\0', parse_ns(eq + 1, &ns) < 0))
+		return lr_err(EINVAL, "--%s '%s': want DEV=NS", key, val);
+	if (o->lat != NULL && lr_latency_reference(o->lat, buf, ns) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+#define SC(field) LR_OPT_FIELD(struct solve_opts, field)
+
+const struct lr_opt lr_latency_solve_opts[] = {
+	{ "sockperf", LR_OPT_FUNC, 0, 0, 0, 0, opt_log, "A,B=FILE",
+	  "the per-message log of `sockperf ping-pong --full-log FILE`, the RTTs "
+	  "of pair A,B (rxTime - txTime: sockperf's own latency column is half "
+	  "of it)", "see below", NULL },
+	{ "irtt", LR_OPT_FUNC, 0, 0, 0, 0, opt_log, "A,B=FILE",
+	  "`irtt client -o FILE` (.json or .json.gz): each round trip not lost, "
+	  "client receive - client send (irtt's `delay.rtt` leaves out the "
+	  "server's processing time, which is the server device's latency)",
+	  "see below", NULL },
+	{ "hw", LR_OPT_FUNC, 0, 0, 0, 0, opt_hw, "NS|A,B=NS",
+	  "the one-way hardware latency h of every pair (wires, switches), or "
+	  "of pair A,B only (0)", "`--hw 250`, `--hw gen1,refl1=300`", NULL },
+	{ "reference", LR_OPT_FUNC, 0, 0, 0, 0, opt_reference, "DEV=NS",
+	  "DEV has a known, constant latency (mean and min NS, variance 0); "
+	  "without any `--hw`, h becomes an unknown common to all pairs and is "
+	  "solved", "`--reference loop=1500`", NULL },
+	{ "json", LR_OPT_STRING(struct solve_opts, json, 1, lr_opt_check_out),
+	  "OUT", "the result as JSON (`-`: stdout, which then carries the JSON "
+	  "alone: the table goes to stderr)", "`--json out.json`", NULL },
+	{ "boot", LR_OPT_UINT, SC(boot), 10, 100000, NULL, "N",
+	  "bootstrap replicates (200)", "`--boot 1000`", NULL },
+	{ "seed", LR_OPT_UINT, SC(seed), 0, UINT64_MAX, NULL, "S",
+	  "the bootstrap's seed (1)", "`--seed 7`", NULL },
+	{ "quiet", LR_OPT_FLAG, SC(quiet), 0, 1, NULL, NULL,
+	  "no table on stdout", NULL, NULL },
+	{ "help", LR_OPT_FLAG, SC(help), 0, 1, NULL, NULL, "this help", NULL,
+	  NULL },
+	{ 0 },
+};
+
+static void
+usage(FILE *f)
+{
+	fputs(
+"usage: linerate solve [FILE...] [options]\n"
+"\n"
+"Each device's own latency from round-trip times between pairs of devices\n"
+"(RTT_ab = 2 t_a + 2 t_b + 2 h): mean, sd, skewness and minimum of each\n"
+"device's one-way latency, a 95 % bootstrap interval of the mean, and each\n"
+"pair's residual. No DPDK needed.\n"
+"\n"
+"  FILE              samples 'a,b,rtt_ns', one a line ('#' comments; gzip\n"
+"                    or plain; '-': standard input)\n", f);
+	lr_opt_help(f, lr_latency_solve_opts, NULL);
+	fputs(
+"\n"
+"exit: 0 solved, 1 undetermined (the pair to measure is named), 2 bad\n"
+"options or input (the file and line are named), 3 solved but a device's\n"
+"estimate is implausible (outside what is physical beyond its interval:\n"
+"the reason is printed). A model no redundant pair checks is said so,\n"
+"with the pair that would check it (exit 0).\n", f);
+}
+
+/*
+ * One pass over the arguments by lr_latency_solve_opts: FILEs (with
+ * o->lat, read) and options in the order given, --key value or --key=value.
+ * @return 0, or -1 with the reason said on stderr.
+ */
+static int
+pass(int argc, char **argv, struct solve_opts *o)
+{
+	const struct lr_opt *r = NULL;
+	unsigned int d;
+	size_t klen;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		char key[64];
+		const char *a = argv[i], *val, *eq, *near = NULL;
+
+		if (a[0] != '-' || strcmp(a, "-") == 0) {	/* a FILE */
+			if (o->lat == NULL)
+				continue;
+			if (lr_latency_read_csv(o->lat, a) < 0)
+				goto bad;
+			o->any = true;
+			continue;
+		}
+		eq = strchr(a, '=');
+		klen = (eq != NULL ? (size_t)(eq - a) : strlen(a)) - 2;
+		snprintf(key, sizeof(key), "%.*s",
+			 (int)(klen < sizeof(key) ? klen : sizeof(key) - 1), a + 2);
+		for (r = lr_latency_solve_opts; r->name != NULL; r++)
+			if (strncmp(a, "--", 2) == 0 && strcmp(r->name, key) == 0)
+				break;
+		if (r->name == NULL) {
+			d = 3;	/* a typo or two, not a guess */
+			if (strncmp(a, "--", 2) == 0)
+				lr_opt_nearest(lr_latency_solve_opts, key, &near, &d);
+			fprintf(stderr, "linerate solve: unknown option '%s'%s%s%s "
+				"(see --help)\n", a, near ? "; did you mean '--" : "",
+				near ? near : "", near ? "'?" : "");
+			return -1;
+		}
+		if (r->type == LR_OPT_FLAG) {
+			if (eq != NULL) {
+				fprintf(stderr, "linerate solve: --%s takes no value "
+					"(see --help)\n", r->name);
+				return -1;
+			}
+			val = "";
+		} else if (eq != NULL) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			fprintf(stderr, "linerate solve: --%s needs a value (see "
+				"--help)\n", r->name);
+			return -1;
+		}
+		/* The second pass reads the inputs; the rest is set. */
+		if (o->lat != NULL && r->type != LR_OPT_FUNC)
+			continue;
+		/* A number's error names its table: "linerate solve: boot". */
+		if (lr_opt_set(lr_latency_solve_opts, o, "linerate solve", r->name,
+			       val) != 0)
+			goto bad;
+		if (o->help)
+			return 0;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "%s%s\n", r == NULL || r->name == NULL ||
+		r->type != LR_OPT_UINT ? "linerate solve: " : "", lr_errmsg());
+	return -1;
 }
 
 /* solve has no orderly stop to ask for: a signal ends it as it would have
@@ -104,160 +268,40 @@ on_signal(int sig)
 int
 lr_latency_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "sockperf", required_argument, NULL, 's' },
-		{ "irtt", required_argument, NULL, 'i' },
-		{ "hw", required_argument, NULL, 'w' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "boot", required_argument, NULL, 'B' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static struct solve_opts o;
 	struct lr_latency_conf conf = { .boot = 0, .seed = 1 };
 	struct lr_latency_result res;
 	struct lr_latency *lat;
 	const char *json_out = NULL;
-	char *a, *b, *rest, *end;
-	bool quiet = false, any = false, to_stdout;
-	unsigned long v;
+	bool quiet, any, to_stdout;
 	int c, ret = EXIT_BAD, i;
-	long got;
-	double ns;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	/* Options first (the solver's size depends on --boot), then inputs in
-	 * the order given. */
-	opterr = 0;
-	optind = 0;
-	for (;;) {
-		c = getopt_long(argc, argv, "+:h", longopts, NULL);
-		if (c == -1) {
-			if (optind >= argc)
-				break;
-			optind++;	/* a FILE: read in the second pass */
-			continue;
-		}
-		switch (c) {
-		case 'B':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (*end || errno || v < 10 || v > 100000)
-				return bad("--boot", optarg, "10 to 100000");
-			conf.boot = (unsigned int)v;
-			break;
-		case 'S':
-			errno = 0;
-			conf.seed = strtoull(optarg, &end, 0);
-			if (*end || errno || end == optarg)
-				return bad("--seed", optarg, "a number");
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'j':
-			/* Written after the solve: a typo in a directory is
-			 * found before it (as the roles' --json). */
-			i = lr_out_check(optarg);
-			if (i != 0) {
-				fprintf(stderr, "linerate solve: --json '%s': cannot "
-					"write: %s\n", optarg, strerror(-i));
-				return EXIT_BAD;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case '?':
-			fprintf(stderr, "linerate solve: unknown option '%s' (see "
-				"--help)\n", argv[optind - 1]);
-			return EXIT_BAD;
-		case ':':
-			fprintf(stderr, "linerate solve: %s needs a value (see "
-				"--help)\n", argv[optind - 1]);
-			return EXIT_BAD;
-		default:
-			break;
-		}
+	memset(&o, 0, sizeof(o));
+	o.seed = 1;
+	if (pass(argc, argv, &o) != 0)
+		return EXIT_BAD;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	conf.boot = o.boot;
+	conf.seed = o.seed;
+	quiet = o.quiet;
+	if (o.json[0] != '\0')
+		json_out = o.json;
 
 	lat = lr_latency_create(&conf);
 	if (lat == NULL) {
 		fprintf(stderr, "linerate solve: %s\n", lr_errmsg());
 		return EXIT_BAD;
 	}
-	optind = 0;
-	for (;;) {
-		c = getopt_long(argc, argv, "+:h", longopts, NULL);
-		if (c == -1) {
-			if (optind >= argc)
-				break;
-			/* a FILE */
-			got = lr_latency_read_csv(lat, argv[optind]);
-			if (got < 0)
-				goto input;
-			any = true;
-			optind++;
-			continue;
-		}
-		switch (c) {
-		case 's':
-		case 'i':
-			if (split_pair(optarg, &a, &b, &rest) < 0) {
-				ret = bad(c == 's' ? "--sockperf" : "--irtt",
-					  optarg, "A,B=FILE");
-				goto out;
-			}
-			got = c == 's' ?
-				lr_latency_read_sockperf(lat, rest, a, b) :
-				lr_latency_read_irtt(lat, rest, a, b);
-			if (got < 0)
-				goto input;
-			if (got == 0) {
-				fprintf(stderr, "linerate solve: %s: no samples\n",
-					rest);
-				goto out;
-			}
-			any = true;
-			break;
-		case 'w':
-			if (strchr(optarg, '=') == NULL) {
-				if (parse_ns(optarg, &ns) < 0) {
-					ret = bad("--hw", optarg, "NS >= 0 or "
-						  "A,B=NS");
-					goto out;
-				}
-				lr_latency_set_hw(lat, NULL, NULL, ns);
-				break;
-			}
-			if (split_pair(optarg, &a, &b, &rest) < 0 ||
-			    parse_ns(rest, &ns) < 0) {
-				ret = bad("--hw", optarg, "NS >= 0 or A,B=NS");
-				goto out;
-			}
-			if (lr_latency_set_hw(lat, a, b, ns) < 0)
-				goto input;
-			break;
-		case 'r':
-			rest = strchr(optarg, '=');
-			if (rest == NULL || rest == optarg ||
-			    (*rest = '\0', parse_ns(rest + 1, &ns) < 0)) {
-				ret = bad("--reference", optarg, "DEV=NS");
-				goto out;
-			}
-			if (lr_latency_reference(lat, optarg, ns) < 0)
-				goto input;
-			break;
-		case 'j':
-			json_out = optarg;
-			break;
-		default:
-			break;
-		}
-	}
+	o.lat = lat;
+	i = pass(argc, argv, &o);
+	any = o.any;
+	if (i != 0)
+		goto out;
 	if (!any) {
 		fprintf(stderr, "linerate solve: no input: give FILE, --sockperf "
 			"or --irtt (see --help)\n");
@@ -328,9 +372,6 @@ lr_latency_main(int argc, char **argv)
 	}
 	lr_latency_result_free(&res);
 	goto out;
-input:
-	fprintf(stderr, "linerate solve: %s\n", lr_errmsg());
-	ret = EXIT_BAD;
 out:
 	lr_latency_free(lat);
 	return ret;

@@ -77,6 +77,8 @@
 
 #include <jansson.h>
 
+#include "lr_opt.h"
+
 #define LR_LATENCY_BOOT_DEFAULT 200	/**< bootstrap replicates */
 #define LR_LATENCY_NAME_MAX 128		/**< bytes of a device name */
 
@@ -305,5 +307,9 @@ long lr_latency_read_irtt(struct lr_latency *lat, const char *path,
  *   3 solved but a device's estimate is implausible.
  */
 int lr_latency_main(int argc, char **argv);
+
+/** linerate solve's options (lr_opt.h): its --help and doc/usage.md's
+ *  table (linerate --options-md solve). */
+extern const struct lr_opt lr_latency_solve_opts[];
 
 #endif

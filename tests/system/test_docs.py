@@ -336,7 +336,7 @@ def test_option_tables_are_the_codes():
     """The option tables of doc/usage.md that the code has as tables are
     exactly what `linerate --options-md NAME` prints from them."""
     text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
-    for section, name in (("## Options", "linerate"),
+    for section, name in (("## Options", "linerate"), ("## linerate solve", "solve"),
                           ("### Port options", "port"), ("### gen options", "gen"),
                           ("### rx options", "rx"), ("### probe options", "probe"),
                           ("### delay options", "delay"),

@@ -599,8 +599,8 @@ def test_json_checked_first_and_whole():
     missing = os.path.join(d, "no", "out.json")
     r = solve(csv, "--json", missing)
     expect(r.returncode == 2 and r.stdout == "" and
-           r.stderr.strip() == "linerate solve: --json '%s': cannot write: "
-           "No such file or directory" % missing, (r.returncode, r.stdout[-200:], r.stderr))
+           r.stderr.strip() == "linerate solve: --json '%s': cannot write "
+           "(No such file or directory)" % missing, (r.returncode, r.stdout[-200:], r.stderr))
     if os.geteuid() != 0:
         print("  skip: needs root (mount)")
         return
