@@ -210,6 +210,12 @@ def test_bad_input_exit_2():
     expect(r.returncode == 2 and "sockperf" in r.stderr, r.stderr)
     r = solve("--help")
     expect(r.returncode == 0 and "--reference DEV=NS" in r.stdout, r.stdout)
+    # The options are a table (lr_opt), as the roles': a typo is named
+    # with the option it is nearest to, --key=value is --key value.
+    r = solve("--bot", "100")
+    expect(r.returncode == 2 and "did you mean '--boot'?" in r.stderr, r.stderr)
+    r = solve("--quiet=1")
+    expect(r.returncode == 2 and "takes no value" in r.stderr, r.stderr)
 
 
 def sockperf_log(d, name):
