@@ -25,15 +25,15 @@
 
 /*
  * A flow's latency and jitter (--flow-latency): min, mean, max, a coarse
- * histogram for its p99 (8 buckets a power of two: within 6 %), RFC 3550's
+ * histogram for its p99 (lr_hist.h's layout at 8 sub-buckets a power of
+ * two: within 6 %), RFC 3550's
  * interarrival jitter (J += (|D| - J) / 16, D the change of the transit
  * time between consecutive frames of the flow, in arrival order) and the
  * mean |D|. 2.1 KB a flow, apart from the sequence table.
  */
 #define FLAT_SUB_BITS 3
-#define FLAT_SUB (1u << FLAT_SUB_BITS)
 #define FLAT_MAX_BITS 34		/* 17 s; above: the last bucket */
-#define FLAT_BUCKETS (FLAT_SUB + (FLAT_MAX_BITS - FLAT_SUB_BITS) * FLAT_SUB)
+#define FLAT_BUCKETS LR_HIST_NB(FLAT_SUB_BITS, FLAT_MAX_BITS)
 
 struct lr_flat {
 	uint64_t count;
@@ -46,18 +46,11 @@ struct lr_flat {
 	uint64_t b[FLAT_BUCKETS];
 } __rte_cache_aligned;
 
+/* lr_hist's layout, at 8 sub-buckets a power of two (lr_hist.h). */
 static inline unsigned int
 flat_bucket(uint64_t v)
 {
-	unsigned int e;
-
-	if (v < FLAT_SUB)
-		return (unsigned int)v;
-	e = 63 - (unsigned int)__builtin_clzll(v);
-	if (e >= FLAT_MAX_BITS)
-		return FLAT_BUCKETS - 1;
-	return FLAT_SUB + (e - FLAT_SUB_BITS) * FLAT_SUB +
-	       (unsigned int)((v >> (e - FLAT_SUB_BITS)) & (FLAT_SUB - 1));
+	return lr_hist_bucket_of(v, FLAT_SUB_BITS, FLAT_MAX_BITS);
 }
 
 static inline void
@@ -83,26 +76,8 @@ flat_add(struct lr_flat *f, uint64_t ns)
 static uint64_t
 flat_quantile(const struct lr_flat *f, double q)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)f->count), seen = 0, low, w;
-	unsigned int i, k;
-
-	if (f->count == 0)
-		return 0;
-	rank = RTE_MAX(rank, 1ull);
-	for (i = 0; i < FLAT_BUCKETS - 1; i++) {
-		seen += f->b[i];
-		if (seen >= rank)
-			break;
-	}
-	if (i < FLAT_SUB) {
-		low = i;
-		w = 1;
-	} else {
-		k = i / FLAT_SUB - 1;
-		w = 1ull << k;
-		low = (uint64_t)(FLAT_SUB + i % FLAT_SUB) << k;
-	}
-	return RTE_MAX(f->min, RTE_MIN(low + w / 2, f->max));
+	return lr_hist_quantile_of(f->b, FLAT_BUCKETS, FLAT_SUB_BITS, f->count,
+				   f->min, f->max, q);
 }
 
 struct rx {

@@ -13,17 +13,23 @@ lr_hist_init(struct lr_hist *h)
 }
 
 uint64_t
-lr_hist_bucket_low(unsigned int i, uint64_t *width)
+lr_hist_bucket_low_of(unsigned int i, unsigned int sub_bits, uint64_t *width)
 {
-	unsigned int k;
+	unsigned int k, sub = 1u << sub_bits;
 
-	if (i < LR_HIST_SUB) {
+	if (i < sub) {
 		*width = 1;
 		return i;
 	}
-	k = i / LR_HIST_SUB - 1;	/* the power of two above SUB_BITS */
+	k = i / sub - 1;	/* the power of two above sub_bits */
 	*width = 1ull << k;
-	return (uint64_t)(LR_HIST_SUB + i % LR_HIST_SUB) << k;
+	return (uint64_t)(sub + i % sub) << k;
+}
+
+uint64_t
+lr_hist_bucket_low(unsigned int i, uint64_t *width)
+{
+	return lr_hist_bucket_low_of(i, LR_HIST_SUB_BITS, width);
 }
 
 void
@@ -49,31 +55,39 @@ lr_hist_merge(struct lr_hist *dst, const struct lr_hist *src)
 }
 
 uint64_t
-lr_hist_quantile(const struct lr_hist *h, double q)
+lr_hist_quantile_of(const uint64_t *b, unsigned int nb, unsigned int sub_bits,
+		    uint64_t count, uint64_t min, uint64_t max, double q)
 {
 	uint64_t rank, seen = 0, low, width, v;
 	unsigned int i;
 
-	if (h->count == 0)
+	if (count == 0)
 		return 0;
 	if (q <= 0)
-		return h->min;
+		return min;
 	if (q >= 1)
-		return h->max;
+		return max;
 	/* The smallest value with at least q of all values at or below it. */
-	rank = (uint64_t)(q * (double)h->count);
-	if ((double)rank < q * (double)h->count || rank == 0)
+	rank = (uint64_t)(q * (double)count);
+	if ((double)rank < q * (double)count || rank == 0)
 		rank++;
-	for (i = 0; i < LR_HIST_BUCKETS; i++) {
-		seen += h->b[i];
+	for (i = 0; i < nb; i++) {
+		seen += b[i];
 		if (seen >= rank)
 			break;
 	}
-	if (i == LR_HIST_BUCKETS)
-		return h->max;
-	low = lr_hist_bucket_low(i, &width);
+	if (i == nb)
+		return max;
+	low = lr_hist_bucket_low_of(i, sub_bits, &width);
 	v = low + width / 2;
-	return RTE_MAX(h->min, RTE_MIN(v, h->max));
+	return RTE_MAX(min, RTE_MIN(v, max));
+}
+
+uint64_t
+lr_hist_quantile(const struct lr_hist *h, double q)
+{
+	return lr_hist_quantile_of(h->b, LR_HIST_BUCKETS, LR_HIST_SUB_BITS,
+				   h->count, h->min, h->max, q);
 }
 
 double

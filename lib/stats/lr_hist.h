@@ -32,17 +32,51 @@ struct lr_hist {
 /** Empty it. */
 void lr_hist_init(struct lr_hist *h);
 
+/*
+ * The layout itself, for any 2^@p sub_bits sub-buckets per power of two
+ * and values from 2^@p max_bits on in the last bucket (64: none so big):
+ * struct lr_hist is the layout of 6 and 64; rx's per-flow latency, 2.1 KB
+ * a flow, that of 3 and 34 (lr_rx.h). Constant arguments make the same
+ * code as a layout of its own.
+ */
+
+/** The number of buckets of a layout. */
+#define LR_HIST_NB(sub_bits, max_bits) \
+	((1u << (sub_bits)) + ((max_bits) - (sub_bits)) * (1u << (sub_bits)))
+
+/** The bucket of value @p v in a layout. */
+static inline unsigned int
+lr_hist_bucket_of(uint64_t v, unsigned int sub_bits, unsigned int max_bits)
+{
+	unsigned int e, sub = 1u << sub_bits;
+
+	if (v < sub)
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);	/* >= sub_bits */
+	if (e >= max_bits)
+		return LR_HIST_NB(sub_bits, max_bits) - 1;
+	return sub + (e - sub_bits) * sub +
+	       (unsigned int)((v >> (e - sub_bits)) & (sub - 1));
+}
+
+/** The lowest value of bucket @p i of a layout, and its width. */
+uint64_t lr_hist_bucket_low_of(unsigned int i, unsigned int sub_bits,
+			       uint64_t *width);
+
+/**
+ * The value at quantile @p q (0..1) of @p count values in buckets @p b (@p
+ * nb of a layout of @p sub_bits), from @p min to @p max: the middle of the
+ * bucket that holds it, kept within [min, max]. 0 when empty.
+ */
+uint64_t lr_hist_quantile_of(const uint64_t *b, unsigned int nb,
+			     unsigned int sub_bits, uint64_t count,
+			     uint64_t min, uint64_t max, double q);
+
 /** The bucket of value @p v. */
 static inline unsigned int
 lr_hist_bucket(uint64_t v)
 {
-	unsigned int e;
-
-	if (v < LR_HIST_SUB)
-		return (unsigned int)v;
-	e = 63 - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
-	return LR_HIST_SUB + (e - LR_HIST_SUB_BITS) * LR_HIST_SUB +
-	       (unsigned int)((v >> (e - LR_HIST_SUB_BITS)) & (LR_HIST_SUB - 1));
+	return lr_hist_bucket_of(v, LR_HIST_SUB_BITS, 64);
 }
 
 /** Add one value (fast path). */

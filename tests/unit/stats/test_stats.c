@@ -274,6 +274,52 @@ hist_buckets_export(void **state)
 	json_decref(o);
 }
 
+/* Any layout of lr_hist: buckets tile the values without gap, each value
+ * falls in its bucket, a capped layout's last takes everything above; 6/64
+ * is struct lr_hist's; a quantile of a layout is lr_hist_quantile's. */
+static void
+hist_layouts(void **state)
+{
+	static const unsigned int layouts[][2] = { { 3, 34 }, { 6, 64 } };
+	uint64_t low, w, next_low = 0, v;
+	unsigned int l, i, nb;
+	struct lr_hist h;
+
+	(void)state;
+	for (l = 0; l < RTE_DIM(layouts); l++) {
+		unsigned int sb = layouts[l][0], mb = layouts[l][1];
+
+		nb = LR_HIST_NB(sb, mb);
+		next_low = 0;
+		for (i = 0; i < nb; i++) {
+			low = lr_hist_bucket_low_of(i, sb, &w);
+			assert_true(low == next_low);
+			assert_int_equal(lr_hist_bucket_of(low, sb, mb), i);
+			assert_int_equal(lr_hist_bucket_of(low + w - 1, sb, mb), i);
+			next_low = low + w;
+			if (sb == LR_HIST_SUB_BITS) {
+				uint64_t w2;
+
+				assert_true(lr_hist_bucket_low(i, &w2) == low &&
+					    w2 == w);
+				assert_int_equal(lr_hist_bucket(low), i);
+			}
+		}
+		if (mb < 64) {
+			assert_true(next_low == 1ull << mb);
+			assert_int_equal(lr_hist_bucket_of(UINT64_MAX, sb, mb),
+					 nb - 1);
+		}
+	}
+	assert_int_equal(LR_HIST_NB(LR_HIST_SUB_BITS, 64), LR_HIST_BUCKETS);
+	lr_hist_init(&h);
+	for (v = 1; v < 100000; v = v * 3 + 1)
+		lr_hist_add(&h, v);
+	assert_true(lr_hist_quantile_of(h.b, LR_HIST_BUCKETS, LR_HIST_SUB_BITS,
+					h.count, h.min, h.max, 0.9) ==
+		    lr_hist_quantile(&h, 0.9));
+}
+
 int
 main(void)
 {
@@ -282,6 +328,7 @@ main(void)
 		cmocka_unit_test(results_flag_short),
 		cmocka_unit_test(live_drops_never_negative),
 		cmocka_unit_test(hist_exact_and_bounded),
+		cmocka_unit_test(hist_layouts),
 		cmocka_unit_test(hist_buckets_export),
 	};
 
