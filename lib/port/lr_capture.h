@@ -17,8 +17,9 @@
  * capture.c): a capture's times, a NIC's clock, or none.
  *
  * Threading: lr_capture_open(), lr_capture_tell(), lr_capture_free() and
- * lr_clock_rx_init() are control path (main lcore). lr_capture_end() runs on the one lcore that
- * polls the queue; lr_capture_ended() may be read from any thread.
+ * lr_clock_rx_init() are control path (main lcore). lr_capture_end() runs
+ * on the one lcore that polls the queue; lr_capture_ended() may be read
+ * from any thread.
  */
 #ifndef LR_CAPTURE_H
 #define LR_CAPTURE_H

@@ -30,8 +30,9 @@ static char paths[3][64];
 static unsigned int nb_vdev;
 
 /* A capture file of @p n frames, frame i of 60 + i B but the middle one
- * of 1514 B, so that the longest is neither the first nor the last; with @p cut, a last record whose
- * bytes stop short (the PMD stops before it, as libpcap does). */
+ * of 1514 B, so that the longest is neither the first nor the last; with
+ * @p cut, a last record whose bytes stop short (the PMD stops before it, as
+ * libpcap does). */
 static void
 write_capture(const char *path, unsigned int n, bool cut)
 {
@@ -232,10 +233,12 @@ counts_the_port_only_alone(void **state)
 static int
 setup(void **state)
 {
+	unsigned int i;
+
 	(void)state;
-	snprintf(paths[0], sizeof(paths[0]), "/tmp/lr_ut_cap0_%d.pcap", (int)getpid());
-	snprintf(paths[1], sizeof(paths[1]), "/tmp/lr_ut_cap1_%d.pcap", (int)getpid());
-	snprintf(paths[2], sizeof(paths[2]), "/tmp/lr_ut_cap2_%d.pcap", (int)getpid());
+	for (i = 0; i < 3; i++)
+		snprintf(paths[i], sizeof(paths[i]), "/tmp/lr_ut_cap%u_%d.pcap",
+			 i, (int)getpid());
 	write_capture(paths[0], 100, false);
 	write_capture(paths[1], 30, false);
 	write_capture(paths[2], 25, true);
