@@ -377,16 +377,6 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	return 0;
 }
 
-/* The peer's port id from its spec. */
-static int
-peer_id(const char *spec, uint16_t *id)
-{
-	if (lr_port_find(spec, id) != 0 || lr_port_info(*id) == NULL)
-		return lr_err(EINVAL, "delay: peer '%s' is not a set-up port",
-			      spec);
-	return 0;
-}
-
 static int
 delay_init(struct lr_task *t, const void *conf)
 {
@@ -397,7 +387,8 @@ delay_init(struct lr_task *t, const void *conf)
 	unsigned int nq;
 	int ret;
 
-	if (delay_conf_check(c) != 0 || peer_id(c->peer, &peer) != 0)
+	if (delay_conf_check(c) != 0 ||
+	    lr_port_peer("delay", c->peer, LR_PORT_NONE, &peer) != 0)
 		return -EINVAL;
 	if (peer == t->port)
 		return lr_err(EINVAL, "delay: --peer is --port (%s): give the "
@@ -468,7 +459,6 @@ delay_plan(uint16_t port, const void *conf, const void *with_conf,
 	   const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_delay_conf *c = conf;
-	const struct lr_port_conf *pc = lr_port_conf_of(port);
 	const struct lr_port_info *a = lr_port_info(port), *b;
 	struct lr_delay_conf qc = *c;
 	uint16_t peer;
@@ -477,11 +467,8 @@ delay_plan(uint16_t port, const void *conf, const void *with_conf,
 	RTE_SET_USED(with_conf);
 	if (delay_conf_check(c) != 0)
 		return -EINVAL;
-	if (lr_port_find(c->peer, &peer) != 0 || lr_port_info(peer) == NULL) {
-		if (pc == NULL || lr_port_find_for(c->peer, pc, &peer) != 0 ||
-		    lr_port_setup(peer, pc) != 0)
-			return -EINVAL;
-	}
+	if (lr_port_peer("delay", c->peer, port, &peer) != 0)
+		return -EINVAL;
 	b = lr_port_info(peer);
 	snprintf(qc.peer, sizeof(qc.peer), "%u", peer);
 	nq = a->nb_rxq;

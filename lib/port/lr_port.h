@@ -108,6 +108,16 @@ uint32_t lr_port_memif_bsize(uint16_t mtu);
 const struct lr_port_conf *lr_port_conf_of(uint16_t port_id);
 
 /**
+ * The peer of a role that forwards between two ports (delay's --peer,
+ * reflect's): @p spec among the set-up ports, or, with @p like (a set-up
+ * port; LR_PORT_NONE: none), found or made and set up as @p like was.
+ * @p who names the role in the error.
+ * @return 0 and *@p peer, or -EINVAL with lr_errmsg().
+ */
+int lr_port_peer(const char *who, const char *spec, uint16_t like, uint16_t *peer);
+#define LR_PORT_NONE UINT16_MAX
+
+/**
  * Configure, set up queues and start a port, then wait for its link.
  * A port that is already set up is stopped and set up again.
  *

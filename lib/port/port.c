@@ -242,6 +242,21 @@ lr_port_find_for(const char *spec, const struct lr_port_conf *conf,
 	return find_port(spec, conf->mtu, port_id);
 }
 
+int
+lr_port_peer(const char *who, const char *spec, uint16_t like, uint16_t *peer)
+{
+	const struct lr_port_conf *pc =
+		like == LR_PORT_NONE ? NULL : lr_port_conf_of(like);
+
+	if (lr_port_find(spec, peer) == 0 && lr_port_info(*peer) != NULL)
+		return 0;
+	if (pc == NULL)
+		return lr_err(EINVAL, "%s: peer '%s' is not a set-up port", who, spec);
+	if (lr_port_find_for(spec, pc, peer) != 0 || lr_port_setup(*peer, pc) != 0)
+		return -EINVAL;
+	return 0;
+}
+
 static int
 find_port(const char *spec, uint16_t mtu, uint16_t *port_id)
 {

@@ -268,9 +268,8 @@ reflect_init(struct lr_task *t, const void *conf)
 	int ret;
 
 	if (c->peer[0] != '\0' &&
-	    (lr_port_find(c->peer, &peer) != 0 || lr_port_info(peer) == NULL))
-		return lr_err(EINVAL, "reflect: peer '%s' is not a set-up port",
-			      c->peer);
+	    lr_port_peer("reflect", c->peer, LR_PORT_NONE, &peer) != 0)
+		return -EINVAL;
 	if (t->queue >= lr_port_info(peer)->nb_txq)
 		return lr_err(EINVAL, "reflect: port %u has no tx queue %u",
 			      peer, t->queue);
@@ -330,18 +329,14 @@ reflect_plan(uint16_t port, const void *conf, const void *with_conf,
 	     const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_reflect_conf *c = conf;
-	const struct lr_port_conf *pc = lr_port_conf_of(port);
 	struct lr_reflect_conf qc = *c;
 	unsigned int q, nq = lr_port_info(port)->nb_rxq;
 	uint16_t peer;
 
 	RTE_SET_USED(with_conf);
 	if (c->peer[0] != '\0') {
-		if (lr_port_find(c->peer, &peer) != 0 || lr_port_info(peer) == NULL) {
-			if (pc == NULL || lr_port_find_for(c->peer, pc, &peer) != 0 ||
-			    lr_port_setup(peer, pc) != 0)
-				return -EINVAL;
-		}
+		if (lr_port_peer("reflect", c->peer, port, &peer) != 0)
+			return -EINVAL;
 		snprintf(qc.peer, sizeof(qc.peer), "%u", peer);
 		nq = RTE_MIN(nq, lr_port_info(peer)->nb_txq);
 	}

@@ -145,6 +145,31 @@ setup_null_port(void **state)
 	assert_null(lr_port_info(id));
 }
 
+/* A forwarding role's peer: found set up, refused when it is not and no
+ * port to copy is given, or set up as the given port was. */
+static void
+peer_port(void **state)
+{
+	struct lr_port_conf c;
+	uint16_t a, b, found;
+
+	(void)state;
+	assert_int_equal(lr_port_find("net_null10", &a), 0);
+	lr_port_conf_init(&c);
+	c.mtu = 4000;
+	c.nb_rxq = c.nb_txq = 2;
+	assert_int_equal(lr_port_setup(a, &c), 0);
+	assert_int_equal(lr_port_peer("delay", "net_null11", LR_PORT_NONE, &b), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "delay: peer 'net_null11' is not a set-up port"));
+	assert_int_equal(lr_port_peer("delay", "net_null11", a, &b), 0);
+	assert_int_equal(lr_port_info(b)->mtu, 4000);
+	assert_int_equal(lr_port_info(b)->nb_rxq, 2);
+	assert_int_equal(lr_port_peer("reflect", "net_null11", LR_PORT_NONE, &found), 0);
+	assert_int_equal(found, b);
+	lr_port_close(b);
+	lr_port_close(a);
+}
+
 /* The wire: what port a sends on queue q, port b receives on queue q. */
 static void
 wire_crosses(void **state)
@@ -199,6 +224,7 @@ main(void)
 		cmocka_unit_test(conf_set),
 		cmocka_unit_test(find_ports),
 		cmocka_unit_test(setup_null_port),
+		cmocka_unit_test(peer_port),
 		cmocka_unit_test(wire_crosses),
 	};
 
