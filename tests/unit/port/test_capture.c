@@ -167,6 +167,9 @@ ends_at_the_last_frame(void **state)
 	port = pcap_port(one, 1, "");
 	c = lr_capture_open(port, 0, SOCKET_ID_ANY);
 	assert_non_null(c);
+	if (c == NULL)	/* GCC's -Wstringop-overflow under ASan cannot see
+			 * that cmocka's failed assert does not return */
+		return;
 	assert_int_equal(c->frames, 100);
 	assert_false(lr_capture_end(c, 0));
 	while (got < 99) {
