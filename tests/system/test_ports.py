@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The real binary over net_null, the virtual wire and net_pcap, checked with
 tshark and scapy rather than with linerate's own decoder."""
+import glob
 import os
+import re
 import struct
 import subprocess
 
@@ -40,10 +42,41 @@ def test_null_duration_and_rate():
 
 
 def test_quickstart_on_the_wire():
-    r = run(eal("wire1") + ["--", os.path.join(SRC, "lua", "quickstart.lua"), "300000"])
+    r = run(eal("wire1") + ["--", os.path.join(SRC, "lua", "quickstart.lua"),
+                            "count=300000", "size=128", "flows=4"])
     expect(r.returncode == 0, r.stdout + r.stderr)
-    expect("sent 300000, received 300000" in r.stdout and "quickstart: OK" in r.stdout,
-           r.stdout)
+    expect("sent 300000, received 300000" in r.stdout and
+           "4 flows: 300000 received once, 0 lost" in r.stdout and
+           "quickstart: OK" in r.stdout, r.stdout)
+
+
+def test_scenarios_refuse_bad_arguments():
+    """Every scenario of lua/ reads key=value arguments with testbed.params:
+    an unknown key, a word that is not key=value or a value out of range
+    is one line on stderr naming the script, and exit 2, before anything
+    runs; `help` lists the keys and exits 0."""
+    scripts = sorted(glob.glob(os.path.join(SRC, "lua", "*.lua")))
+    expect(len(scripts) >= 10, scripts)
+    for s in scripts:
+        name = os.path.basename(s)[:-len(".lua")]
+        cases = [("nokey=1", "argument 'nokey': no such key"),
+                 ("300000", "argument '300000': want key=value")]
+        if name == "quickstart":
+            cases += [("count=0", "argument count=0: want an integer, 1 <= count"),
+                      ("size=32", "64 <= size <= 1518"),
+                      ("flows=x", "argument flows=x: want an integer")]
+        for a, said in cases:
+            # DPDK's own lines (EAL:, TELEMETRY:) are not the script's.
+            r = run(eal("badarg") + ["--", "--no-live", s, a], timeout=30)
+            lines = [l for l in r.stderr.splitlines()
+                     if not re.match(r"^(EAL|TELEMETRY): ", l)]
+            expect(r.returncode == 2 and len(lines) == 1 and
+                   lines[0].startswith(name + ": ") and said in lines[0],
+                   "%s %s: rc %d\n%s" % (name, a, r.returncode, r.stderr[-400:]))
+        r = run(eal("help") + ["--", "--no-live", s, "help"], timeout=30)
+        expect(r.returncode == 0 and "count=" in r.stdout
+               if name == "quickstart" else r.returncode == 0,
+               "%s help: rc %d\n%s" % (name, r.returncode, r.stdout[-400:]))
 
 
 def test_wire_multiqueue_jumbo():
@@ -170,6 +203,7 @@ def test_capture_formats_end_exactly():
 
 if __name__ == "__main__":
     main([test_null_exact_count, test_null_duration_and_rate,
-          test_quickstart_on_the_wire, test_wire_multiqueue_jumbo,
+          test_quickstart_on_the_wire, test_scenarios_refuse_bad_arguments,
+          test_wire_multiqueue_jumbo,
           test_pcap_out_read_by_tshark, test_pcap_in_own_and_foreign,
           test_capture_formats_end_exactly])
