@@ -35,6 +35,9 @@ local opt = testbed.params(arg, {
 	{ "pairs", nil, "choice", "all pairs (default for n <= 5); ring: (i, i+1) and " ..
 	  "(i, i+2), 2n pairs (past 5); cycle: (i, i+1) only, which determines odd n only",
 	  choices = { "all", "ring", "cycle" } },
+	{ "path_jitter", nil, "str", "A,B:TIME: in the injected phase pair A,B's " ..
+	  "frames held a further 0..2 TIME (uniform) on their way: a latency of " ..
+	  "the path, which no device has and the model cannot fit" },
 	{ "count", 20000, "int", "RTTs a pair", min = 1 },
 	{ "rate", 100000, "num", "frames a second", above = 0 },
 	{ "size", 128, "int", "frame size", min = 64, max = 9018 },
@@ -46,11 +49,12 @@ linerate.live(false)
 
 local UNIT = { ns = 1, us = 1e3, ms = 1e6, s = 1e9 }
 
-local function parse_time(s)
+local function parse_time(s, key)
 	local v, u = tostring(s):match("^([%d%.]+)(%a*)$")
 	local m = UNIT[u ~= "" and u or "us"]
 	if not (v and tonumber(v) and m) then
-		testbed.usage_error(("argument delay=%s: want a time, e.g. 20us, 2ms"):format(s))
+		testbed.usage_error(("argument %s=%s: want a time, e.g. 20us, 2ms")
+		                    :format(key, s))
 	end
 	return tonumber(v) * m
 end
@@ -65,13 +69,28 @@ for i, d in ipairs(names) do index[d] = i end
 
 local inject = {}	-- one-way ns a device, the model's t
 for i = 1, n do inject[i] = 0 end
-local delay_ns = parse_time(opt.delay)
+local delay_ns = parse_time(opt.delay, "delay")
 for d in tostring(opt.on or names[n]):gmatch("[^,]+") do
 	if not index[d] then
 		testbed.usage_error(("argument on=%s: no device %s (have %s)")
 		                    :format(opt.on, d, table.concat(names, ",")))
 	end
 	inject[index[d]] = delay_ns
+end
+
+-- The path whose frames are held a further uniform 0..2 TIME (mean TIME,
+-- minimum 0): the model has a term per device and none per path, so the
+-- pair's RTT fits no device latencies; with three devices it moves the
+-- third device's mean by -TIME / 4 and its minimum hardly at all.
+local jitter = { ns = 0 }
+if opt.path_jitter then
+	local pa, pb, t = tostring(opt.path_jitter):match("^([^,:]+),([^,:]+):(.+)$")
+	if not (pa and index[pa] and index[pb] and pa ~= pb) then
+		testbed.usage_error(("argument path_jitter=%s: want A,B:TIME, two of " ..
+		                     "the devices %s"):format(opt.path_jitter,
+		                                              table.concat(names, ",")))
+	end
+	jitter = { a = index[pa], b = index[pb], ns = parse_time(t, "path_jitter") }
 end
 
 local pairs_mode = opt.pairs or (n <= 5 and "all" or "ring")
@@ -96,8 +115,13 @@ else
 	error("device-latency: pairs=all|ring|cycle")
 end
 
--- A netem SPEC for a hold of ns (the wheels count in ns).
-local function hold_spec(ns)
+-- A netem SPEC for a hold of ns (the wheels count in ns), and a uniform
+-- jitter of +-jitter_ns on top of it.
+local function hold_spec(ns, jitter_ns)
+	if (jitter_ns or 0) > 0 then
+		return ("delay %dns %dns"):format(math.floor(ns + jitter_ns + 0.5),
+		                                  math.floor(jitter_ns + 0.5))
+	end
 	return ("delay %dns"):format(math.floor(ns + 0.5))
 end
 
@@ -119,12 +143,15 @@ local function run_pair(phase, p, injected)
 	files[#files + 1] = path
 	local hold_a = injected and 2 * inject[a] or 0
 	local hold_b = injected and 2 * inject[b] or 0
+	local on_path = injected and ((a == jitter.a and b == jitter.b) or
+	                              (a == jitter.b and b == jitter.a))
 	local refl = assert(linerate.task{ role = "reflect", port = ws.r2,
 	                                   add_delay = hold_spec(hold_b),
 	                                   rate = tostring(opt.rate),
 	                                   lcore = w[#w] })
 	local box = assert(linerate.task{ role = "delay", port = ws.x, peer = ws.y,
-	                                  netem = hold_spec(hold_a),
+	                                  netem = hold_spec(hold_a,
+	                                                    on_path and jitter.ns),
 	                                  lcore = w[#w] })
 	local got = testbed.run_rtt({ role = "rtt", port = ws.r1,
 	                              lcores = { w[1] }, count = opt.count,
