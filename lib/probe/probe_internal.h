@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the files of the probe role share, inside lib/probe only: a task's
+ * state and the functions one file gives the others. Not a public header
+ * (lr_probe.h is).
+ *
+ *   probe.c         the fast path: a burst in (port, capture, channel or
+ *                   Unified Header records), parsed into the cache, the
+ *                   expiry walk, records to the exporter's ring; its poll
+ *                   last
+ *   probe_setup.c   options, setup and free of a task, the plan, the role
+ *   probe_report.c  the exporter's tick and flush at the stop, a task's
+ *                   JSON, the `probe` section, live line, the export check
+ */
+#ifndef LR_PROBE_INTERNAL_H
+#define LR_PROBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_ring.h>
+
+#include "lr_clock.h"
+#include "lr_engine.h"
+#include "lr_flowcache.h"
+#include "lr_probe.h"
+
+#define EXPIRE_EVERY_US 100	/* the expiry walk's step */
+#define EXPIRE_EVERY_NS (EXPIRE_EVERY_US * 1000ull)
+
+struct probe;
+typedef unsigned int (*input_fn)(struct lr_task *t, struct probe *p);
+
+struct probe {
+	struct lr_fc *fc;
+	input_fn input;			/* one burst in: port, channel or UH */
+	struct rte_ring *in;		/* the channel's ring, NULL: the port */
+	const struct lr_task *dist;	/* the channel's distributor */
+	struct rte_ring *ring;		/* ended records to the exporter */
+	struct lr_probe_counts c;	/* written by the task's lcore */
+	struct lr_clock clk;		/* packet times from the TSC */
+	uint64_t expire_tsc;		/* next expiry walk */
+	uint64_t expire_step;
+	uint64_t remaining;		/* packets until done, UINT64_MAX: no limit */
+	uint32_t trim;			/* bytes the parser sees, UINT32_MAX: all */
+	/* The packets' own stamps: a NIC's, the distributor's, or a
+	 * capture's. rx.trace: the packets are a capture's, replayed; each
+	 * one keeps its own stamp, and the expiry walk follows the trace,
+	 * not the clock on the wall. */
+	struct lr_clock_rx rx;
+	uint64_t trace_ns;		/* latest packet time seen */
+	uint64_t walk_ns;		/* next expiry walk, in trace time */
+	const uint64_t *dist_clock;	/* a channel's distributor's trace time */
+	bool direct;			/* stopped: export without the ring */
+	bool biflow;
+	bool flushed;
+};
+
+/* probe.c: a burst in and the expiry walk (lr_engine.h's poll); the
+ * cache's export callback; the inputs probe_init() picks from. */
+int lr_probe_poll(struct lr_task *t, uint64_t now);
+int lr_probe_to_exporter(void *arg, const struct lr_flow_rec *r);
+unsigned int lr_probe_input_port(struct lr_task *t, struct probe *p);
+unsigned int lr_probe_input_port_trace(struct lr_task *t, struct probe *p);
+unsigned int lr_probe_input_channel(struct lr_task *t, struct probe *p);
+unsigned int lr_probe_input_uh(struct lr_task *t, struct probe *p);
+
+/* probe_report.c (lr_engine.h's tick, stopped, report, results, live;
+ * check is lr_probe_export_check()). */
+void lr_probe_tick(void);
+void lr_probe_stopped(void);
+void lr_probe_report(const struct lr_task *t, json_t *o);
+void lr_probe_results(json_t *doc);
+void lr_probe_live(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the probe role says, and its exporter's control path: the rings
+ * drained on the main lcore (tick), every cache flushed into the exporter
+ * once the lcores have stopped, a task's counters and JSON, the `probe`
+ * section, the live line, the export check.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "lr_common.h"
+#include "lr_flowcache.h"
+#include "lr_port.h"
+#include "probe_internal.h"
+
+/* Control path: the exporter drains the rings (lr_exporter.h). */
+void
+lr_probe_tick(void)
+{
+	lr_exporter_poll();
+}
+
+static uint64_t
+port_dropped(void)
+{
+	struct rte_eth_stats es;
+	uint64_t d = 0;
+	uint16_t p;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (lr_port_info(p) != NULL && rte_eth_stats_get(p, &es) == 0)
+			d += es.imissed + es.rx_nombuf;
+	return d;
+}
+
+/* Add what every distributor found malformed (it never reached a probe)
+ * to @p parsed, by reason. */
+static void
+dists_parsed(uint64_t parsed[LR_PARSE_REASONS])
+{
+	unsigned int it = 0;
+	const struct lr_task *t;
+
+	while ((t = lr_role_next(&lr_dist_role, &it)) != NULL)
+		lr_dist_add_parsed(t, parsed);
+}
+
+/* The lcores have stopped: empty the rings, then end every flow still in a
+ * cache straight into the exporter, and send it all with the statistics. */
+void
+lr_probe_stopped(void)
+{
+	uint64_t mal[LR_PARSE_REASONS] = { 0 }, ignored = 0, not_sent = 0;
+	unsigned int it = 0, j;
+	struct lr_task *t;
+	bool any = false;
+
+	if (!lr_exporter_up())
+		return;
+	dists_parsed(mal);
+	for (j = 1; j < LR_PARSE_REASONS; j++)
+		ignored += mal[j];
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
+		struct probe *p = t->priv;
+
+		for (j = 1; j < LR_PARSE_REASONS; j++)
+			ignored += p->c.parsed[j];
+		/* Records a full ring refused: the collector learns of them
+		 * in notSentFlowTotalCount. */
+		not_sent += lr_fc_counts(p->fc)->export_drops;
+		if (p->flushed || lr_task_state(t) != LR_TASK_DONE)
+			continue;
+		/* A channel may still hold what its distributor handed on
+		 * last; the lcores are joined, so this thread may take it. */
+		while (p->in != NULL && p->input(t, p) != 0)
+			lr_exporter_poll();
+		/* What the ring holds goes before the flows still cached. */
+		lr_exporter_poll();
+		p->direct = true;
+		lr_fc_flush(p->fc);
+		p->flushed = true;
+		any = true;
+	}
+	if (any)
+		lr_exporter_stats(ignored, port_dropped(), not_sent);
+	lr_exporter_deliver();
+}
+
+int
+lr_probe_export_check(void)
+{
+	return lr_exporter_check();
+}
+
+void
+lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out)
+{
+	const struct probe *p = t->priv;
+
+	*out = p->c;
+}
+
+static void
+probe_counts_json(json_t *o, const struct lr_probe_counts *c,
+	    const struct lr_fc_counts *f)
+{
+	static const char *const ends[] = { NULL, "idle", "active", "end_detected",
+					    "forced", "lack_of_resources" };
+	json_t *parsed = json_object(), *ended = json_object();
+	unsigned int j;
+
+	for (j = 0; j < LR_PARSE_REASONS; j++)
+		json_object_set_new(parsed, lr_parse_reason_names[j],
+				    json_integer((json_int_t)c->parsed[j]));
+	for (j = 1; j < RTE_DIM(ends); j++)
+		json_object_set_new(ended, ends[j],
+				    json_integer((json_int_t)f->ended[j]));
+	json_object_set_new(o, "parsed", parsed);
+	json_object_set_new(o, "flows_ended", ended);
+#define JSON(s, name, key) \
+	if (key != NULL) \
+		json_object_set_new(o, key, json_integer((json_int_t)s->name));
+#define FC_JSON(name, key, what) JSON(f, name, key)
+#define PROBE_JSON(name, key, what) JSON(c, name, key)
+	LR_FC_COUNTERS(FC_JSON)
+	LR_PROBE_COUNTERS(PROBE_JSON)
+#undef PROBE_JSON
+#undef FC_JSON
+#undef JSON
+	/* What a packet costs the probe (parse, cache, free), not counting
+	 * the PMD's rx: the rate one lcore could take alone is tsc_hz / it. */
+	json_object_set_new(o, "cycles_per_packet", json_real(f->packets ?
+		(double)c->busy_tsc / (double)f->packets : 0));
+	json_object_set_new(o, "mpps_per_lcore", json_real(c->busy_tsc ?
+		(double)f->packets * (double)rte_get_tsc_hz() / (double)c->busy_tsc / 1e6 : 0));
+}
+
+void
+lr_probe_report(const struct lr_task *t, json_t *o)
+{
+	const struct probe *p = t->priv;
+
+	probe_counts_json(o, &p->c, lr_fc_counts(p->fc));
+	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
+	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
+}
+
+void
+lr_probe_results(json_t *doc)
+{
+	struct lr_probe_counts tot;
+	struct lr_fc_counts ft;
+	unsigned int it = 0, j, nb = 0;
+	const struct lr_task *t;
+	json_t *o, *e;
+
+	memset(&tot, 0, sizeof(tot));
+	memset(&ft, 0, sizeof(ft));
+	dists_parsed(tot.parsed);
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
+		const struct probe *p = t->priv;
+		const struct lr_fc_counts *f;
+
+		nb++;
+		f = lr_fc_counts(p->fc);
+		for (j = 0; j < LR_PARSE_REASONS; j++)
+			tot.parsed[j] += p->c.parsed[j];
+#define PROBE_ADD(name, key, what) tot.name += p->c.name;
+#define FC_ADD(name, key, what) ft.name += f->name;
+		LR_PROBE_COUNTERS(PROBE_ADD)
+		LR_FC_COUNTERS(FC_ADD)
+#undef FC_ADD
+#undef PROBE_ADD
+		for (j = 0; j < RTE_DIM(ft.ended); j++)
+			ft.ended[j] += f->ended[j];
+	}
+	if (nb == 0)
+		return;
+	o = json_object();
+	json_object_set_new(o, "tasks", json_integer(nb));
+	probe_counts_json(o, &tot, &ft);
+	e = json_object();
+	lr_exporter_report(e);
+	json_object_set_new(o, "exporter", e);
+	json_object_set_new(doc, "probe", o);
+}
+
+void
+lr_probe_live(char *buf, size_t len)
+{
+	unsigned int it = 0, nb = 0;
+	uint64_t active = 0, created = 0;
+	const struct lr_task *t;
+
+	buf[0] = '\0';
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
+		const struct probe *p = t->priv;
+
+		nb++;
+		active += lr_fc_counts(p->fc)->active;
+		created += lr_fc_counts(p->fc)->created;
+	}
+	if (nb != 0)
+		snprintf(buf, len, "flows %" PRIu64 " active, %" PRIu64 " made, "
+			 "%" PRIu64 " exported", active, created,
+			 lr_exporter_records());
+}

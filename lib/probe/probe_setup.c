@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The probe role's conf and options, the setup and free of a task (its
+ * flow cache, its ring to the exporter, its input: a queue, a capture or a
+ * distributor's channel), its plan, and the role.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "lr_clock.h"
+#include "lr_common.h"
+#include "lr_flowcache.h"
+#include "lr_opt.h"
+#include "lr_port.h"
+#include "probe_internal.h"
+
+void
+lr_probe_conf_init(struct lr_probe_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->entries = LR_FC_ENTRIES_DEFAULT;
+	c->active_s = LR_FC_ACTIVE_S_DEFAULT;
+	c->inactive_s = LR_FC_INACTIVE_S_DEFAULT;
+	c->ring = 16384;
+	c->channel = -1;
+	c->dist_task = -1;
+	lr_exporter_conf_init(&c->export);
+}
+
+static void
+probe_conf_init(void *conf)
+{
+	lr_probe_conf_init(conf);
+}
+
+/* count, trim and ingress are the distributor's options too: the plan's
+ * distributor takes them as well (lr_role_conf_set()). */
+static int
+opt_count(void *conf, const char *key, const char *val)
+{
+	struct lr_probe_conf *c = conf;
+
+	if (lr_parse_u64(val, &c->count) != 0)
+		return lr_err(EINVAL, "probe: %s '%s': want packets", key, val);
+	return 0;
+}
+
+static int
+opt_ingress(void *conf, const char *key, const char *val)
+{
+	struct lr_probe_conf *c = conf;
+	uint16_t trim = 0;
+	int ret = lr_ingress_set(key, val, &c->ingress, &trim);
+
+	if (ret != 0)
+		return ret;
+	c->trim = c->ingress == LR_INGRESS_TRIM ? trim : 0;
+	return 0;
+}
+
+#define PRC(field) LR_OPT_FIELD(struct lr_probe_conf, field)
+
+/* The probe's options, then the export's; its companion's (the
+ * distributor's) follow them in --help and usage.md. */
+static const struct lr_opt probe_opts[] = {
+	{ "entries", LR_OPT_UINT, PRC(entries), 8, 1u << 30, NULL, "N",
+	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 96 B per "
+	  "entry (120 B with biflow), so 1M flows take 96 MB on the port's "
+	  "socket (" RTE_STR(LR_FC_ENTRIES_DEFAULT) ")", "`--entries 65536`",
+	  NULL },
+	{ "active", LR_OPT_UINT, PRC(active_s), 1, 86400, NULL, "S",
+	  "active timeout: a flow older than this is exported and starts again "
+	  "(" RTE_STR(LR_FC_ACTIVE_S_DEFAULT) ")", "`--active 60`", NULL },
+	{ "inactive", LR_OPT_UINT, PRC(inactive_s), 1, 86400, NULL, "S",
+	  "inactive timeout: a flow idle this long is exported ("
+	  RTE_STR(LR_FC_INACTIVE_S_DEFAULT) ")",
+	  "`--inactive 10`", NULL },
+	{ "ring", LR_OPT_UINT, PRC(ring), 64, 1u << 24, NULL, "N",
+	  "records in each queue's ring to the exporter; a full ring is "
+	  "counted, never waits (16384)", "`--ring 65536`", NULL },
+	{ "count", LR_OPT_FUNC, 0, 0, 0, 0, opt_count, "N",
+	  "stop after exactly N packets, 0: no limit (0); what the last burst "
+	  "held past N is freed unread and counted in `past_count_packets`",
+	  "`--count 1000000`", NULL },
+	{ "trim", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "B",
+	  "parse only the first B bytes of each frame (64..9018), as a trimming "
+	  "NIC delivers them; lengths are checked against, and bytes counted "
+	  "from, the whole frame; a header cut by the trim counts as `trunc_l4` "
+	  "(0: off)", "`--trim 64`", NULL },
+	{ "ingress", LR_OPT_FUNC, 0, 0, 0, 0, opt_ingress, "MODE",
+	  "what the flow cache takes in: `full` packets, `trim=B` (as `--trim "
+	  "B`), or `uh`: Unified Header records from a distributor, no packet "
+	  "bytes (needs `--channels`) (full)", "`--ingress uh`", NULL },
+	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
+	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
+	  "one `dist = TASK` names (a task object or its id), else the port's "
+	  "dist task made last", "`channel = 0`", NULL },
+	{ "dist", LR_OPT_UINT, PRC(dist_task), 0, LR_TASK_MAX - 1, NULL, "ID",
+	  "(scripts) with `channel`: the dist task to read, by id", "`dist = d`",
+	  NULL },
+	LR_OPT_INCLUDE_ROW(struct lr_probe_conf, export, lr_exporter_opts),
+	{ 0 },
+};
+
+static void
+probe_free(struct lr_task *t)
+{
+	struct probe *p = t->priv;
+
+	if (p == NULL)
+		return;
+	lr_fc_free(p->fc);
+	lr_exporter_ring_free(p->ring);
+	rte_free(p);
+	t->priv = NULL;
+	lr_exporter_close();
+}
+
+static int
+probe_init(struct lr_task *t, const void *arg)
+{
+	const struct lr_probe_conf *c = arg;
+	struct lr_dist_channel ch;
+	struct lr_fc_conf fcc;
+	struct probe *p;
+	int ret;
+
+	if (c->dist_task >= 0 && c->channel < 0)
+		return lr_err(EINVAL, "probe: dist %d names whose channel to "
+			      "read: give channel=I too", c->dist_task);
+	if (c->channel >= 0) {
+		/* Its distributor: the one named, else the port's. */
+		const struct lr_task *d = c->dist_task < 0 ?
+			lr_dist_last(t->port) :
+			lr_engine_task((unsigned int)c->dist_task);
+
+		if (c->dist_task >= 0 &&
+		    (d == NULL || d->role != &lr_dist_role || d->port != t->port))
+			return lr_err(EINVAL, "probe: dist %d: not a dist task on "
+				      "port %u", c->dist_task, t->port);
+		if (lr_dist_channel(d, (unsigned int)c->channel, &ch) != 0)
+			return lr_err(ENOENT, "probe: channel %d: no dist task with "
+				      "that many channels on port %u (make it first)",
+				      c->channel, t->port);
+		if (c->ingress != LR_INGRESS_FULL && c->ingress != ch.ingress)
+			return lr_err(EINVAL, "probe: ingress %s, but the channel's "
+				      "distributor hands on %s",
+				      lr_ingress_names[c->ingress],
+				      lr_ingress_names[ch.ingress]);
+	} else if (c->ingress == LR_INGRESS_UH) {
+		return lr_err(EINVAL, "probe: ingress=uh takes Unified Header "
+			      "records from a distributor channel: give channels=N "
+			      "(CLI) or channel=I after a dist task");
+	} else if (t->queue == LR_QUEUE_NONE) {
+		return lr_err(EINVAL, "probe: no queue and no channel to read");
+	}
+
+	ret = lr_exporter_open(&c->export);
+	if (ret != 0)
+		return ret;
+	p = rte_zmalloc_socket("lr_probe", sizeof(*p), RTE_CACHE_LINE_SIZE,
+			       t->socket);
+	if (p == NULL) {
+		lr_exporter_close();
+		return lr_err(ENOMEM, "probe: no memory on socket %d", t->socket);
+	}
+	/* From here probe_free() undoes it all, the exporter's user too. */
+	t->priv = p;
+	p->ring = lr_exporter_ring(c->ring, t->socket);
+	if (p->ring == NULL) {
+		ret = -rte_errno;
+		probe_free(t);
+		return ret;
+	}
+	lr_fc_conf_init(&fcc);
+	fcc.entries = c->entries;
+	fcc.active_s = c->active_s;
+	fcc.inactive_s = c->inactive_s;
+	fcc.socket = t->socket;
+	fcc.export = lr_probe_to_exporter;
+	fcc.biflow = c->export.ipfix.biflow;
+	p->biflow = c->export.ipfix.biflow;
+	fcc.arg = p;
+	p->fc = lr_fc_create(&fcc);
+	if (p->fc == NULL) {
+		ret = -rte_errno;
+		probe_free(t);
+		return ret;
+	}
+	lr_clock_init(&p->clk);
+	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
+	p->remaining = c->count ? c->count : UINT64_MAX;
+	p->trim = c->trim ? c->trim : UINT32_MAX;
+	p->input = t->capture ? lr_probe_input_port_trace :
+		   lr_probe_input_port;
+	if (c->channel >= 0) {
+		/* The distributor stamped every packet (Unix ns) and counts
+		 * the packets: this task reads until it is done. */
+		p->in = ch.ring;
+		p->dist = ch.dist;
+		p->remaining = UINT64_MAX;
+		p->input = ch.ingress == LR_INGRESS_UH ? lr_probe_input_uh :
+			   lr_probe_input_channel;
+		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
+		p->rx = ch.rx;
+		p->dist_clock = ch.clock;
+	} else if (lr_clock_rx_init(&p->rx, t->port, t->capture != NULL,
+				    &p->clk) != 0) {
+		probe_free(t);
+		return lr_err(ENOMEM, "probe: no rx timestamp dynfield");
+	}
+	return 0;
+}
+
+/* The probe's plan: shards on the port's queues, or a distributor of
+ * @p with_conf and a shard on each of its channels (lr_probe.h). */
+static int
+probe_plan(uint16_t port, const void *conf, const void *with_conf,
+	   const unsigned int *lcores, unsigned int n, double duration_s)
+{
+	const struct lr_port_info *pi = lr_port_info(port);
+	const struct lr_dist_conf *dc = with_conf;
+	struct lr_probe_conf qc = *(const struct lr_probe_conf *)conf;
+	unsigned int q, made = 0;
+	struct lr_task *d;
+
+	if (dc == NULL || dc->channels == 0)
+		return lr_role_plan_queues(&lr_probe_role, port, &qc, lcores, n,
+					   duration_s);
+	if (dc->channels > n)
+		return lr_err(EINVAL, "probe: %u channels but %u worker lcore%s: "
+			      "each channel needs its own (EAL -l, or --lcores "
+			      "'0@0,(1-%u)@1' to share CPUs)", dc->channels, n,
+			      n == 1 ? "" : "s", dc->channels);
+	if (pi->nb_rxq > 1)
+		return lr_err(EINVAL, "probe: channels=%u on a port with %u rx "
+			      "queues: its RSS spreads flows already (give "
+			      "queues=1 to use the model)", dc->channels,
+			      pi->nb_rxq);
+	d = lr_task_create(&lr_dist_role, lcores[0], port, 0, duration_s, dc);
+	if (d == NULL)
+		return -rte_errno;
+	made++;
+	/* The distributor counts packets and ends the run; its probes read
+	 * until it is done and their channel is empty. */
+	qc.count = 0;
+	qc.dist_task = (int32_t)d->id;
+	for (q = 0; q < dc->channels; q++, made++) {
+		qc.channel = (int32_t)q;
+		if (lr_task_create(&lr_probe_role, lcores[(q + 1) % n], port,
+				   LR_QUEUE_NONE, 0, &qc) == NULL)
+			return -rte_errno;
+	}
+	return (int)made;
+}
+
+const struct lr_role lr_probe_role = {
+	.name = "probe",
+	.opts = probe_opts,
+	.uses_rx = true,
+	.conf_bytes = sizeof(struct lr_probe_conf),
+	.conf_init = probe_conf_init,
+	.init = probe_init,
+	.poll = lr_probe_poll,
+	.report = lr_probe_report,
+	.free = probe_free,
+	.results = lr_probe_results,
+	.live = lr_probe_live,
+	.tick = lr_probe_tick,
+	.stopped = lr_probe_stopped,
+	.with = &lr_dist_role,
+	.plan = probe_plan,
+	.check = lr_probe_export_check,
+	.queueless_key = "channel",
+};
