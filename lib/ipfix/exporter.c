@@ -148,20 +148,22 @@ bad:
 		      "[IPv6]:PORT", spec);
 }
 
+/* --export's check (LR_OPT_STR: the table copies it once it passes): a
+ * transport of ours and, for UDP and TCP, a port and a host form that can
+ * be, so that a bad one is a bad option (exit 2), found before EAL. */
 static int
-set_to(struct lr_exporter_conf *c, const char *val)
+check_to(void *conf, const char *key, const char *val)
 {
 	const struct lr_ipfix_transport_ops *ops;
 	const char *where;
 	int ret;
 
+	RTE_SET_USED(conf);
+	RTE_SET_USED(key);
 	ops = transport_of(val, &where);
 	if (ops == NULL)
 		return lr_err(EINVAL, "probe: export '%s': want udp:HOST:PORT, "
 			      "tcp:HOST:PORT, file:PATH or none", val);
-	if (strlen(val) >= sizeof(c->to))
-		return lr_err(EINVAL, "probe: export '%s' is too long", val);
-	/* A bad port or host is a bad option (exit 2), found before EAL. */
 	if (ops == &lr_ipfix_tx_udp || ops == &lr_ipfix_tx_tcp) {
 		ret = lr_ipfix_dest_check(where);
 		if (ret == 0)
@@ -169,22 +171,14 @@ set_to(struct lr_exporter_conf *c, const char *val)
 		if (ret != 0)
 			return ret;
 	}
-	snprintf(c->to, sizeof(c->to), "%s", val);
 	return 0;
-}
-
-static int
-opt_to(void *conf, const char *key, const char *val)
-{
-	RTE_SET_USED(key);
-	return set_to(conf, val);
 }
 
 #define EC(field) LR_OPT_FIELD(struct lr_exporter_conf, field)
 
 /* The export's options, in the probe's table (lr_opt.h). */
 const struct lr_opt lr_exporter_opts[] = {
-	{ "export", LR_OPT_FUNC, 0, 0, 0, 0, opt_to, "TO",
+	{ "export", LR_OPT_STRING(struct lr_exporter_conf, to, 0, check_to), "TO",
 	  "`udp:HOST:PORT` (IPv4, a name, or `[IPv6]:PORT`; PORT 1..65535, "
 	  "anything else is a bad option), `tcp:HOST:PORT`, `file:PATH` (IPFIX "
 	  "file, RFC 5655; `file:-` is stdout, which then holds IPFIX alone: "

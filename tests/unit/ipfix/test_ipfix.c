@@ -820,6 +820,7 @@ static void
 exporter_conf_set_checks(void **state)
 {
 	struct lr_exporter_conf c;
+	char path[LR_EXPORTER_TO_MAX + 16];
 
 	(void)state;
 	lr_exporter_conf_init(&c);
@@ -835,6 +836,15 @@ exporter_conf_set_checks(void **state)
 	assert_int_equal(lr_exporter_conf_set(&c, "export", "sctp:1.2.3.4:5"), -EINVAL);
 	assert_int_equal(lr_exporter_conf_set(&c, "export", "udp:::1:4739"), -EINVAL);
 	assert_int_equal(lr_exporter_conf_set(&c, "export", "udp:1.2.3.4:0"), -EINVAL);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", ""), -EINVAL);
+	memset(path, 'x', sizeof(path) - 1);	/* file:xxx... past c.to */
+	memcpy(path, "file:", 5);
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(lr_exporter_conf_set(&c, "export", path), -EINVAL);
+	path[sizeof(c.to) - 1] = '\0';		/* as long as it holds */
+	assert_int_equal(lr_exporter_conf_set(&c, "export", path), 0);
+	assert_string_equal(c.to, path);
+	assert_int_equal(lr_exporter_conf_set(&c, "export", "none"), 0);
 	assert_string_equal(c.to, "none");
 	assert_int_equal(lr_exporter_conf_set(&c, "export-rate", "0"), 0);
 	assert_int_equal(c.rate_mps, 0);
