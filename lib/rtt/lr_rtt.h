@@ -34,8 +34,8 @@
 #define LR_RTT_PATH_MAX 256
 
 struct lr_rtt_conf {
-	char a[LR_RTT_NAME_MAX];	/**< --pair A,B: this end's device */
-	char b[LR_RTT_NAME_MAX];	/**< and the reflector's */
+	char pair[2 * LR_RTT_NAME_MAX];	/**< --pair A,B: this end's device,
+					 *   the reflector's; "": none */
 	char samples[LR_RTT_PATH_MAX];	/**< CSV of every RTT, "": none */
 	uint32_t samples_max;		/**< samples kept per queue */
 	uint32_t drain_ms;		/**< after the last frame sent, rx waits

@@ -25,7 +25,7 @@
 /* The tasks the plans made, in order (control path only). */
 struct rtt_task {
 	struct lr_task *gen, *rx;
-	char a[LR_RTT_NAME_MAX], b[LR_RTT_NAME_MAX];
+	char pair[2 * LR_RTT_NAME_MAX];	/* --pair A,B, as the samples give it */
 	char samples[LR_RTT_PATH_MAX];
 	bool written;		/* its samples are in their file */
 	unsigned int plan;	/* the plan that made it: its tasks are
@@ -42,29 +42,28 @@ static bool plan_settled[LR_TASK_MAX];
 
 /* ---- options ---- */
 
+/* --pair's check (LR_OPT_STR: the table copies A,B once it passes): two
+ * device names, each as linerate solve reads a samples line's. */
 static int
-set_pair(void *conf, const char *key, const char *val)
+check_pair(void *conf, const char *key, const char *val)
 {
-	struct lr_rtt_conf *c = conf;
 	const char *comma = strchr(val, ',');
 	size_t la = comma ? (size_t)(comma - val) : 0;
 
-	if (comma == NULL || la == 0 || la >= sizeof(c->a) ||
-	    comma[1] == '\0' || strlen(comma + 1) >= sizeof(c->b) ||
+	RTE_SET_USED(conf);
+	if (comma == NULL || la == 0 || la >= LR_RTT_NAME_MAX ||
+	    comma[1] == '\0' || strlen(comma + 1) >= LR_RTT_NAME_MAX ||
 	    strchr(comma + 1, ',') != NULL)
 		return lr_err(EINVAL, "rtt: --%s '%s': want A,B, two device names "
-			      "of 1..%zu bytes without commas", key, val,
-			      sizeof(c->a) - 1);
-	memcpy(c->a, val, la);
-	c->a[la] = '\0';
-	snprintf(c->b, sizeof(c->b), "%s", comma + 1);
+			      "of 1..%d bytes without commas", key, val,
+			      LR_RTT_NAME_MAX - 1);
 	return 0;
 }
 
 #define TC(field) LR_OPT_FIELD(struct lr_rtt_conf, field)
 
 static const struct lr_opt rtt_opts[] = {
-	{ "pair", LR_OPT_FUNC, 0, 0, 0, 0, set_pair, "A,B",
+	{ "pair", LR_OPT_STRING(struct lr_rtt_conf, pair, 0, check_pair), "A,B",
 	  "the names of this end's device and the reflector's, for --samples "
 	  "(none)", "`--pair a,b`", NULL },
 	{ "samples", LR_OPT_STRING(struct lr_rtt_conf, samples, 1,
@@ -96,7 +95,7 @@ rtt_conf_check(const void *conf)
 {
 	const struct lr_rtt_conf *c = conf;
 
-	if (c->samples[0] != '\0' && c->a[0] == '\0')
+	if (c->samples[0] != '\0' && c->pair[0] == '\0')
 		return lr_err(EINVAL, "rtt: --samples needs --pair A,B: the "
 			      "names its lines give the two devices");
 	return 0;
@@ -168,8 +167,7 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 					 (uint16_t)q, duration_s, &qc);
 		if (rt->gen == NULL)
 			return -EINVAL;
-		snprintf(rt->a, sizeof(rt->a), "%s", c->a);
-		snprintf(rt->b, sizeof(rt->b), "%s", c->b);
+		snprintf(rt->pair, sizeof(rt->pair), "%s", c->pair);
 		snprintf(rt->samples, sizeof(rt->samples), "%s", c->samples);
 		rt->plan = nb_plans;
 		rt->drain_tsc = (uint64_t)((double)c->drain_ms / 1e3 *
@@ -357,8 +355,7 @@ sum_of(struct rtt_sum *s, const struct rtt_task *pair)
 			const struct rtt_task *rt = &rtts[i];
 
 			if (rt->plan != p || !made(rt) || (pair != NULL &&
-			    (strcmp(rt->a, pair->a) != 0 ||
-			     strcmp(rt->b, pair->b) != 0)))
+			    strcmp(rt->pair, pair->pair) != 0))
 				continue;
 			sum_add(s, rt);
 			any = true;
@@ -515,21 +512,22 @@ rtt_results(json_t *doc)
 	pairs = json_array();
 	for (i = 0; i < nb_rtts; i++) {
 		const struct rtt_task *rt = &rtts[i];
+		const char *comma = strchr(rt->pair, ',');
 		json_t *po;
 
-		if (rt->a[0] == '\0' || !made(rt))
+		if (comma == NULL || !made(rt))
 			continue;
 		/* Each pair once, at its first queue. */
 		for (j = 0; j < i; j++)
-			if (strcmp(rtts[j].a, rt->a) == 0 &&
-			    strcmp(rtts[j].b, rt->b) == 0)
+			if (strcmp(rtts[j].pair, rt->pair) == 0)
 				break;
 		if (j < i)
 			continue;
 		sum_of(p, rt);
 		po = sum_json(p);
-		json_object_set_new(po, "a", json_string(rt->a));
-		json_object_set_new(po, "b", json_string(rt->b));
+		json_object_set_new(po, "a", json_stringn(rt->pair,
+			(size_t)(comma - rt->pair)));
+		json_object_set_new(po, "b", json_string(comma + 1));
 		json_array_append_new(pairs, po);
 	}
 	json_object_set_new(o, "pairs", pairs);
@@ -625,7 +623,7 @@ rtt_stopped(void)
 			rtts[j].written = true;
 			v = lr_rx_samples(u->rx, &n);
 			for (k = 0; f != NULL && v != NULL && k < n; k++)
-				fprintf(f, "%s,%s,%" PRIu64 "\n", u->a, u->b, v[k]);
+				fprintf(f, "%s,%" PRIu64 "\n", u->pair, v[k]);
 		}
 		if (f != NULL && lr_out_close(&out) != 0 && out_failed[0] == '\0')
 			snprintf(out_failed, sizeof(out_failed), "%s", lr_errmsg());
