@@ -149,35 +149,46 @@ lr_probe_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
 }
 
+/* Every probe task's counters summed into @p tot and @p ft, each of the
+ * tables' counters (and the distributors' parse results); @return how many
+ * probe tasks there are. The result section and the live line both read
+ * this sum. */
+static unsigned int
+sum_probes(struct lr_probe_counts *tot, struct lr_fc_counts *ft)
+{
+	unsigned int it = 0, j, nb = 0;
+	const struct lr_task *t;
+
+	memset(tot, 0, sizeof(*tot));
+	memset(ft, 0, sizeof(*ft));
+	dists_parsed(tot->parsed);
+	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
+		const struct probe *p = t->priv;
+		const struct lr_fc_counts *f = lr_fc_counts(p->fc);
+
+		nb++;
+		for (j = 0; j < LR_PARSE_REASONS; j++)
+			tot->parsed[j] += p->c.parsed[j];
+#define PROBE_ADD(name, key, what) tot->name += p->c.name;
+#define FC_ADD(name, key, what) ft->name += f->name;
+		LR_PROBE_COUNTERS(PROBE_ADD)
+		LR_FC_COUNTERS(FC_ADD)
+#undef FC_ADD
+#undef PROBE_ADD
+		for (j = 0; j < RTE_DIM(ft->ended); j++)
+			ft->ended[j] += f->ended[j];
+	}
+	return nb;
+}
+
 void
 lr_probe_results(json_t *doc)
 {
 	struct lr_probe_counts tot;
 	struct lr_fc_counts ft;
-	unsigned int it = 0, j, nb = 0;
-	const struct lr_task *t;
+	unsigned int nb = sum_probes(&tot, &ft);
 	json_t *o, *e;
 
-	memset(&tot, 0, sizeof(tot));
-	memset(&ft, 0, sizeof(ft));
-	dists_parsed(tot.parsed);
-	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
-		const struct probe *p = t->priv;
-		const struct lr_fc_counts *f;
-
-		nb++;
-		f = lr_fc_counts(p->fc);
-		for (j = 0; j < LR_PARSE_REASONS; j++)
-			tot.parsed[j] += p->c.parsed[j];
-#define PROBE_ADD(name, key, what) tot.name += p->c.name;
-#define FC_ADD(name, key, what) ft.name += f->name;
-		LR_PROBE_COUNTERS(PROBE_ADD)
-		LR_FC_COUNTERS(FC_ADD)
-#undef FC_ADD
-#undef PROBE_ADD
-		for (j = 0; j < RTE_DIM(ft.ended); j++)
-			ft.ended[j] += f->ended[j];
-	}
 	if (nb == 0)
 		return;
 	o = json_object();
@@ -192,20 +203,12 @@ lr_probe_results(json_t *doc)
 void
 lr_probe_live(char *buf, size_t len)
 {
-	unsigned int it = 0, nb = 0;
-	uint64_t active = 0, created = 0;
-	const struct lr_task *t;
+	struct lr_probe_counts tot;
+	struct lr_fc_counts ft;
 
 	buf[0] = '\0';
-	while ((t = lr_role_next(&lr_probe_role, &it)) != NULL) {
-		const struct probe *p = t->priv;
-
-		nb++;
-		active += lr_fc_counts(p->fc)->active;
-		created += lr_fc_counts(p->fc)->created;
-	}
-	if (nb != 0)
+	if (sum_probes(&tot, &ft) != 0)
 		snprintf(buf, len, "flows %" PRIu64 " active, %" PRIu64 " made, "
-			 "%" PRIu64 " exported", active, created,
+			 "%" PRIu64 " exported", ft.active, ft.created,
 			 lr_exporter_records());
 }
