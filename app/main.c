@@ -77,9 +77,9 @@ struct opts {
 static const struct lr_opt *
 with_opts(const struct lr_role *r)
 {
-	if (r->with_opts != NULL)
-		return r->with_opts;
-	return r->with != NULL ? r->with->opts : NULL;
+	if (r->plan != NULL && r->plan->with_opts != NULL)
+		return r->plan->with_opts;
+	return lr_role_with(r) != NULL ? lr_role_with(r)->opts : NULL;
 }
 
 static int
@@ -183,6 +183,13 @@ is_action(const struct lr_opt *r)
 	       r->offset < offsetof(struct opts, act) + sizeof(struct actions);
 }
 
+/* Why --role @p r alone is refused (it runs as a companion), or NULL. */
+static const char *
+alone(const struct lr_role *r)
+{
+	return r->plan != NULL ? r->plan->alone : NULL;
+}
+
 /* The roles --role takes, from the role table: "gen, rx, probe; dist with
  * probe" (a role that runs only as another's companion last). */
 static void
@@ -194,13 +201,13 @@ role_names(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
-		if (r->alone == NULL)
+		if (alone(r) == NULL)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s",
 					      n ? ", " : "", r->name);
 	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
-		for (j = 0; r->alone != NULL && (o = lr_role_at(j)) != NULL &&
+		for (j = 0; alone(r) != NULL && (o = lr_role_at(j)) != NULL &&
 		     n < len; j++)
-			if (o->with == r)
+			if (lr_role_with(o) == r)
 				n += (size_t)snprintf(buf + n, len - n,
 						      "; %s with %s", r->name,
 						      o->name);
@@ -441,7 +448,8 @@ static int
 check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 	   const void *rc)
 {
-	unsigned int q, nq = role->uses_tx ? pc->nb_txq : pc->nb_rxq;
+	unsigned int q, nq = role->task == NULL ? 1 :
+			     role->task->uses_tx ? pc->nb_txq : pc->nb_rxq;
 	void *qc;
 	int ret = 0;
 
@@ -452,7 +460,7 @@ check_conf(const struct lr_role *role, const struct lr_port_conf *pc,
 		return -ENOMEM;
 	for (q = 0; q < RTE_MAX(nq, 1u) && ret == 0; q++) {
 		memcpy(qc, rc, role->conf_bytes);
-		lr_role_set_slice(role, qc, q, nq);	/* -ENOENT: none */
+		lr_role_slice(role, qc, q, nq);
 		ret = role->conf_check(qc);
 	}
 	free(qc);
@@ -467,10 +475,11 @@ static int
 check_confs(const struct lr_role *role, const struct lr_port_conf *pc,
 	    const void *rc, const void *wc)
 {
+	const struct lr_role *with = lr_role_with(role);
 	int ret = check_conf(role, pc, rc);
 
-	if (ret == 0 && role->with != NULL && role->with->conf_check != NULL &&
-	    (ret = role->with->conf_check(wc)) != 0)
+	if (ret == 0 && with != NULL && with->conf_check != NULL &&
+	    (ret = with->conf_check(wc)) != 0)
 		fprintf(stderr, "linerate: %s (see --help)\n", lr_errmsg());
 	return ret;
 }
@@ -562,9 +571,9 @@ print_summary(FILE *out)
 		PRIu64 " packets %" PRIu64 " bytes, local drops %" PRIu64 "\n",
 		t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->live == NULL)
+		if (r->plan == NULL || r->plan->live == NULL)
 			continue;
-		r->live(words, sizeof(words));
+		r->plan->live(words, sizeof(words));
 		if (words[0] != '\0')
 			fprintf(out, "linerate: %s: %s\n", r->name, words);
 	}
@@ -589,10 +598,10 @@ verdict_exit(const struct opts *o)
 			worst = v;
 	}
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->run_verdict == NULL)
+		if (r->plan == NULL || r->plan->verdict == NULL)
 			continue;
 		why[0] = '\0';
-		v = r->run_verdict(why, sizeof(why));
+		v = r->plan->verdict(why, sizeof(why));
 		if (v == LR_VERDICT_OK)
 			continue;
 		fprintf(stderr, "linerate: %s: %s\n", r->name, why);
@@ -743,7 +752,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct lr_port_conf pc;
-	const struct lr_role *role = NULL;
+	const struct lr_role *role = NULL, *with;
 	struct sigaction sa = { 0 };
 	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
@@ -798,25 +807,26 @@ main(int argc, char **argv)
 	lr_port_conf_init(&pc);
 	if (o.role[0] != '\0') {
 		role = lr_role_find(o.role);
-		if (role->alone != NULL) {
-			fprintf(stderr, "linerate: %s\n", role->alone);
+		if (alone(role) != NULL) {
+			fprintf(stderr, "linerate: %s\n", alone(role));
 			return EXIT_USAGE;
 		}
 		if (o.port[0] == '\0') {
 			fprintf(stderr, "linerate: --role %s needs --port\n", o.role);
 			return EXIT_USAGE;
 		}
+		with = lr_role_with(role);
 		rc = calloc(1, role->conf_bytes);
-		if (role->with != NULL)
-			wc = calloc(1, role->with->conf_bytes);
-		if (rc == NULL || (role->with != NULL && wc == NULL)) {
+		if (with != NULL)
+			wc = calloc(1, with->conf_bytes);
+		if (rc == NULL || (with != NULL && wc == NULL)) {
 			free(rc);
 			free(wc);
 			return 1;
 		}
 		role->conf_init(rc);
-		if (role->with != NULL)
-			role->with->conf_init(wc);
+		if (with != NULL)
+			with->conf_init(wc);
 	} else if (o.port[0] != '\0' || o.nb_kv != 0 || o.lcores[0] != '\0' ||
 		   o.duration_given) {
 		fprintf(stderr, "linerate: port and role options go with --role; "

@@ -455,7 +455,7 @@ delay_finish(struct lr_task *t)
  * and a task serves each queue pair, both directions, lcores in turn.
  */
 static int
-delay_plan(uint16_t port, const void *conf, const void *with_conf,
+delay_place(uint16_t port, const void *conf, const void *with_conf,
 	   const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_delay_conf *c = conf;
@@ -481,21 +481,29 @@ delay_plan(uint16_t port, const void *conf, const void *with_conf,
 	return (int)nq;
 }
 
-const struct lr_role lr_delay_role = {
-	.name = "delay",
-	.opts = delay_opts,
+static const struct lr_task_kind delay_task = {
 	.uses_rx = true,
-	.conf_bytes = sizeof(struct lr_delay_conf),
-	.conf_init = delay_conf_init,
-	.conf_check = delay_conf_check,
 	.init = delay_init,
 	.poll = lr_delay_poll,
 	.finish = delay_finish,
 	.report = lr_delay_report,
 	.free = delay_free,
+	.verdict = lr_delay_verdict,
+};
+
+static const struct lr_plan delay_plan = {
 	.results = lr_delay_results,
 	.live = lr_delay_live,
 	.check = lr_delay_check,
-	.verdict = lr_delay_verdict,
-	.plan = delay_plan,
+	.place = delay_place,
+};
+
+const struct lr_role lr_delay_role = {
+	.name = "delay",
+	.opts = delay_opts,
+	.conf_bytes = sizeof(struct lr_delay_conf),
+	.conf_init = delay_conf_init,
+	.conf_check = delay_conf_check,
+	.task = &delay_task,
+	.plan = &delay_plan,
 };

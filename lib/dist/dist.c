@@ -615,16 +615,24 @@ dist_report(const struct lr_task *t, json_t *o)
 	dist_counts_json(o, &d->c, d->fw.channels, t->st.rx_pkts);
 }
 
-const struct lr_role lr_dist_role = {
-	.name = "dist",
-	.opts = lr_dist_opts,
+static const struct lr_task_kind dist_task = {
 	.uses_rx = true,
-	.conf_bytes = sizeof(struct lr_dist_conf),
-	.conf_init = dist_conf_init,
-	.conf_set = dist_conf_set,
 	.init = dist_init,
 	.poll = dist_poll,
 	.report = dist_report,
 	.free = dist_free,
+};
+
+static const struct lr_plan dist_plan = {
 	.alone = "the distributor feeds probes: give --role probe --channels N",
+};
+
+const struct lr_role lr_dist_role = {
+	.name = "dist",
+	.opts = lr_dist_opts,
+	.conf_bytes = sizeof(struct lr_dist_conf),
+	.conf_init = dist_conf_init,
+	.conf_set = dist_conf_set,
+	.task = &dist_task,
+	.plan = &dist_plan,
 };

@@ -86,10 +86,10 @@ lcore_loop(void *arg)
 			if (done[i])
 				continue;
 			if (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) == 0 &&
-			    now < deadline[i] && t->role->poll(t, now) == 0)
+			    now < deadline[i] && t->kind->poll(t, now) == 0)
 				continue;
-			if (t->role->finish != NULL)
-				t->role->finish(t);
+			if (t->kind->finish != NULL)
+				t->kind->finish(t);
 			t->st.end_tsc = rte_rdtsc();
 			__atomic_store_n(&t->state, LR_TASK_DONE, __ATOMIC_RELEASE);
 			done[i] = true;
@@ -100,15 +100,15 @@ lcore_loop(void *arg)
 	return 0;
 }
 
-/* Every role's tick hook, then the one set by lr_engine_set_tick(). */
+/* Every plan's tick hook, then the one set by lr_engine_set_tick(). */
 static void
 ticks(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < nb_roles; i++)
-		if (roles[i]->tick != NULL)
-			roles[i]->tick();
+		if (roles[i]->plan != NULL && roles[i]->plan->tick != NULL)
+			roles[i]->plan->tick();
 	if (tick_fn != NULL)
 		tick_fn();
 }
@@ -132,8 +132,13 @@ lr_role_register(const struct lr_role *role)
 	if (lr_role_find(role->name) != NULL)
 		return 0;
 	/* Its options are its table: --help, doc/usage.md and lr_role_set()
-	 * read it. */
-	if (role->opts == NULL)
+	 * read it. A role without tasks of its own is a plan that places
+	 * other roles' tasks. */
+	if (role->opts == NULL ||
+	    (role->task == NULL &&
+	     (role->plan == NULL || role->plan->place == NULL)) ||
+	    (role->task != NULL &&
+	     (role->task->init == NULL || role->task->poll == NULL)))
 		return -EINVAL;
 	if (nb_roles == RTE_DIM(roles))
 		return -ENOSPC;
@@ -179,14 +184,14 @@ lr_engine_workers(unsigned int *out, unsigned int max)
 }
 
 static bool
-holds(const struct lr_task *t, const struct lr_role *role, uint16_t port,
+holds(const struct lr_task *t, const struct lr_task_kind *kind, uint16_t port,
       uint16_t queue)
 {
 	if (lr_task_state(t) == LR_TASK_DONE || t->port != port ||
 	    t->queue != queue || queue == LR_QUEUE_NONE)
 		return false;
-	return (role->uses_rx && t->role->uses_rx) ||
-	       (role->uses_tx && t->role->uses_tx);
+	return (kind->uses_rx && t->kind->uses_rx) ||
+	       (kind->uses_tx && t->kind->uses_tx);
 }
 
 struct lr_task *
@@ -209,8 +214,8 @@ lr_roles_write_csv(const char *path)
 	unsigned int i;
 
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->write_csv != NULL)
-			return r->write_csv(path);
+		if (r->plan != NULL && r->plan->write_csv != NULL)
+			return r->plan->write_csv(path);
 	return lr_err(ENOTSUP, "csv: no role writes a CSV table");
 }
 
@@ -222,7 +227,8 @@ lr_roles_check(void)
 	int ret;
 
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->check != NULL && (ret = r->check()) != 0)
+		if (r->plan != NULL && r->plan->check != NULL &&
+		    (ret = r->plan->check()) != 0)
 			return ret;
 	return 0;
 }
@@ -239,16 +245,17 @@ lr_role_plan_queues(const struct lr_role *role, uint16_t port,
 	if (pi == NULL || n == 0)
 		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
 			      role->name, port);
-	nq = role->uses_tx ? pi->nb_txq : pi->nb_rxq;
+	if (role->task == NULL)
+		return lr_err(EINVAL, "%s: its plan lays no tasks of its own",
+			      role->name);
+	nq = role->task->uses_tx ? pi->nb_txq : pi->nb_rxq;
 	qc = malloc(role->conf_bytes);
 	if (qc == NULL)
 		return lr_err(ENOMEM, "%s: no memory", role->name);
 	for (q = 0; q < nq; q++) {
-		/* Each queue takes its share of the flows, count and rate;
-		 * a role without slices says -ENOENT and runs the conf whole. */
+		/* Each queue takes its share of the flows, count and rate. */
 		memcpy(qc, conf, role->conf_bytes);
-		if (lr_role_set_slice(role, qc, q, nq) == -EINVAL)
-			break;
+		lr_role_slice(role, qc, q, nq);
 		if (lr_task_create(role, lcores[q % n], port, (uint16_t)q,
 				   duration_s, qc) == NULL)
 			break;
@@ -268,8 +275,9 @@ lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 	if (lr_port_info(port) == NULL || n == 0)
 		return lr_err(EINVAL, "%s: port %u not set up, or no lcore",
 			      role->name, port);
-	if (role->plan != NULL)
-		ret = role->plan(port, conf, with_conf, lcores, n, duration_s);
+	if (role->plan != NULL && role->plan->place != NULL)
+		ret = role->plan->place(port, conf, with_conf, lcores, n,
+					duration_s);
 	else
 		ret = lr_role_plan_queues(role, port, conf, lcores, n, duration_s);
 	/* A plan made in part is none: the tasks it made never run (they
@@ -289,16 +297,12 @@ lr_role_set(const struct lr_role *role, void *conf, const char *key,
 	return lr_opt_set(role->opts, conf, role->name, key, val);
 }
 
-int
-lr_role_set_slice(const struct lr_role *role, void *conf, unsigned int q,
-		  unsigned int nq)
+void
+lr_role_slice(const struct lr_role *role, void *conf, unsigned int q,
+	      unsigned int nq)
 {
-	char slice[32];
-
-	if (nq <= 1)
-		return 0;
-	snprintf(slice, sizeof(slice), "%u/%u", q, nq);
-	return lr_role_set(role, conf, "slice", slice);
+	if (nq > 1 && q < nq && role->task != NULL && role->task->slice != NULL)
+		role->task->slice(conf, q, nq);
 }
 
 /* Does @p role know option @p key? Asked of a fresh conf (no memory: no). */
@@ -339,7 +343,7 @@ int
 lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 		 const char *key, const char *val)
 {
-	const struct lr_role *w = role->with;
+	const struct lr_role *w = lr_role_with(role);
 	int ret = conf_set_whole(role, conf, key, val), wret;
 
 	if (w == NULL || (ret != 0 && ret != -ENOENT))
@@ -362,12 +366,13 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	       uint16_t queue, double duration_s, const void *conf)
 {
 	const struct lr_port_info *pi = lr_port_info(port);
+	const struct lr_task_kind *kind = role->task;
 	struct lcore_ctx *lc;
 	struct lr_task *t;
 	unsigned int i, n;
 	int ret;
 
-	if (role->poll == NULL)
+	if (kind == NULL)
 		return lr_err_null(EINVAL, "%s: a plan, not a task: linerate.plan{"
 				   "role = \"%s\", ...} or --role %s make its tasks",
 				   role->name, role->name, role->name);
@@ -377,10 +382,10 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	if (pi == NULL)
 		return lr_err_null(EINVAL, "%s: port %u is not set up", role->name, port);
 	if (queue != LR_QUEUE_NONE &&
-	    ((role->uses_rx && queue >= pi->nb_rxq) ||
-	     (role->uses_tx && queue >= pi->nb_txq)))
+	    ((kind->uses_rx && queue >= pi->nb_rxq) ||
+	     (kind->uses_tx && queue >= pi->nb_txq)))
 		return lr_err_null(EINVAL, "%s: port %s has no %s queue %u",
-				   role->name, pi->name, role->uses_rx ? "rx" : "tx",
+				   role->name, pi->name, kind->uses_rx ? "rx" : "tx",
 				   queue);
 	if (!good_secs(duration_s))
 		return lr_err_null(EINVAL, "%s: duration %f: want seconds >= 0",
@@ -392,7 +397,7 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 				   "first", role->name, lcore);
 	n = __atomic_load_n(&nb_tasks, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++)
-		if (holds(tasks[i], role, port, queue))
+		if (holds(tasks[i], kind, port, queue))
 			return lr_err_null(EBUSY, "%s: port %s queue %u is held by "
 					   "task %u (%s)", role->name, pi->name,
 					   queue, i, tasks[i]->role->name);
@@ -412,6 +417,7 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 			       pi->socket);
 	if (t == NULL)
 		return lr_err_null(ENOMEM, "%s: no memory for a task", role->name);
+	t->kind = kind;
 	t->role = role;
 	t->lcore = lcore;
 	t->port = port;
@@ -421,7 +427,7 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 	if (t->duration_tsc == UINT64_MAX)
 		t->duration_tsc = 0;	/* beyond any run: no limit */
 	t->state = LR_TASK_CREATED;
-	if (role->uses_rx && queue != LR_QUEUE_NONE) {
+	if (kind->uses_rx && queue != LR_QUEUE_NONE) {
 		t->capture = lr_capture_open(port, queue, pi->socket);
 		if (t->capture == NULL && rte_errno != ENOENT) {
 			ret = rte_errno;
@@ -430,7 +436,7 @@ lr_task_create(const struct lr_role *role, unsigned int lcore, uint16_t port,
 			return NULL;
 		}
 	}
-	ret = role->init(t, conf);
+	ret = kind->init(t, conf);
 	if (ret != 0) {
 		lr_capture_free(t->capture);
 		rte_free(t);
@@ -537,8 +543,8 @@ lr_engine_stop(void)
 	for (i = 0; i < n; i++)
 		tell_capture_end(tasks[i]);
 	for (i = 0; i < nb_roles; i++)
-		if (roles[i]->stopped != NULL)
-			roles[i]->stopped();
+		if (roles[i]->plan != NULL && roles[i]->plan->stopped != NULL)
+			roles[i]->plan->stopped();
 }
 
 static uint64_t
@@ -689,9 +695,9 @@ lr_task_verdict(const struct lr_task *t, char *why, size_t len)
 		len = sizeof(buf);
 	}
 	why[0] = '\0';
-	if (t->role->verdict == NULL)
+	if (t->kind->verdict == NULL)
 		return LR_VERDICT_OK;
-	return t->role->verdict(t, why, len);
+	return t->kind->verdict(t, why, len);
 }
 
 enum lr_verdict
@@ -708,9 +714,9 @@ lr_engine_verdict(void)
 			worst = v;
 	}
 	for (i = 0; i < nb_roles; i++) {
-		if (roles[i]->run_verdict == NULL)
+		if (roles[i]->plan == NULL || roles[i]->plan->verdict == NULL)
 			continue;
-		v = roles[i]->run_verdict(why, sizeof(why));
+		v = roles[i]->plan->verdict(why, sizeof(why));
 		if (v > worst)
 			worst = v;
 	}
@@ -761,13 +767,13 @@ lr_task_report(const struct lr_task *t)
 				    lr_capture_ended(t->capture) ?
 				    json_integer((json_int_t)t->capture->frames) :
 				    json_null());
-	if (t->role->uses_tx)
+	if (t->kind->uses_tx)
 		add_rates(o, "tx", st.tx_pkts, st.tx_bytes, secs);
-	if (t->role->uses_rx)
+	if (t->kind->uses_rx)
 		add_rates(o, "rx", st.rx_pkts, st.rx_bytes, secs);
-	if (t->role->report != NULL)
-		t->role->report(t, o);
-	if (t->role->verdict != NULL) {
+	if (t->kind->report != NULL)
+		t->kind->report(t, o);
+	if (t->kind->verdict != NULL) {
 		char why[256];
 		enum lr_verdict v = lr_task_verdict(t, why, sizeof(why));
 
@@ -788,8 +794,8 @@ lr_engine_cleanup(void)
 	n = nb_tasks;
 	__atomic_store_n(&nb_tasks, 0, __ATOMIC_RELEASE);
 	for (i = 0; i < n; i++) {
-		if (tasks[i]->role->free != NULL)
-			tasks[i]->role->free(tasks[i]);
+		if (tasks[i]->kind->free != NULL)
+			tasks[i]->kind->free(tasks[i]);
 		lr_capture_free(tasks[i]->capture);
 		rte_free(tasks[i]);
 		tasks[i] = NULL;

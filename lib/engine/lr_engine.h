@@ -86,8 +86,89 @@ typedef enum lr_verdict (*lr_role_verdict_t)(const struct lr_task *t,
 typedef int (*lr_role_conf_set_t)(void *conf, const char *key, const char *val);
 
 /**
- * A role: what a task does. The CLI ("--size 64") and Lua ({size = 64}) both
- * fill its conf through conf_set, so that they parse and check alike.
+ * A task kind: what one task of a role does on its (port, queue), from its
+ * lcore: the per-task half of a role. lr_task_create() makes tasks of it.
+ */
+struct lr_task_kind {
+	bool uses_rx;			/**< owns the rx side of its queue */
+	bool uses_tx;			/**< owns the tx side of its queue */
+	lr_role_init_t init;
+	lr_role_poll_t poll;
+	lr_role_finish_t finish;	/**< may be NULL */
+	lr_role_report_t report;	/**< may be NULL */
+	lr_role_free_t free;		/**< may be NULL */
+	lr_role_verdict_t verdict;	/**< may be NULL: always OK */
+	/** May be NULL: the kind runs its conf whole on every queue. Give
+	 *  @p conf the share of queue @p q of @p nq (q < nq) that a task of
+	 *  a role laid over a port's queues takes: gen's flows, count and
+	 *  rate. */
+	void (*slice)(void *conf, unsigned int q, unsigned int nq);
+	/** May be NULL: does @p conf make a task that reads no queue of its
+	 *  port (a probe on a distributor's channel: LR_QUEUE_NONE)? */
+	bool (*queueless)(const void *conf);
+};
+
+/**
+ * A plan: how a role's tasks are laid over ports, queues and lcores, and
+ * what is said once over all of them (the role's half above its tasks).
+ * Every hook may be NULL. Control path, main lcore, but tick.
+ */
+struct lr_plan {
+	/** A role whose tasks this plan may make in front of the role's own
+	 *  (the probe's: the distributor), or NULL. Its options are the
+	 *  role's too where the CLI and linerate.plan{} lay the role over a
+	 *  port: they fill a conf of the companion's own (lr_role_conf_set())
+	 *  that place() gets as @p with_conf, and --help and --options-md
+	 *  list them after the role's. */
+	const struct lr_role *with;
+	/** The options of @p with the role takes, for help and
+	 *  doc/usage.md; NULL: all of the companion's. */
+	const struct lr_opt *with_opts;
+	/** Lay the role over a port's queues and @p n lcores
+	 *  (lr_role_plan()); NULL: lr_role_plan_queues(). @return tasks
+	 *  made or < 0. */
+	int (*place)(uint16_t port, const void *conf, const void *with_conf,
+		     const unsigned int *lcores, unsigned int n,
+		     double duration_s);
+	/** Once per run: add a section that merges every task of the role
+	 *  to the result document. */
+	void (*results)(json_t *doc);
+	/** Once a second: a few words for the live line over every task of
+	 *  the role, "" for none. */
+	void (*live)(char *buf, size_t len);
+	/** Once a period of the time series (lr_stats.h): add the role's
+	 *  values over the interval since the last call to the sample
+	 *  @p o; NULL: take a baseline only. */
+	void (*sample)(json_t *o);
+	/** About every millisecond while the main lcore waits or sleeps
+	 *  (the probe's exporter drains its rings). */
+	void (*tick)(void);
+	/** After lr_engine_stop() has joined the lcores: hand on what the
+	 *  role's tasks still hold (the probe's flows). */
+	void (*stopped)(void);
+	/** How the role's answer over all its tasks went, for a plan over
+	 *  tasks judged together (rtt: its gen and rx), with a sentence in
+	 *  @p why as a task's verdict. lr_engine_verdict() and the CLI's
+	 *  exit code take it with the tasks'. NULL: OK. */
+	enum lr_verdict (*verdict)(char *why, size_t len);
+	/** Write the role's own table as CSV to @p path ("-": stdout) over
+	 *  all its tasks (rx: the merged per-flow table), for --csv and
+	 *  linerate.write_csv(). 0 or -errno with lr_errmsg(). */
+	int (*write_csv)(const char *path);
+	/** After the run, 0 when the role's results are whole, or < 0 with
+	 *  lr_errmsg() saying what is missing (the probe: IPFIX records that
+	 *  did not reach the collector). Such a run fails. */
+	int (*check)(void);
+	/** Why --role NAME alone is refused on the command line (the
+	 *  distributor runs with its probes), or NULL. */
+	const char *alone;
+};
+
+/**
+ * A role: what the user names with --role and linerate.task{role=} and
+ * configures with its options, the kind of task it makes, and its plan.
+ * The CLI ("--size 64") and Lua ({size = 64}) both fill its conf through
+ * lr_role_set(), so that they parse and check alike.
  */
 struct lr_role {
 	const char *name;
@@ -95,11 +176,6 @@ struct lr_role {
 	 *  it, and --help and doc/usage.md's option table are printed from
 	 *  it. */
 	const struct lr_opt *opts;
-	/** The options of role->with this role takes, for help and
-	 *  doc/usage.md; NULL: all of the companion's. */
-	const struct lr_opt *with_opts;
-	bool uses_rx;			/**< owns the rx side of its queue */
-	bool uses_tx;			/**< owns the tx side of its queue */
 	size_t conf_bytes;		/**< size of the role's conf struct */
 	void (*conf_init)(void *conf);	/**< fill the defaults */
 	/** May be NULL: the option table's parser (lr_opt_set()). A role
@@ -110,77 +186,22 @@ struct lr_role {
 	 *  EAL (option against option), so that the command line rejects
 	 *  bad options before it starts anything. 0 or -EINVAL. */
 	int (*conf_check)(const void *conf);
-	/** The task's init and poll; both NULL for a role that is a plan
-	 *  over other roles' tasks (rtt: gen's and rx's): lr_task_create()
-	 *  refuses it, saying so. */
-	lr_role_init_t init;
-	lr_role_poll_t poll;
-	lr_role_finish_t finish;	/**< may be NULL */
-	lr_role_report_t report;	/**< may be NULL */
-	lr_role_free_t free;		/**< may be NULL */
-	/** Control path, once per role: add a section that merges every
-	 *  task of the role to the result document. May be NULL. */
-	void (*results)(json_t *doc);
-	/** Control path, once a second: a few words for the live line over
-	 *  every task of the role, "" for none. May be NULL. */
-	void (*live)(char *buf, size_t len);
-	/** Control path, once a period of the time series (lr_stats.h):
-	 *  add the role's values over the interval since the last call to
-	 *  the sample @p o; NULL: take a baseline only. May be NULL. */
-	void (*sample)(json_t *o);
-	/** Control path, about every millisecond while the main lcore
-	 *  waits or sleeps (the probe's exporter drains its rings). */
-	void (*tick)(void);
-	/** Control path, after lr_engine_stop() has joined the lcores: hand
-	 *  on what the role's tasks still hold (the probe's flows). */
-	void (*stopped)(void);
-	/** Control path: how a task went (lr_task_verdict()). May be NULL:
-	 *  always OK. */
-	lr_role_verdict_t verdict;
-	/** Control path: how the role's answer over all its tasks went,
-	 *  for a role whose tasks are another role's (rtt: its gen and rx
-	 *  tasks, judged together), with a sentence in @p why as the
-	 *  verdict hook's. May be NULL: OK. lr_engine_verdict() and the
-	 *  CLI's exit code take it with the tasks'. */
-	enum lr_verdict (*run_verdict)(char *why, size_t len);
-	/** A role whose tasks this role's plan may make in front of its
-	 *  own (the probe's: the distributor), or NULL. Its options are this
-	 *  role's too where the CLI and linerate.plan{} lay the role over a
-	 *  port: they fill a conf of the companion's own (lr_role_conf_set())
-	 *  that the plan hook gets as @p with_conf, and --help and
-	 *  --options-md list them after the role's. */
-	const struct lr_role *with;
-	/** How the role is laid over a port's queues and @p n lcores
-	 *  (lr_role_plan()). May be NULL: lr_role_plan_queues(). The probe's
-	 *  builds a distributor of @p with_conf (the conf of role->with) and
-	 *  its channels where it is asked for them. @return tasks made or
-	 *  < 0. */
-	int (*plan)(uint16_t port, const void *conf, const void *with_conf,
-		    const unsigned int *lcores, unsigned int n,
-		    double duration_s);
-	/** May be NULL: write the role's own table as CSV to @p path ("-":
-	 *  stdout) over all its tasks (rx: the merged per-flow table), for
-	 *  --csv and linerate.write_csv(). 0 or -errno with lr_errmsg(). */
-	int (*write_csv)(const char *path);
-	/** May be NULL: after the run, 0 when the role's results are whole,
-	 *  or < 0 with lr_errmsg() saying what is missing (the probe: IPFIX
-	 *  records that did not reach the collector). Such a run fails. */
-	int (*check)(void);
-	/** Why --role NAME alone is refused on the command line (the
-	 *  distributor runs with its probes), or NULL. */
-	const char *alone;
-	/** A conf key that, when given, means the task reads no queue of
-	 *  its port (the probe's "channel": it reads a distributor's ring),
-	 *  or NULL. */
-	const char *queueless_key;
+	/** The tasks it makes, or NULL for a role that is a plan over other
+	 *  roles' tasks (rtt: gen's and rx's): lr_task_create() refuses it,
+	 *  saying so. */
+	const struct lr_task_kind *task;
+	/** Its plan, or NULL: one task per queue (lr_role_plan_queues()),
+	 *  nothing said over them. */
+	const struct lr_plan *plan;
 };
 
 /**
  * Lay @p role over set-up port @p port as the CLI's --role does and Lua's
- * linerate.plan{} does: the role's plan, or lr_role_plan_queues(). Tasks
+ * linerate.plan{} does: its plan's place(), or lr_role_plan_queues(). Tasks
  * made here are started by lr_engine_start() as any other.
  *
- * @param with_conf the conf of role->with (lr_role_conf_set() fills both),
+ * @param with_conf the conf of the plan's companion (lr_role_conf_set()
+ *   fills both),
  *   or NULL: the companion's defaults are not asked for (a role's plan
  *   then makes none of its tasks)
  * @return tasks made, or < 0 with lr_errmsg().
@@ -190,9 +211,9 @@ int lr_role_plan(const struct lr_role *role, uint16_t port, const void *conf,
 		 unsigned int n, double duration_s);
 
 /**
- * The plan of a role without its own: one task per queue of the side it
- * uses, each with its slice q/nq of @p conf where the role takes slices
- * (a "slice" key), on @p lcores in turn.
+ * The placement of a role whose plan has none: one task per queue of the
+ * side its task kind uses, each with its slice q/nq of @p conf
+ * (lr_role_slice()), on @p lcores in turn.
  *
  * @return tasks made, or < 0 with lr_errmsg().
  */
@@ -209,19 +230,25 @@ int lr_role_set(const struct lr_role *role, void *conf, const char *key,
 		const char *val);
 
 /**
- * Give @p conf the share of queue @p q of @p nq that a role laid over a
- * port's queues takes (its flows, count and rate: gen's "slice"). Nothing
- * for @p nq <= 1.
- * @return 0, -ENOENT for a role without slices (it runs its conf whole),
- *   -EINVAL with lr_errmsg().
+ * Give @p conf the share of queue @p q of @p nq that a task of @p role laid
+ * over a port's queues takes, by its task kind's slice(). Nothing for
+ * @p nq <= 1 or a kind without slices (it runs its conf whole).
  */
-int lr_role_set_slice(const struct lr_role *role, void *conf, unsigned int q,
-		      unsigned int nq);
+void lr_role_slice(const struct lr_role *role, void *conf, unsigned int q,
+		   unsigned int nq);
+
+/** The companion whose tasks @p role's plan may make (the probe's
+ *  distributor), or NULL. */
+static inline const struct lr_role *
+lr_role_with(const struct lr_role *role)
+{
+	return role->plan != NULL ? role->plan->with : NULL;
+}
 
 /**
  * Set option @p key of a role from its text @p val, as the CLI and Lua's
- * task{} and plan{} do: in @p conf by the role's conf_set and, for a role
- * with a companion (role->with), in @p with_conf by the companion's. A key
+ * task{} and plan{} do: in @p conf by lr_role_set() and, for a role with a
+ * companion (lr_role_with()), in @p with_conf by the companion's. A key
  * both know goes to both (the probe's count, trim and ingress are its
  * distributor's as well).
  *
@@ -235,6 +262,7 @@ int lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 /** A task. Roles read port, queue and priv and write st. */
 struct lr_task {
 	struct lr_task_stats st;	/**< own cache lines, lcore-written */
+	const struct lr_task_kind *kind;	/**< role->task */
 	const struct lr_role *role;
 	void *priv;			/**< the role's state */
 	uint32_t id;			/**< index in creation order */
@@ -264,7 +292,9 @@ struct lr_task *lr_task_create(const struct lr_role *role, unsigned int lcore,
 			       uint16_t port, uint16_t queue, double duration_s,
 			       const void *conf);
 
-/** Make a role known by name. @return 0 or -ENOSPC. */
+/** Make a role known by name. @return 0, -ENOSPC, or -EINVAL: no option
+ *  table, neither a task kind nor a plan that places tasks, or a kind
+ *  without init or poll. */
 int lr_role_register(const struct lr_role *role);
 
 /** A registered role, or NULL. */
@@ -350,8 +380,8 @@ void lr_engine_set_tick(void (*tick)(void));
  */
 enum lr_verdict lr_task_verdict(const struct lr_task *t, char *why, size_t len);
 
-/** The worst verdict over every task made so far and every role's
- *  run_verdict (LR_VERDICT_OK: none). */
+/** The worst verdict over every task made so far and every role's plan
+ *  verdict (LR_VERDICT_OK: none). */
 enum lr_verdict lr_engine_verdict(void);
 
 /** "ok", "short", "late", "invalid", "failed". */

@@ -100,9 +100,9 @@ roles_live(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->live == NULL)
+		if (r->plan == NULL || r->plan->live == NULL)
 			continue;
-		r->live(words, sizeof(words));
+		r->plan->live(words, sizeof(words));
 		if (words[0] != '\0' && k < len)
 			k += (size_t)snprintf(buf + k, len - k, " | %s", words);
 	}
@@ -158,8 +158,8 @@ series_tick(uint64_t now, uint64_t hz, bool force)
 	    t.rx_pkts < series_last.rx_pkts) {
 		/* A baseline; again when tasks went away (counters fell). */
 		for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-			if (r->sample != NULL)
-				r->sample(NULL);
+			if (r->plan != NULL && r->plan->sample != NULL)
+				r->plan->sample(NULL);
 		goto baseline;
 	}
 	secs = (double)(now - series_last_tsc) / (double)hz;
@@ -182,8 +182,8 @@ series_tick(uint64_t now, uint64_t hz, bool force)
 	json_object_set_new(o, "local_drops", json_integer((json_int_t)
 			    grew(t.drops, series_last.drops)));
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->sample != NULL)
-			r->sample(o);
+		if (r->plan != NULL && r->plan->sample != NULL)
+			r->plan->sample(o);
 	json_array_append_new(series, o);
 baseline:
 	series_last = t;
@@ -314,8 +314,8 @@ lr_stats_results(void)
 		json_object_set_new(doc, "series", json_deep_copy(series));
 	}
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->results != NULL)
-			r->results(doc);
+		if (r->plan != NULL && r->plan->results != NULL)
+			r->plan->results(doc);
 	return doc;
 }
 

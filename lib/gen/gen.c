@@ -882,20 +882,29 @@ gen_poll(struct lr_task *t, uint64_t now)
 	return 0;
 }
 
-const struct lr_role lr_gen_role = {
-	.name = "gen",
-	.opts = lr_gen_opts,
+static const struct lr_task_kind gen_task = {
 	.uses_tx = true,
-	.conf_bytes = sizeof(struct lr_gen_conf),
-	.conf_init = lr_gen_conf_init_any,
-	.conf_set = lr_gen_conf_set_key,
-	.conf_check = lr_gen_conf_check,
 	.init = gen_init,
 	.poll = gen_poll,
 	.finish = gen_finish,
 	.report = gen_report,
 	.free = gen_free,
+	.verdict = gen_verdict,
+	.slice = lr_gen_conf_slice,
+};
+
+static const struct lr_plan gen_plan = {
 	.live = gen_live,
 	.tick = gen_tick,
-	.verdict = gen_verdict,
+};
+
+const struct lr_role lr_gen_role = {
+	.name = "gen",
+	.opts = lr_gen_opts,
+	.conf_bytes = sizeof(struct lr_gen_conf),
+	.conf_init = lr_gen_conf_init_any,
+	.conf_set = lr_gen_conf_set_key,
+	.conf_check = lr_gen_conf_check,
+	.task = &gen_task,
+	.plan = &gen_plan,
 };

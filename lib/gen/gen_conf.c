@@ -732,6 +732,16 @@ lr_gen_conf_set_key(void *conf, const char *key, const char *val)
 }
 
 void
+lr_gen_conf_slice(void *conf, unsigned int q, unsigned int nq)
+{
+	struct lr_gen_conf *c = conf;
+
+	/* Callers keep q < nq; a port has at most 65535 queues. */
+	c->slice = (uint16_t)q;
+	c->slices = (uint16_t)RTE_MIN(nq, 65535u);
+}
+
+void
 lr_gen_conf_init_any(void *conf)
 {
 	lr_gen_conf_init(conf);

@@ -48,5 +48,8 @@ extern const struct lr_opt lr_gen_opts[];
 void lr_gen_conf_init_any(void *conf);
 int lr_gen_conf_set_key(void *conf, const char *key, const char *val);
 int lr_gen_conf_check(const void *conf);
+/* The task kind's slice: queue @p q of @p nq takes its share of the flows,
+ * count, bytes and rate (as the option slice=q/nq). */
+void lr_gen_conf_slice(void *conf, unsigned int q, unsigned int nq);
 
 #endif

@@ -22,7 +22,7 @@
 struct role_confs {
 	const struct lr_role *role;
 	void *conf;
-	void *with;	/* its companion's (role->with), NULL in a task{} */
+	void *with;	/* its companion's (lr_role_with()), NULL in a task{} */
 };
 
 static int
@@ -90,9 +90,11 @@ table_conf(lua_State *L, const struct lr_role *role, bool with,
 	rc->conf = lua_newuserdatauv(L, role->conf_bytes, 0);
 	role->conf_init(rc->conf);
 	rc->with = NULL;
-	if (with && role->with != NULL) {
-		rc->with = lua_newuserdatauv(L, role->with->conf_bytes, 0);
-		role->with->conf_init(rc->with);
+	if (with && lr_role_with(role) != NULL) {
+		const struct lr_role *w = lr_role_with(role);
+
+		rc->with = lua_newuserdatauv(L, w->conf_bytes, 0);
+		w->conf_init(rc->with);
 	}
 	lr_lua_apply_table(L, 1, role->name, rc, role_set, common);
 }
@@ -133,13 +135,16 @@ l_task(lua_State *L)
 	int isnum;
 
 	role = table_role_port(L, "task", &port);
+	if (role->task == NULL)
+		return luaL_error(L, "task: %s is a plan, not a task: "
+				  "linerate.plan{role = \"%s\", ...} makes its "
+				  "tasks", role->name, role->name);
+	duration = table_duration(L, "task");
+	/* One task of the role: its companion's options are its plan's. */
+	table_conf(L, role, false, common, &rc);
 	/* A task that reads no queue (a probe on a distributor's channel). */
-	queue = 0;
-	if (role->queueless_key != NULL) {
-		lua_getfield(L, 1, role->queueless_key);
-		queue = lua_isnil(L, -1) ? 0 : LR_QUEUE_NONE;
-		lua_pop(L, 1);
-	}
+	queue = role->task->queueless != NULL &&
+		role->task->queueless(rc.conf) ? LR_QUEUE_NONE : 0;
 	lua_getfield(L, 1, "queue");
 	queue = lua_isnil(L, -1) ? queue : lua_tointegerx(L, -1, &isnum);
 	if (!lua_isnil(L, -1) && (!isnum || queue < 0 || queue > 65535))
@@ -156,10 +161,6 @@ l_task(lua_State *L)
 			return luaL_error(L, "task: 'lcore' must be an lcore id");
 	}
 	lua_pop(L, 2);
-	duration = table_duration(L, "task");
-	/* One task of the role: its companion's options are its plan's. */
-	table_conf(L, role, false, common, &rc);
-
 	t = lr_task_create(role, (unsigned int)lcore, port, (uint16_t)queue,
 			   duration, rc.conf);
 	if (t == NULL)

@@ -219,7 +219,7 @@ probe_init(struct lr_task *t, const void *arg)
 /* The probe's plan: shards on the port's queues, or a distributor of
  * @p with_conf and a shard on each of its channels (lr_probe.h). */
 static int
-probe_plan(uint16_t port, const void *conf, const void *with_conf,
+probe_place(uint16_t port, const void *conf, const void *with_conf,
 	   const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_port_info *pi = lr_port_info(port);
@@ -258,22 +258,37 @@ probe_plan(uint16_t port, const void *conf, const void *with_conf,
 	return (int)made;
 }
 
-const struct lr_role lr_probe_role = {
-	.name = "probe",
-	.opts = probe_opts,
+/* A probe on a distributor's channel reads no queue of its port. */
+static bool
+probe_queueless(const void *conf)
+{
+	return ((const struct lr_probe_conf *)conf)->channel >= 0;
+}
+
+static const struct lr_task_kind probe_task = {
 	.uses_rx = true,
-	.conf_bytes = sizeof(struct lr_probe_conf),
-	.conf_init = probe_conf_init,
 	.init = probe_init,
 	.poll = lr_probe_poll,
 	.report = lr_probe_report,
 	.free = probe_free,
+	.queueless = probe_queueless,
+};
+
+static const struct lr_plan probe_plan = {
+	.with = &lr_dist_role,
+	.place = probe_place,
 	.results = lr_probe_results,
 	.live = lr_probe_live,
 	.tick = lr_probe_tick,
 	.stopped = lr_probe_stopped,
-	.with = &lr_dist_role,
-	.plan = probe_plan,
 	.check = lr_probe_export_check,
-	.queueless_key = "channel",
+};
+
+const struct lr_role lr_probe_role = {
+	.name = "probe",
+	.opts = probe_opts,
+	.conf_bytes = sizeof(struct lr_probe_conf),
+	.conf_init = probe_conf_init,
+	.task = &probe_task,
+	.plan = &probe_plan,
 };

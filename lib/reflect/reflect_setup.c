@@ -325,7 +325,7 @@ reflect_finish(struct lr_task *t)
  * yet), and a task serves each rx queue of P, sending by Q's same queue.
  */
 static int
-reflect_plan(uint16_t port, const void *conf, const void *with_conf,
+reflect_place(uint16_t port, const void *conf, const void *with_conf,
 	     const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_reflect_conf *c = conf;
@@ -347,19 +347,27 @@ reflect_plan(uint16_t port, const void *conf, const void *with_conf,
 	return (int)nq;
 }
 
-const struct lr_role lr_reflect_role = {
-	.name = "reflect",
-	.opts = reflect_opts,
+static const struct lr_task_kind reflect_task = {
 	.uses_rx = true,
 	.uses_tx = true,
-	.conf_bytes = sizeof(struct lr_reflect_conf),
-	.conf_init = reflect_conf_init,
 	.init = reflect_init,
 	.poll = lr_reflect_poll,
 	.finish = reflect_finish,
 	.report = lr_reflect_report,
 	.free = reflect_free,
+};
+
+static const struct lr_plan reflect_plan = {
 	.results = lr_reflect_results,
 	.live = lr_reflect_live,
-	.plan = reflect_plan,
+	.place = reflect_place,
+};
+
+const struct lr_role lr_reflect_role = {
+	.name = "reflect",
+	.opts = reflect_opts,
+	.conf_bytes = sizeof(struct lr_reflect_conf),
+	.conf_init = reflect_conf_init,
+	.task = &reflect_task,
+	.plan = &reflect_plan,
 };

@@ -110,7 +110,7 @@ rtt_conf_check(const void *conf)
  * to another queue.
  */
 static int
-rtt_plan(uint16_t port, const void *conf, const void *with_conf,
+rtt_place(uint16_t port, const void *conf, const void *with_conf,
 	 const unsigned int *lcores, unsigned int n, double duration_s)
 {
 	const struct lr_rtt_conf *c = conf;
@@ -136,8 +136,7 @@ rtt_plan(uint16_t port, const void *conf, const void *with_conf,
 			return lr_err(ENOSPC, "rtt: too many tasks");
 		rt = &rtts[nb_rtts];
 		qc = gc;
-		if (lr_role_set_slice(&lr_gen_role, &qc, q, nq) != 0)
-			return -EINVAL;
+		lr_role_slice(&lr_gen_role, &qc, q, nq);
 		lr_rx_conf_init(&rc);
 		rc.flows = gc.flows;
 		rc.flow_base = gc.flow_base;
@@ -466,7 +465,7 @@ sum_json(const struct rtt_sum *s)
  * round trip (frames no reflector marked, none back, counts that
  * contradict), else ok. */
 static enum lr_verdict
-rtt_run_verdict(char *why, size_t len)
+rtt_verdict(char *why, size_t len)
 {
 	struct rtt_sum *s;
 	enum lr_verdict v = LR_VERDICT_OK;
@@ -505,7 +504,7 @@ rtt_results(json_t *doc)
 	json_object_set_new(o, "drain_s", json_real((double)rtts[nb_rtts - 1].drain_tsc /
 						    (double)rte_get_tsc_hz()));
 	why[0] = '\0';
-	v = rtt_run_verdict(why, sizeof(why));
+	v = rtt_verdict(why, sizeof(why));
 	json_object_set_new(o, "verdict", json_string(lr_verdict_name(v)));
 	if (v != LR_VERDICT_OK)
 		json_object_set_new(o, "verdict_why", json_string(why));
@@ -639,21 +638,23 @@ rtt_check(void)
 	return -EIO;
 }
 
-const struct lr_role lr_rtt_role = {
-	.name = "rtt",
-	.opts = rtt_opts,
-	.uses_rx = true,
-	.uses_tx = true,
-	.conf_bytes = sizeof(struct lr_rtt_conf),
-	.conf_init = rtt_conf_init,
-	.conf_check = rtt_conf_check,
+static const struct lr_plan rtt_plan = {
 	.results = rtt_results,
 	.live = rtt_live,
 	.tick = rtt_tick,
 	.stopped = rtt_stopped,
 	.check = rtt_check,
-	.run_verdict = rtt_run_verdict,
+	.verdict = rtt_verdict,
 	.with = &lr_gen_role,
 	.with_opts = lr_gen_frame_opts,
-	.plan = rtt_plan,
+	.place = rtt_place,
+};
+
+const struct lr_role lr_rtt_role = {
+	.name = "rtt",
+	.opts = rtt_opts,
+	.conf_bytes = sizeof(struct lr_rtt_conf),
+	.conf_init = rtt_conf_init,
+	.conf_check = rtt_conf_check,
+	.plan = &rtt_plan,
 };

@@ -204,21 +204,29 @@ rx_init(struct lr_task *t, const void *arg)
 	return 0;
 }
 
-const struct lr_role lr_rx_role = {
-	.name = "rx",
-	.opts = rx_opts,
+static const struct lr_task_kind rx_task = {
 	.uses_rx = true,
-	.conf_bytes = sizeof(struct lr_rx_conf),
-	.conf_init = rx_conf_init,
 	.init = rx_init,
 	.poll = lr_rx_poll,
 	.report = lr_rx_report,
 	.free = rx_free,
+	.verdict = lr_rx_verdict,
+};
+
+static const struct lr_plan rx_plan = {
 	.results = lr_rx_results,
 	.live = lr_rx_live,
 	.sample = lr_rx_sample,
 	.stopped = lr_rx_stopped,
 	.write_csv = lr_rx_write_csv,
 	.check = lr_rx_check,
-	.verdict = lr_rx_verdict,
+};
+
+const struct lr_role lr_rx_role = {
+	.name = "rx",
+	.opts = rx_opts,
+	.conf_bytes = sizeof(struct lr_rx_conf),
+	.conf_init = rx_conf_init,
+	.task = &rx_task,
+	.plan = &rx_plan,
 };

@@ -261,7 +261,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rte_eth_tx_burst(wire[0], 0, tx, (uint16_t)n) != n)
 		abort();
 	for (polls = 0; t->st.rx_pkts < n && polls < 8; polls++)
-		lr_dist_role.poll(t, 0);
+		lr_dist_role.task->poll(t, 0);
 	if (t->st.rx_pkts != n)
 		abort();
 

@@ -370,8 +370,8 @@ build_table(lua_State *L, struct rd *r)
 	lua_newtable(L);
 	if (role != NULL) {
 		add_names(role->opts);
-		if (role->with != NULL)
-			add_names(role->with->opts);
+		if (lr_role_with(role) != NULL)
+			add_names(lr_role_with(role)->opts);
 		if (byte(r) % 8 != 0) {
 			lua_pushstring(L, role->name);
 			lua_setfield(L, -2, "role");

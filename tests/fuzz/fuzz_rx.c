@@ -249,7 +249,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* The wire is a ring: one poll takes the frame. */
 			if (rte_eth_tx_burst(wire[0], 0, &m, 1) != 1)
 				abort();
-			lr_rx_role.poll(t, rte_rdtsc());
+			lr_rx_role.task->poll(t, rte_rdtsc());
 			lr_rx_counts(t, &after);
 			s[k] = class_of(&before, &after);
 			before = after;

@@ -52,10 +52,26 @@ tick_finish(struct lr_task *t)
 }
 
 static const struct lr_opt tick_opts[] = { { 0 } };
+static unsigned int placed;
+
+/* A plan's placement that makes no task of its own kind. */
+static int
+tick_place(uint16_t p, const void *conf, const void *with_conf,
+	   const unsigned int *lcores, unsigned int n, double duration_s)
+{
+	(void)p; (void)conf; (void)with_conf; (void)lcores; (void)n;
+	(void)duration_s;
+	placed++;
+	return 1;
+}
+
+static const struct lr_task_kind tick_task = {
+	.uses_rx = true,
+	.init = tick_init, .poll = tick_poll, .finish = tick_finish,
+};
 
 static const struct lr_role tick_role = {
-	.name = "tick", .opts = tick_opts, .uses_rx = true,
-	.init = tick_init, .poll = tick_poll, .finish = tick_finish,
+	.name = "tick", .opts = tick_opts, .task = &tick_task,
 };
 
 static uint16_t port;
@@ -76,7 +92,7 @@ rejects_bad_placement(void **state)
 	assert_non_null(strstr(lr_errmsg(), "not set up"));
 	/* A role that is a plan over other roles' tasks has no task. */
 	static const struct lr_role plan_only = { .name = "plan_only",
-						  .opts = tick_opts, .uses_rx = true };
+						  .opts = tick_opts };
 	assert_null(lr_task_create(&plan_only, worker, port, 0, 0, &c));
 	assert_non_null(strstr(lr_errmsg(), "a plan, not a task"));
 }
@@ -159,16 +175,45 @@ static void
 registry(void **state)
 {
 	(void)state;
-	static const struct lr_role no_table = { .name = "no_table" };
+	static const struct lr_role no_table = { .name = "no_table",
+						 .task = &tick_task };
+	/* Neither tasks of its own nor a plan that places others'. */
+	static const struct lr_plan says_only = { .live = NULL };
+	static const struct lr_role no_work = { .name = "no_work",
+						.opts = tick_opts,
+						.plan = &says_only };
+	static const struct lr_task_kind no_poll_kind = {
+		.uses_rx = true, .init = tick_init
+	};
+	static const struct lr_role no_poll = { .name = "no_poll",
+						.opts = tick_opts,
+						.task = &no_poll_kind };
+	static const struct lr_plan places = { .place = tick_place };
+	static const struct lr_role plan_over = { .name = "plan_over",
+						  .opts = tick_opts,
+						  .plan = &places };
 
 	assert_null(lr_role_find("tick"));
 	/* A role's options are its table: one without is refused. */
 	assert_int_equal(lr_role_register(&no_table), -EINVAL);
 	assert_null(lr_role_find("no_table"));
+	assert_int_equal(lr_role_register(&no_work), -EINVAL);
+	assert_int_equal(lr_role_register(&no_poll), -EINVAL);
 	assert_int_equal(lr_role_register(&tick_role), 0);
+	assert_int_equal(lr_role_register(&plan_over), 0);
 	assert_ptr_equal(lr_role_find("tick"), &tick_role);
 	assert_ptr_equal(lr_role_at(0), &tick_role);
-	assert_null(lr_role_at(1));
+	assert_ptr_equal(lr_role_at(1), &plan_over);
+	assert_null(lr_role_at(2));
+	/* A plan over other roles' tasks places them through its hook. */
+	assert_int_equal(lr_role_plan(&plan_over, port, NULL, NULL, &worker, 1,
+				      0), 1);
+	assert_int_equal(placed, 1);
+	/* The placement of a role without a plan of its own: a task per
+	 * queue. */
+	assert_int_equal(lr_role_plan(&tick_role, port, &(struct tick_conf){
+				.limit = 1, .step = 1 }, NULL, &worker, 1, 0),
+			 (int)lr_port_info(port)->nb_rxq);
 }
 
 static int

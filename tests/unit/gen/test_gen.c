@@ -576,7 +576,7 @@ poll_span(struct lr_task *t, uint64_t from, uint64_t to, uint64_t step)
 	uint64_t now;
 
 	for (now = from; now < to; now += step)
-		if (lr_gen_role.poll(t, now) != 0)
+		if (lr_gen_role.task->poll(t, now) != 0)
 			break;
 }
 
@@ -613,7 +613,7 @@ hand_task(struct lr_gen_conf *c, uint64_t start_tsc)
 static void
 hand_done(struct lr_task *t, uint64_t end_tsc)
 {
-	lr_gen_role.finish(t);
+	lr_gen_role.task->finish(t);
 	t->st.end_tsc = end_tsc;
 }
 
