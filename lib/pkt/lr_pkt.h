@@ -140,11 +140,13 @@ lr_pkt_ipv4(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
 	uint32_t ihl, tot;
 	uint16_t fo;
 
-	if (off + 20 > len)
-		return LR_PKT_TRUNC_L3;
-	ihl = (d[off] & 0xfu) * 4;
-	if (ihl < 20)
+	if (unlikely(off + 20 > len))
+		return off < len && (d[off] >> 4) != 4 ? LR_PKT_BAD_IHL :
+		       LR_PKT_TRUNC_L3;
+	/* Version 4 and IHL >= 5 in one compare: 0x45..0x4f. */
+	if (unlikely((uint8_t)(d[off] - 0x45) > 0x0a))
 		return LR_PKT_BAD_IHL;
+	ihl = (d[off] & 0xfu) * 4;
 	p->l3 = (uint16_t)off;
 	p->l3type = LR_PKT_L3_IPV4;
 	if (off + ihl > len)
@@ -174,8 +176,11 @@ lr_pkt_ipv6(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
 	uint32_t end, lim, next, i;
 	uint8_t nh;
 
-	if (off + 40 > len)
-		return LR_PKT_TRUNC_L3;
+	if (unlikely(off + 40 > len))
+		return off < len && (d[off] >> 4) != 6 ? LR_PKT_BAD_IHL :
+		       LR_PKT_TRUNC_L3;
+	if (unlikely((d[off] >> 4) != 6))
+		return LR_PKT_BAD_IHL;
 	end = off + 40 + lr_pkt_rd16(d + off + 4);
 	p->l3 = (uint16_t)off;
 	p->l3type = LR_PKT_L3_IPV6;
@@ -218,27 +223,15 @@ lr_pkt_ipv6(const uint8_t *d, uint32_t off, uint32_t len, uint32_t wire,
 	return r;
 }
 
-/**
- * Locate the headers of the frame in @p d: @p len bytes from its Ethernet
- * header, of a frame @p wire bytes long (len <= wire: a capture's trim, the
- * first segment of a chain; else pass len).
- *
- * @return LR_PKT_OK with @p p filled; LR_PKT_BAD_LEN with the headers
- *   located all the same (a role that does not judge IP lengths may use
- *   them); another reason with @p p filled as far as it got (l3 set when
- *   the fixed IP header was whole, l4 0).
- */
-static inline enum lr_pkt_result
-lr_pkt_locate(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
+/* Tags and MPLS labels, then IP: the frames that are not plain Ethernet
+ * over IP, out of the fast path's way (its registers and its code). */
+static __rte_noinline __rte_unused enum lr_pkt_result
+lr_pkt_locate_l2(const uint8_t *d, uint32_t len, uint32_t wire,
+		 struct lr_pkt *p, uint16_t type)
 {
 	uint32_t off = LR_PKT_ETH_BYTES;
-	uint16_t type;
 
-	memset(p, 0, sizeof(*p));
-	if (unlikely(len < LR_PKT_ETH_BYTES))
-		return LR_PKT_TRUNC_L2;
-	type = lr_pkt_rd16(d + 12);
-	if (unlikely(lr_pkt_is_tag(type))) {
+	if (lr_pkt_is_tag(type)) {
 		do {
 			if (off + 4 > len)
 				return LR_PKT_TRUNC_L2;
@@ -248,7 +241,7 @@ lr_pkt_locate(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
 			off += 4;
 		} while (++p->tags < LR_PKT_TAGS_MAX && lr_pkt_is_tag(type));
 	}
-	if (unlikely(type == 0x8847 || type == 0x8848)) {
+	if (type == 0x8847 || type == 0x8848) {
 		uint32_t i;
 
 		for (i = 0; ; i++) {
@@ -262,22 +255,43 @@ lr_pkt_locate(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
 		if (off >= len)
 			return LR_PKT_TRUNC_L3;
 		if ((d[off] >> 4) == 4)
-			return lr_pkt_ipv4(d, off, len, wire, p);
-		if ((d[off] >> 4) == 6)
-			return lr_pkt_ipv6(d, off, len, wire, p);
-		return LR_PKT_BAD_IHL;
-	}
-	if (type == 0x0800) {
-		if (off < len && (d[off] >> 4) != 4)
+			type = 0x0800;
+		else if ((d[off] >> 4) == 6)
+			type = 0x86dd;
+		else
 			return LR_PKT_BAD_IHL;
+	}
+	if (type == 0x0800)
 		return lr_pkt_ipv4(d, off, len, wire, p);
-	}
-	if (type == 0x86dd) {
-		if (off < len && (d[off] >> 4) != 6)
-			return LR_PKT_BAD_IHL;
+	if (type == 0x86dd)
 		return lr_pkt_ipv6(d, off, len, wire, p);
-	}
 	return LR_PKT_NOT_IP;
+}
+
+/**
+ * Locate the headers of the frame in @p d: @p len bytes from its Ethernet
+ * header, of a frame @p wire bytes long (len <= wire: a capture's trim, the
+ * first segment of a chain; else pass len).
+ *
+ * @return LR_PKT_OK with @p p filled; LR_PKT_BAD_LEN with the headers
+ *   located all the same (a role that does not judge IP lengths may use
+ *   them); another reason with @p p filled as far as it got (l3 set when
+ *   the fixed IP header was whole, l4 0).
+ */
+static inline enum lr_pkt_result
+lr_pkt_locate(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_pkt *p)
+{
+	uint16_t type;
+
+	memset(p, 0, sizeof(*p));
+	if (unlikely(len < LR_PKT_ETH_BYTES))
+		return LR_PKT_TRUNC_L2;
+	type = lr_pkt_rd16(d + 12);
+	if (likely(type == 0x0800))
+		return lr_pkt_ipv4(d, LR_PKT_ETH_BYTES, len, wire, p);
+	if (type == 0x86dd)
+		return lr_pkt_ipv6(d, LR_PKT_ETH_BYTES, len, wire, p);
+	return lr_pkt_locate_l2(d, len, wire, p, type);
 }
 
 /** The bytes of @p proto's header that hold its ports (TCP, UDP, SCTP),

@@ -8,7 +8,7 @@
 #include "lr_parse_mbuf.h"
 #include "lr_pkt.h"
 
-enum { P_ICMP = 1, P_TCP = 6, P_ICMPV6 = 58 };
+enum { P_ICMP = 1, P_TCP = 6, P_UDP = 17, P_ICMPV6 = 58, P_SCTP = 132 };
 
 const char *const lr_parse_reason_names[LR_PARSE_REASONS] = {
 	[LR_PARSE_OK] = "ok",
@@ -31,27 +31,34 @@ _Static_assert(LR_FRAG_LATER == (int)LR_PKT_FRAG_LATER &&
 	       "lr_frag and lr_pkt_frag differ");
 
 /* Ports, flags or ICMP type and code from the transport header at @p off
- * of the @p end bytes that belong to this packet. */
-static enum lr_parse_result
+ * of the @p end bytes that belong to this packet: one switch on the
+ * protocol, as each needs its own bytes (lr_pkt_l4_min()). */
+static inline enum lr_parse_result
 transport(const uint8_t *d, uint32_t off, uint32_t end, struct lr_parsed *p)
 {
-	uint32_t need = lr_pkt_l4_min(p->proto);
-
-	if (need == 0)
-		return LR_PARSE_OK;	/* a 3-tuple flow */
 	if (p->frag == LR_FRAG_LATER)
 		return LR_PARSE_OK;	/* the first fragment had the ports */
-	if (off + need > end)
-		return LR_PARSE_TRUNC_L4;
-	p->l4_off = (uint16_t)off;
-	if (p->proto == P_ICMP || p->proto == P_ICMPV6) {
-		p->dport = (uint16_t)(d[off] << 8 | d[off + 1]);
-		return LR_PARSE_OK;
+	switch (p->proto) {
+	case P_UDP:
+	case P_SCTP:
+	case P_TCP:
+		if (off + lr_pkt_l4_min(p->proto) > end)
+			return LR_PARSE_TRUNC_L4;
+		p->sport = lr_pkt_rd16(d + off);
+		p->dport = lr_pkt_rd16(d + off + 2);
+		if (p->proto == P_TCP)
+			p->tcp_flags = lr_pkt_rd16(d + off + 12) & 0x0fff;
+		break;
+	case P_ICMP:
+	case P_ICMPV6:
+		if (off + lr_pkt_l4_min(p->proto) > end)
+			return LR_PARSE_TRUNC_L4;
+		p->dport = lr_pkt_rd16(d + off);
+		break;
+	default:
+		return LR_PARSE_OK;	/* a 3-tuple flow */
 	}
-	p->sport = lr_pkt_rd16(d + off);
-	p->dport = lr_pkt_rd16(d + off + 2);
-	if (p->proto == P_TCP)
-		p->tcp_flags = lr_pkt_rd16(d + off + 12) & 0x0fff;
+	p->l4_off = (uint16_t)off;
 	return LR_PARSE_OK;
 }
 
