@@ -194,31 +194,11 @@ if not ok then
 	error(base, 0)
 end
 
--- What solve cannot vouch for. It flags a device implausible with all its
--- reasons at once (lib/latency's verdicts(): the mean's whole 95 %
--- interval below 0 or not finite, the variance's likewise, the minimum's
--- whole range below 0 or above the mean's interval); each reason makes the
--- estimate it is about undetermined, and the values made from it: they
--- print as none, the JSON has null, and the run fails (exit 3). The
--- variance is not one of the scenario's answers: a flag on it alone is
--- said and does not fail the run.
+-- What solve cannot vouch for (testbed.undetermined()): an estimate it
+-- flags, and the values made from it, print as none, the JSON has null,
+-- and the run fails (exit 3). The variance is not one of the scenario's
+-- answers: a flag on it alone is said and does not fail the run.
 local function num(x) return type(x) == "number" and x == x and x end
-
-local function mean_undetermined(v)
-	if not v.implausible then return false end
-	local ci_hi = num(v.ci95_mean_ns and v.ci95_mean_ns[2])
-	local min_lo = num(v.min_range_ns and v.min_range_ns[1])
-	-- a minimum above the mean's interval: a stall raises the mean of
-	-- the pair it falls in, not its minimum, so it is the mean that is off
-	return not num(v.mean_ns) or not ci_hi or ci_hi < 0 or
-	       (min_lo ~= false and min_lo > ci_hi)
-end
-
-local function min_undetermined(v)
-	if not v.implausible then return false end
-	local min_hi = num(v.min_range_ns and v.min_range_ns[2])
-	return not num(v.min_ns) or not min_hi or min_hi < 0
-end
 
 local result = { n = n, delay_ns = delay_ns, pairs = pairs_mode,
                  count = opt.count, rate = opt.rate, devices = {},
@@ -229,7 +209,8 @@ for _, ph in ipairs({ { "baseline", base }, { "injected", inj } }) do
 	local name, doc = ph[1], ph[2]
 	for _, d in ipairs(names) do
 		local v = doc.devices[d]
-		bad[name][d] = { mean = mean_undetermined(v), min = min_undetermined(v) }
+		local mean_bad, min_bad = testbed.undetermined(v)
+		bad[name][d] = { mean = mean_bad, min = min_bad }
 		if bad[name][d].min then
 			problems[#problems + 1] = ("the minimum of %s %s cannot be " ..
 			                           "true"):format(name, d)

@@ -90,10 +90,17 @@ print(("%-6s %12s %12s %12s %10s %23s"):format("device", "mean us", "sd us",
 	"min us", "skew", "ci95 mean us"))
 for _, d in ipairs(devs) do
 	local v = all.devices[d]
-	-- sd and skew are null where the variance came out negative (the
-	-- pairs disagree with the model more than the samples vary).
+	-- An estimate solve cannot vouch for is none, here and in the JSON,
+	-- with its reason on the line (testbed.undetermined()); sd and skew
+	-- are null where the variance came out negative (the pairs disagree
+	-- with the model more than the samples vary).
+	local mean_bad, min_bad = testbed.undetermined(v)
+	if mean_bad then
+		v.mean_ns, v.ci95_mean_ns = linerate.null, { linerate.null, linerate.null }
+	end
+	if min_bad then v.min_ns = linerate.null end
 	local function f(x, scale, fmt)
-		return x and (fmt):format(x / scale) or "-"
+		return testbed.num(type(x) == "number" and x / scale, fmt)
 	end
 	print(("%-6s %12s %12s %12s %10s %11s..%-11s%s"):format(d,
 		f(v.mean_ns, 1e3, "%.3f"), f(v.sd_ns, 1e3, "%.3f"),
@@ -121,8 +128,15 @@ if opt.holdout then
 	assert(a and inputs[key(a, b)],
 	       ("kernel-devices: holdout=%s: not a measured pair"):format(opt.holdout))
 	local part, why2 = solve(key(a, b))
+	local bad_a = part and testbed.undetermined(part.devices[a])
+	local bad_b = part and testbed.undetermined(part.devices[b])
 	if not part then
 		print(("kernel-devices: without %s,%s: %s"):format(a, b, why2))
+	elseif bad_a or bad_b then
+		print(("kernel-devices: held out %s,%s: predicted mean RTT none "
+		       .. "(solve cannot vouch for the mean of %s without it)"):format(
+			a, b, bad_a and a or b))
+		result.holdout = { a = a, b = b, predicted_ns = linerate.null }
 	else
 		local measured
 		for _, p in ipairs(all.pairs) do

@@ -247,6 +247,26 @@ function testbed.num(v, fmt)
 	return fmt:format(v)
 end
 
+-- Which of a solved device's estimates (linerate.solve's devices[d]) it
+-- cannot vouch for: solve flags a device implausible with all its reasons
+-- at once (lib/latency's verdicts(): the mean's whole 95 % interval below 0
+-- or not finite, the variance's likewise, the minimum's whole range below 0
+-- or above the mean's interval). Returns mean, min: true where that
+-- estimate, and whatever is made of it, is undetermined: print none.
+function testbed.undetermined(v)
+	local function num(x) return type(x) == "number" and x == x and x end
+	if not v.implausible then return false, false end
+	local ci_hi = num(v.ci95_mean_ns and v.ci95_mean_ns[2])
+	local min_lo = num(v.min_range_ns and v.min_range_ns[1])
+	local min_hi = num(v.min_range_ns and v.min_range_ns[2])
+	-- a minimum above the mean's interval: a stall raises the mean of
+	-- the pair it falls in, not its minimum, so it is the mean that is off
+	local mean = not num(v.mean_ns) or not ci_hi or ci_hi < 0 or
+	             (min_lo ~= false and min_lo > ci_hi)
+	local min = not num(v.min_ns) or not min_hi or min_hi < 0
+	return mean, min
+end
+
 -- @p v as a number above 0 (or at least 0 with @p zero_ok), or an error
 -- naming the key (one line, exit 2).
 function testbed.positive(opt, key, zero_ok)

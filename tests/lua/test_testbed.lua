@@ -96,6 +96,27 @@ r = try({ "speed=40G" }, w)
 check(r and r.mode == "memif" and r.speed == 40000000000 and math.type(r.speed) == "integer"
       and r.mtu == 9000, "with: defaults and speed as an integer")
 
+-- testbed.undetermined: which of a solved device's estimates are none.
+local function dev(t)
+	local v = { implausible = true, mean_ns = 1000, ci95_mean_ns = { 900, 1100 },
+	            min_ns = 500, min_range_ns = { 400, 600 } }
+	for k, x in pairs(t) do v[k] = x end
+	return v
+end
+local m, n = testbed.undetermined(dev{ implausible = false, mean_ns = -5 })
+check(m == false and n == false, "plausible: %s %s", m, n)
+m, n = testbed.undetermined(dev{ mean_ns = -50, ci95_mean_ns = { -80, -20 } })
+check(m == true and n == false, "mean below 0: %s %s", m, n)
+m, n = testbed.undetermined(dev{ min_ns = -50, min_range_ns = { -90, -10 } })
+check(m == false and n == true, "min below 0: %s %s", m, n)
+m, n = testbed.undetermined(dev{ min_ns = 1500, min_range_ns = { 1400, 1600 } })
+check(m == true and n == false, "min above the mean's interval: the mean: %s %s", m, n)
+m, n = testbed.undetermined(dev{ mean_ns = 0 / 0 })
+check(m == true, "a NaN mean: %s", m)
+-- A flag on the variance alone leaves mean and min standing.
+m, n = testbed.undetermined(dev{})
+check(m == false and n == false, "variance only: %s %s", m, n)
+
 io.stderr, os.exit = stderr, real_exit
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)
