@@ -14,7 +14,7 @@
  * ties in arrival order). Where due times never go back (no jitter; rate;
  * no-reorder) that is the ring's own order (FIFO mode, due_fifo()). Else a
  * timing wheel of 2^k buckets of G ns spans the jitter (the greatest delay
- * less the least, lr_netem_delay_bounds) and 2 ms more, each bucket a list
+ * less the least, lr_netem_delay_bounds) and 64 us more, each bucket a list
  * kept sorted. A record enters the wheel from the ring's arrival order once
  * its due time falls inside the wheel; since no frame is due earlier than
  * the least delay after the arrival of the frames before it, waiting for

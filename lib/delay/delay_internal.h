@@ -32,7 +32,7 @@
 
 #define GRAIN_MIN_SHIFT 8	/* buckets of 256 ns at least: a few frames each */
 #define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
-#define WHEEL_AHEAD_NS 2000000ull	/* frames enter the wheel 2 ms early */
+#define WHEEL_AHEAD_NS 64000ull	/* frames enter the wheel 64 us early */
 #define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */

@@ -245,9 +245,14 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		dmin = dmax;
 	/* The wheel spans the jitter (how much earlier than the frame
 	 * before it a frame can be due) and WHEEL_AHEAD_NS more: frames
-	 * enter it that long before they are due, so that after a stall of
-	 * the lcore (this VM's CPUs stop for up to 0.5 ms) they are waiting
-	 * in order, not sorted one by one into the late heap. */
+	 * enter it that long before they are due. Late enough that a record
+	 * read when it enters (its due time, for its bucket) is still in the
+	 * cache when it leaves: with 2 ms ahead, 2.3 MB of records at 10 GbE,
+	 * the read of a bucket's first record was 41 % of dequeue's cycles
+	 * (perf, 64 B, 184 ms 8 us normal), 10 % with 64 us. After a stall
+	 * of the lcore the base walks the buckets it missed one by one and
+	 * the records enter in order as it goes; the late heap takes only
+	 * what is due before the base when it jumps over an empty wheel. */
 	span = (uint64_t)(dmax - dmin) + WHEEL_AHEAD_NS;
 	d->stream = dmin >= STREAM_MIN_NS;
 	d->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
