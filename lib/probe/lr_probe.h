@@ -36,6 +36,9 @@ struct lr_probe_conf {
 					 *   dist task, -1: from the queue */
 	int32_t dist_task;		/**< that dist task's id; -1: the one
 					 *   made last on the port */
+	char pcap[256];			/**< read this capture file loaded in
+					 *   memory (lr_pcapmap.h) instead of
+					 *   the port's queue, "": the queue */
 	/** The exporter's options (lr_exporter_conf_set): every probe
 	 *  task of a process gives the same. */
 	struct lr_exporter_conf export;

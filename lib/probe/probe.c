@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The probe role's fast path (lr_probe.h): a burst from the task's queue,
- * a capture, or a distributor's channel (packets or Unified Header
+ * a capture (net_pcap's, or one loaded by --pcap), or a distributor's channel (packets or Unified Header
  * records), parsed into the flow cache at the burst's time or each
  * packet's own (a capture), the expiry walk, ended records into the ring
  * to the exporter. Its poll last. The setup is probe_setup.c's, what the
@@ -21,6 +21,7 @@
 #include "lr_common.h"
 #include "lr_flowcache.h"
 #include "lr_parse_mbuf.h"
+#include "lr_pcapmap.h"
 #include "probe_internal.h"
 
 /* The cache's export callback, on the task's lcore (or, once the task has
@@ -138,31 +139,42 @@ account_trace(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 	account_burst(t, p, m, n, now, true);
 }
 
+/* --count N stops at N exactly. The burst still asks for LR_BURST:
+ * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()), so the
+ * last burst's packets past N are freed unread, counted apart. @return the
+ * packets to take of @p n. */
+static inline uint16_t
+cut_at_count(struct probe *p, struct rte_mbuf **m, uint16_t n)
+{
+	if (unlikely(n > p->remaining)) {
+		p->c.past_count += n - p->remaining;
+		rte_pktmbuf_free_bulk(m + p->remaining, n - (uint16_t)p->remaining);
+		n = (uint16_t)p->remaining;
+	}
+	return n;
+}
+
 unsigned int
 lr_probe_input_port(struct lr_task *t, struct probe *p)
 {
 	struct rte_mbuf *m[LR_BURST];
 	uint16_t n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
 
-	/* --count N stops at N exactly. The burst still asks for LR_BURST:
-	 * vector PMDs return nothing for fewer than 4 (rte_eth_rx_burst()),
-	 * so the last burst's packets past N are freed unread, counted apart. */
-	if (unlikely(n > p->remaining)) {
-		p->c.past_count += n - p->remaining;
-		rte_pktmbuf_free_bulk(m + p->remaining, n - (uint16_t)p->remaining);
-		n = (uint16_t)p->remaining;
-	}
+	n = cut_at_count(p, m, n);
 	if (n != 0)
 		probe_burst(t, p, m, n, rte_rdtsc());
 	return n;
 }
 
+/* A capture's queue: the same cut; a capture's --count took the whole last
+ * burst into the cache (1024 packets for --count 1000). */
 unsigned int
 lr_probe_input_port_trace(struct lr_task *t, struct probe *p)
 {
 	struct rte_mbuf *m[LR_BURST];
 	uint16_t n = rte_eth_rx_burst(t->port, t->queue, m, LR_BURST);
 
+	n = cut_at_count(p, m, n);
 	if (n != 0)
 		account_trace(t, p, m, n, 0);
 	return n;
@@ -214,6 +226,47 @@ lr_probe_input_uh(struct lr_task *t, struct probe *p)
 	return n;
 }
 
+/* A burst of the loaded capture (--pcap): each frame parsed where it lies
+ * in memory, at its own capture time, as lr_probe_input_port_trace() takes
+ * it from net_pcap's mbufs (the same lengths: the captured bytes, trimmed
+ * as a trimming NIC would; the same trace time, moved by every frame). */
+unsigned int
+lr_probe_input_pcap(struct lr_task *t, struct probe *p)
+{
+	struct lr_parsed pk[LR_BURST];
+	const struct lr_parsed *pp[LR_BURST];
+	uint64_t ts[LR_BURST];
+	uint64_t bytes = 0, ns = 0;
+	unsigned int want = (unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST);
+	unsigned int n = 0, k = 0;
+	const uint8_t *d;
+	uint32_t len;
+
+	while (n < want && lr_pcapmap_next(&p->pcap, &d, &len, &ns)) {
+		enum lr_parse_result r;
+
+		n++;
+		bytes += len;
+		r = lr_parse_wire(d, RTE_MIN(len, p->trim), len, &pk[k]);
+		p->c.parsed[r]++;
+		if (r == LR_PARSE_OK) {
+			ts[k] = ns;
+			pp[k] = &pk[k];
+			k++;
+		}
+	}
+	if (n < want)
+		p->pcap_end = true;
+	if (n == 0)
+		return 0;
+	update_trace(t, p, pp, ts, k);
+	if (ns > p->trace_ns)
+		p->trace_ns = ns;
+	t->st.rx_pkts += n;
+	t->st.rx_bytes += bytes;
+	return n;
+}
+
 /* The expiry walk in trace time: a capture replayed in a fraction of a
  * second still ends an idle flow by its inactive timeout, as it would have
  * live. A channel's probe that has emptied its ring takes its distributor's
@@ -255,6 +308,8 @@ lr_probe_poll(struct lr_task *t, uint64_t now)
 		   lr_task_state(p->dist) == LR_TASK_DONE &&
 		   rte_ring_empty(p->in)) {
 		return 1;	/* the distributor is done, its ring empty */
+	} else if (p->pcap_end) {
+		return 1;	/* --pcap: its last frame is in */
 	} else if (p->in == NULL && lr_task_capture_end(t)) {
 		return 1;	/* the capture file is read to its end */
 	}

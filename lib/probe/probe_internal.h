@@ -24,6 +24,7 @@
 #include "lr_clock.h"
 #include "lr_engine.h"
 #include "lr_flowcache.h"
+#include "lr_pcapmap.h"
 #include "lr_probe.h"
 
 #define EXPIRE_EVERY_US 100	/* the expiry walk's step */
@@ -52,6 +53,11 @@ struct probe {
 	uint64_t trace_ns;		/* latest packet time seen */
 	uint64_t walk_ns;		/* next expiry walk, in trace time */
 	const uint64_t *dist_clock;	/* a channel's distributor's trace time */
+	/* --pcap: the capture, loaded; its frames go into the cache from
+	 * memory at their own stamps (ns where the file has them), with no
+	 * PMD, no libpcap, no mbuf. */
+	struct lr_pcapmap pcap;
+	bool pcap_end;			/* its last frame read */
 	bool direct;			/* stopped: export without the ring */
 	bool biflow;
 	bool flushed;
@@ -65,6 +71,7 @@ unsigned int lr_probe_input_port(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_port_trace(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_channel(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_uh(struct lr_task *t, struct probe *p);
+unsigned int lr_probe_input_pcap(struct lr_task *t, struct probe *p);
 
 /* probe_report.c (lr_engine.h's tick, stopped, report, results, live;
  * check is lr_probe_export_check()). */

@@ -147,6 +147,19 @@ lr_probe_report(const struct lr_task *t, json_t *o)
 	probe_counts_json(o, &p->c, lr_fc_counts(p->fc));
 	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
 	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
+	if (p->pcap.map != NULL) {
+		json_object_set_new(o, "pcap_frames",
+				    json_integer((json_int_t)p->pcap.frames));
+		json_object_set_new(o, "pcap_bytes",
+				    json_integer((json_int_t)p->pcap.bytes));
+		json_object_set_new(o, "pcap_cut_bytes",
+				    json_integer((json_int_t)p->pcap.cut_bytes));
+		json_object_set_new(o, "pcap_ts_precision",
+				    json_string(p->pcap.nsec ? "ns" : "us"));
+		if (p->pcap_end)
+			json_object_set_new(o, "end_of_capture",
+					    json_integer((json_int_t)p->pcap.frames));
+	}
 }
 
 /* Every probe task's counters summed into @p tot and @p ft, each of the

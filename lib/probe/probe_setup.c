@@ -5,18 +5,23 @@
  * distributor's channel), its plan, and the role.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 
 #include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_flowcache.h"
 #include "lr_opt.h"
+#include "lr_pcapmap.h"
 #include "lr_port.h"
 #include "probe_internal.h"
+
+RTE_LOG_REGISTER(lr_probe_logtype, user.lr.probe, INFO);
 
 void
 lr_probe_conf_init(struct lr_probe_conf *c)
@@ -95,6 +100,14 @@ static const struct lr_opt probe_opts[] = {
 	  "what the flow cache takes in: `full` packets, `trim=B` (as `--trim "
 	  "B`), or `uh`: Unified Header records from a distributor, no packet "
 	  "bytes (needs `--channels`) (full)", "`--ingress uh`", NULL },
+	{ "pcap", LR_OPT_STRING(struct lr_probe_conf, pcap, 1, NULL), "FILE",
+	  "read the Ethernet frames of a pcap file (us or ns stamps; not pcapng) "
+	  "instead of the port's queue, as `softflowd -r` and ipfixprobe's "
+	  "`-i pcap;file=F` do: loaded into memory whole in one pass and parsed "
+	  "where it lies, at the capture's own times (ns kept); one task on the "
+	  "port's queue 0, which is not read; the run ends at its last frame "
+	  "(none: the port's queue)", "`--port net_null0 --pcap trace.pcap`",
+	  NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
 	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
 	  "one `dist = TASK` names (a task object or its id), else the port's "
@@ -114,6 +127,7 @@ probe_free(struct lr_task *t)
 	if (p == NULL)
 		return;
 	lr_fc_free(p->fc);
+	lr_pcapmap_close(&p->pcap);
 	lr_exporter_ring_free(p->ring);
 	rte_free(p);
 	t->priv = NULL;
@@ -132,6 +146,10 @@ probe_init(struct lr_task *t, const void *arg)
 	if (c->dist_task >= 0 && c->channel < 0)
 		return lr_err(EINVAL, "probe: dist %d names whose channel to "
 			      "read: give channel=I too", c->dist_task);
+	if (c->channel >= 0 && c->pcap[0] != '\0')
+		return lr_err(EINVAL, "probe: pcap %s and channel %d: read a file "
+			      "or a distributor's channel, not both", c->pcap,
+			      c->channel);
 	if (c->channel >= 0) {
 		/* Its distributor: the one named, else the port's. */
 		const struct lr_task *d = c->dist_task < 0 ?
@@ -151,6 +169,9 @@ probe_init(struct lr_task *t, const void *arg)
 				      "distributor hands on %s",
 				      lr_ingress_names[c->ingress],
 				      lr_ingress_names[ch.ingress]);
+	} else if (c->pcap[0] != '\0' && c->ingress == LR_INGRESS_UH) {
+		return lr_err(EINVAL, "probe: ingress=uh takes records from a "
+			      "distributor, --pcap reads a file: not both");
 	} else if (c->ingress == LR_INGRESS_UH) {
 		return lr_err(EINVAL, "probe: ingress=uh takes Unified Header "
 			      "records from a distributor channel: give channels=N "
@@ -208,6 +229,23 @@ probe_init(struct lr_task *t, const void *arg)
 		p->trim = ch.ingress == LR_INGRESS_TRIM ? ch.trim : UINT32_MAX;
 		p->rx = ch.rx;
 		p->dist_clock = ch.clock;
+	} else if (c->pcap[0] != '\0') {
+		ret = lr_pcapmap_open(&p->pcap, c->pcap, "probe");
+		if (ret != 0) {
+			probe_free(t);	/* the loader's message stands */
+			return ret;
+		}
+		/* Every frame at its own capture time, Unix ns: the expiry
+		 * walk follows the trace (probe.c), as for net_pcap's. */
+		memset(&p->rx, 0, sizeof(p->rx));
+		p->rx.trace = true;
+		p->input = lr_probe_input_pcap;
+		if (p->pcap.cut_bytes != 0)
+			rte_log(RTE_LOG_WARNING, lr_probe_logtype, "probe: pcap "
+				"%s: its last record is cut short (%" PRIu64 " B "
+				"after frame %" PRIu64 "): read up to it, as "
+				"libpcap does (pcap_cut_bytes)\n", c->pcap,
+				p->pcap.cut_bytes, p->pcap.frames);
 	} else if (lr_clock_rx_init(&p->rx, t->port, t->capture != NULL,
 				    &p->clk) != 0) {
 		probe_free(t);
@@ -228,6 +266,19 @@ probe_place(uint16_t port, const void *conf, const void *with_conf,
 	unsigned int q, made = 0;
 	struct lr_task *d;
 
+	if (qc.pcap[0] != '\0') {
+		/* One reader of the file: a task per queue would read it
+		 * once each. */
+		if (dc != NULL && dc->channels != 0)
+			return lr_err(EINVAL, "probe: --pcap reads a file on one "
+				      "lcore; --channels spreads a port's queue "
+				      "(read the file with --port net_pcap0,"
+				      "rx_pcap=%s for that)", qc.pcap);
+		if (lr_task_create(&lr_probe_role, lcores[0], port, 0,
+				   duration_s, &qc) == NULL)
+			return -rte_errno;
+		return 1;
+	}
 	if (dc == NULL || dc->channels == 0)
 		return lr_role_plan_queues(&lr_probe_role, port, &qc, lcores, n,
 					   duration_s);
