@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "lr_pcapmap.h"
 
 #define LINKTYPE_ETHERNET 1
+#define PCAPMAP_ALIGN (2u << 20)
 
 static uint32_t
 get32(const struct lr_pcapmap *m, const uint8_t *p)
@@ -120,7 +122,14 @@ lr_pcapmap_open(struct lr_pcapmap *m, const char *path, const char *who)
 	/* Read whole into memory, not mapped: a file truncated or rewritten
 	 * while mapped would fault the reader (SIGBUS); a copy of what was
 	 * read cannot change under the walk. The bytes it had at fstat. */
-	buf = malloc((size_t)st.st_size);
+	/* In 2 MB pages where the kernel gives them (THP on madvise): one
+	 * fault per 2 MB, not per 4 KB, while the file is read in. */
+	if (posix_memalign((void **)&buf, PCAPMAP_ALIGN,
+			   RTE_ALIGN_CEIL((size_t)st.st_size, PCAPMAP_ALIGN)) != 0)
+		buf = NULL;
+	else
+		madvise(buf, RTE_ALIGN_CEIL((size_t)st.st_size, PCAPMAP_ALIGN),
+			MADV_HUGEPAGE);
 	if (buf == NULL) {
 		close(fd);
 		return lr_err(ENOMEM, "%s: pcap %s: no memory for its %jd MB", who, path,
