@@ -110,6 +110,76 @@ def test_ns_and_swapped_files():
     expect(rb["tasks"][0]["pcap_ts_precision"] == "us", rb["tasks"][0])
 
 
+def ns_times(path):
+    """(flowStartNanoseconds, flowEndNanoseconds) of every data record of an
+    IPFIX file, as Unix ns: decoded here, ipfixDump prints whole seconds."""
+    data = open(path, "rb").read()
+    tmpl, out, off = {}, [], 0
+    while off + 16 <= len(data):
+        mlen = struct.unpack_from(">HH", data, off)[1]
+        end, s = off + mlen, off + 16
+        while s + 4 <= end:
+            sid, slen = struct.unpack_from(">HH", data, s)
+            p, send = s + 4, s + slen
+            if sid == 2:
+                while p + 4 <= send:
+                    tid, n = struct.unpack_from(">HH", data, p)
+                    p += 4
+                    fields = []
+                    for _ in range(n):
+                        fid, flen = struct.unpack_from(">HH", data, p)
+                        p += 4
+                        if fid & 0x8000:
+                            p += 4
+                        fields.append((fid & 0x7fff, flen))
+                    tmpl[tid] = fields
+            elif sid >= 256 and sid in tmpl:
+                size = sum(f[1] for f in tmpl[sid])
+                while p + size <= send:
+                    rec = {}
+                    for fid, flen in tmpl[sid]:
+                        if fid in (156, 157):
+                            sec, frac = struct.unpack_from(">II", data, p)
+                            rec[fid] = (sec - 2208988800) * 10**9 + \
+                                (frac * 10**9 + 2**31) // 2**32
+                        p += flen
+                    if 156 in rec:
+                        out.append((rec[156], rec[157]))
+            s = send
+        off = end
+    return sorted(out)
+
+
+def test_ns_kept():
+    # A ns file read with --ns 1: the records' flowStart/EndNanoseconds are
+    # the file's, to the ns; through net_pcap they are its us (libpcap
+    # opens the file at us precision).
+    from decimal import Decimal
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    pkts = []
+    for t in ("1700000000.000000123", "1700000000.000001789", "1700000001.500000007"):
+        p = Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=1000, dport=53) / \
+            Raw(b"x" * 20)
+        p.time = Decimal(t)
+        pkts.append(p)
+    pcap = os.path.join(d, "ns.pcap")
+    wrpcap(pcap, pkts, nano=True)
+    t0 = 1700000000 * 10**9
+    for how, want in (("map", (t0 + 123, t0 + 1500000007)),
+                      ("pmd", (t0, t0 + 1500000000))):
+        ipfix = os.path.join(d, how + ".ipfix")
+        port = (["--port", "net_null0", "--pcap", pcap] if how == "map" else
+                ["--port", "net_pcap0,rx_pcap=" + pcap])
+        r = run(eal("ns" + how) + ["--", "--role", "probe"] + port +
+                ["--ns", "1", "--export", "file:" + ipfix, "--no-live"], timeout=30)
+        expect(r.returncode == 0, (how, r.stderr))
+        got = ns_times(ipfix)
+        # NTP's fraction holds ns to within 1
+        expect(len(got) == 1 and all(abs(g - w) <= 1 for g, w in zip(got[0], want)),
+               (how, got, want))
+
+
 def test_bad_files():
     d = tmpdir()
     good = os.path.join(d, "ok.pcap")
@@ -164,4 +234,4 @@ def test_bad_files():
 
 if __name__ == "__main__":
     main([test_same_records_as_net_pcap, test_trace_timeouts_as_net_pcap,
-          test_ns_and_swapped_files, test_bad_files])
+          test_ns_and_swapped_files, test_ns_kept, test_bad_files])
