@@ -17,12 +17,20 @@
 #define TCP_RST 0x04
 #define NS 1000000000ull
 
-/* A flow in the cache: what its record needs, nothing else. */
+/* A flow in the cache: what its record needs, nothing else, in two parts.
+ * The key and what every packet of the flow writes but the bytes fill one
+ * cache line, so that a lookup touches that line and no other; the rest
+ * (what a packet reads or adds to besides) is its tail, 24 bytes in the
+ * bucket's tail lines. A record of 88 bytes in one piece spanned two or
+ * three lines, and a prefetch of its start fetched only the first. */
 struct fc_rec {
 	struct lr_flow_key key;
-	uint64_t first_ns;
 	uint64_t last_ns;
 	uint64_t packets;
+} __rte_cache_aligned;
+
+struct fc_tail {
+	uint64_t first_ns;
 	uint64_t bytes;
 	uint16_t tcp_flags;
 	uint8_t min_ttl;
@@ -43,11 +51,13 @@ struct fc_rev {
 	uint8_t pad[4];
 };
 
-/* One cache line of signatures and deadlines, then the records. */
+/* One cache line of signatures and deadlines, then the records' lines,
+ * then their tails: 12 lines, 96 bytes a flow as before. */
 struct fc_bucket {
 	uint32_t sig[LR_FC_WAYS];	/* hash | 1; 0: empty */
 	uint32_t expire[LR_FC_WAYS];	/* when the flow ends, in ticks */
 	struct fc_rec rec[LR_FC_WAYS];
+	struct fc_tail tail[LR_FC_WAYS];
 } __rte_cache_aligned;
 
 struct lr_fc {
@@ -81,6 +91,9 @@ lr_fc_conf_init(struct lr_fc_conf *c)
 size_t
 lr_fc_entry_bytes(bool biflow)
 {
+	RTE_BUILD_BUG_ON(sizeof(struct fc_rec) != RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(sizeof(struct fc_tail) != 24);
+	RTE_BUILD_BUG_ON(sizeof(struct fc_bucket) != 12 * RTE_CACHE_LINE_SIZE);
 	return sizeof(struct fc_bucket) / LR_FC_WAYS +
 	       (biflow ? sizeof(struct fc_rev) : 0);
 }
@@ -214,18 +227,19 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	 enum lr_flow_end why)
 {
 	const struct fc_rec *r = &b->rec[j];
+	const struct fc_tail *t = &b->tail[j];
 	struct lr_flow_rec out;
 
 	/* Biflow: the source is who sent the first packet. */
-	memcpy(out.src, r->swapped ? r->key.dst : r->key.src, 16);
-	memcpy(out.dst, r->swapped ? r->key.src : r->key.dst, 16);
-	out.first_ns = r->first_ns;
+	memcpy(out.src, t->swapped ? r->key.dst : r->key.src, 16);
+	memcpy(out.dst, t->swapped ? r->key.src : r->key.dst, 16);
+	out.first_ns = t->first_ns;
 	out.last_ns = r->last_ns;
 	out.packets = r->packets;
-	out.bytes = r->bytes;
+	out.bytes = t->bytes;
 	out.ingress = r->key.ingress;
-	out.sport = r->swapped ? r->key.dport : r->key.sport;
-	out.dport = r->swapped ? r->key.sport : r->key.dport;
+	out.sport = t->swapped ? r->key.dport : r->key.sport;
+	out.dport = t->swapped ? r->key.sport : r->key.dport;
 	if (fc->rev != NULL) {
 		const struct fc_rev *v = rev_of(fc, b, j);
 
@@ -241,12 +255,12 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		out.rev_min_ttl = 0;
 		out.rev_max_ttl = 0;
 	}
-	out.tcp_flags = r->tcp_flags;
+	out.tcp_flags = t->tcp_flags;
 	out.vlan = r->key.vlan;
 	out.proto = r->key.proto;
-	out.tos = r->tos;
-	out.min_ttl = r->min_ttl;
-	out.max_ttl = r->max_ttl;
+	out.tos = t->tos;
+	out.min_ttl = t->min_ttl;
+	out.max_ttl = t->max_ttl;
 	out.end_reason = (uint8_t)why;
 	out.ipv6 = r->key.ipv6;
 	if (fc->conf.export(fc->conf.arg, &out) < 0)
@@ -278,10 +292,10 @@ past(uint32_t deadline, uint32_t now_t)
  * its last packet) and its active one (from its first), rounded down, so
  * that a look at a flow is never late; expired() decides, to the ns. */
 static inline uint32_t
-deadline(struct lr_fc *fc, const struct fc_rec *r)
+deadline(struct lr_fc *fc, const struct fc_bucket *b, unsigned int j)
 {
-	uint32_t idle = tick_of(fc, r->last_ns + fc->inactive_ns);
-	uint32_t act = tick_of(fc, r->first_ns + fc->active_ns);
+	uint32_t idle = tick_of(fc, b->rec[j].last_ns + fc->inactive_ns);
+	uint32_t act = tick_of(fc, b->tail[j].first_ns + fc->active_ns);
 
 	return (int32_t)(idle - act) < 0 ? idle : act;
 }
@@ -290,10 +304,11 @@ deadline(struct lr_fc *fc, const struct fc_rec *r)
  * or active, whichever came first; 0 (none) when not yet: a tick's rounding
  * never ends a flow early, nor gives an idle one the active reason. */
 static inline enum lr_flow_end
-expired(const struct lr_fc *fc, const struct fc_rec *r, uint64_t now_ns)
+expired(const struct lr_fc *fc, const struct fc_bucket *b, unsigned int j,
+	uint64_t now_ns)
 {
-	uint64_t idle = r->last_ns + fc->inactive_ns;
-	uint64_t act = r->first_ns + fc->active_ns;
+	uint64_t idle = b->rec[j].last_ns + fc->inactive_ns;
+	uint64_t act = b->tail[j].first_ns + fc->active_ns;
 
 	if (idle <= act)
 		return now_ns >= idle ? LR_FLOW_END_IDLE : 0;
@@ -322,14 +337,15 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	const struct lr_parsed *p, bool swapped, uint64_t now_ns)
 {
 	struct fc_rec *r = &b->rec[j];
+	struct fc_tail *t = &b->tail[j];
 
 	/* A capture's packets may come out of time order (merged files,
 	 * queues): the flow spans its earliest to its latest. */
 	if (likely(now_ns >= r->last_ns))
 		r->last_ns = now_ns;
-	else if (now_ns < r->first_ns)
-		r->first_ns = now_ns;
-	if (unlikely(swapped != (bool)r->swapped)) {
+	else if (now_ns < t->first_ns)
+		t->first_ns = now_ns;
+	if (unlikely(swapped != (bool)t->swapped)) {
 		/* Biflow, the reverse direction. */
 		struct fc_rev *v = rev_of(fc, b, j);
 
@@ -342,14 +358,14 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 			v->max_ttl = p->ttl;
 	} else {
 		r->packets++;
-		r->bytes += p->ip_bytes;
-		r->tcp_flags |= p->tcp_flags;
-		if (p->ttl < r->min_ttl)
-			r->min_ttl = p->ttl;
-		if (p->ttl > r->max_ttl)
-			r->max_ttl = p->ttl;
+		t->bytes += p->ip_bytes;
+		t->tcp_flags |= p->tcp_flags;
+		if (p->ttl < t->min_ttl)
+			t->min_ttl = p->ttl;
+		if (p->ttl > t->max_ttl)
+			t->max_ttl = p->ttl;
 	}
-	b->expire[j] = deadline(fc, r);
+	b->expire[j] = deadline(fc, b, j);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
 		end_flow(fc, b, j, LR_FLOW_END_DETECTED);
 }
@@ -361,17 +377,18 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
+	struct fc_tail *t = &b->tail[j];
 
 	r->key = *k;
-	r->first_ns = now_ns;
 	r->last_ns = now_ns;
 	r->packets = 0;
-	r->bytes = 0;
-	r->tcp_flags = 0;
-	r->min_ttl = 255;
-	r->max_ttl = 0;
-	r->tos = p->tos;
-	r->swapped = swapped;
+	t->first_ns = now_ns;
+	t->bytes = 0;
+	t->tcp_flags = 0;
+	t->min_ttl = 255;
+	t->max_ttl = 0;
+	t->tos = p->tos;
+	t->swapped = swapped;
 	if (fc->rev != NULL) {
 		struct fc_rev *v = rev_of(fc, b, j);
 
@@ -407,6 +424,31 @@ frag_ports(struct lr_fc *fc, const struct lr_parsed *p, struct lr_parsed *copy,
 	copy->sport = (uint16_t)(f->val >> 16);
 	copy->dport = (uint16_t)f->val;
 	return copy;
+}
+
+/* How many packets ahead of the one it updates the burst's third pass
+ * looks at a bucket's signatures and fetches the matching record: enough
+ * updates (about 100 cycles each) to cover a miss to memory, few enough
+ * that the lines stay in L1 until they are used. */
+#define FC_AHEAD 8
+
+/* The way of @p b whose signature is @p sig (-1: none), its record's line
+ * and tail fetched: a hint for the pass that compares keys. */
+static inline int
+candidate(struct fc_bucket *b, uint32_t sig)
+{
+	unsigned int j;
+
+	for (j = 0; j < LR_FC_WAYS; j++) {
+		if (b->sig[j] == sig) {
+			rte_prefetch0(&b->rec[j]);
+			/* Two of the eight tails cross a line. */
+			rte_prefetch0(&b->tail[j]);
+			rte_prefetch0((const char *)&b->tail[j + 1] - 1);
+			return (int)j;
+		}
+	}
+	return -1;
 }
 
 /* The burst in three passes. @p ts: each packet's own time (a capture's),
@@ -446,22 +488,21 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 		bk[i] = &fc->b[h & fc->mask];
 		rte_prefetch0(bk[i]);
 	}
-	/* 2: the record whose signature matches, fetched too. */
-	for (i = 0; i < n; i++) {
-		cand[i] = -1;
-		for (j = 0; j < LR_FC_WAYS; j++) {
-			if (bk[i]->sig[j] == sig[i]) {
-				cand[i] = (int)j;
-				rte_prefetch0(&bk[i]->rec[j]);
-				break;
-			}
-		}
-	}
+	/* 2: the record whose signature matches, fetched, for the first
+	 * packets; then for packet i + FC_AHEAD while packet i is updated
+	 * (a burst's worth of fetches at once would wait for the L1's fill
+	 * buffers, and the first ones for memory). */
+	for (i = 0; i < n && i < FC_AHEAD; i++)
+		cand[i] = candidate(bk[i], sig[i]);
 	/* 3: compare whole keys, update or create. A flow made earlier in
 	 * this burst is found by looking again. */
 	for (i = 0; i < n; i++) {
 		struct fc_bucket *b = bk[i];
 		int found = -1;
+
+		if (i + FC_AHEAD < n)
+			cand[i + FC_AHEAD] = candidate(bk[i + FC_AHEAD],
+						       sig[i + FC_AHEAD]);
 
 		if (ts != NULL) {
 			now_ns = ts[i];
@@ -475,7 +516,8 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
 				found = (int)j;
 		if (found >= 0 && past(b->expire[found], now_t)) {
-			enum lr_flow_end why = expired(fc, &b->rec[found], now_ns);
+			enum lr_flow_end why = expired(fc, b, (unsigned int)found,
+						       now_ns);
 
 			/* Its time was up before the walk came by. */
 			if (why != 0) {
@@ -510,13 +552,21 @@ static unsigned int
 expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_t,
 	      uint64_t now_ns)
 {
-	unsigned int j, n = 0;
+	unsigned int j, n = 0, due = 0;
 
-	for (j = 0; j < LR_FC_WAYS; j++) {
+	/* The bucket's line says which ways are due, as a mask made
+	 * without a branch a way: most buckets the walk looks at have none,
+	 * and their records stay unread. */
+	for (j = 0; j < LR_FC_WAYS; j++)
+		due |= (unsigned int)(b->sig[j] != 0 &&
+				      past(b->expire[j], now_t)) << j;
+	while (due != 0) {
 		enum lr_flow_end why;
 
-		if (b->sig[j] != 0 && past(b->expire[j], now_t) &&
-		    (why = expired(fc, &b->rec[j], now_ns)) != 0) {
+		j = (unsigned int)__builtin_ctz(due);
+		due &= due - 1;
+		why = expired(fc, b, j, now_ns);
+		if (why != 0) {
 			end_flow(fc, b, j, why);
 			n++;
 		}
@@ -540,6 +590,9 @@ lr_fc_expire(struct lr_fc *fc, uint64_t now_ns)
 	todo = fc->scan_carry >= nb ? nb : (uint32_t)fc->scan_carry;
 	fc->scan_carry -= todo;
 	for (k = 0; k < todo; k++) {
+		/* The walk's next lines on their way while this one is read. */
+		if (k + 4 < todo)
+			rte_prefetch0(&fc->b[(fc->scan_pos + 4) & fc->mask]);
 		n += expire_bucket(fc, &fc->b[fc->scan_pos], now_t, now_ns);
 		fc->scan_pos = (fc->scan_pos + 1) & fc->mask;
 	}

@@ -431,6 +431,77 @@ cache_collisions_and_full(void **state)
 	lr_fc_free(fc);
 }
 
+/* Eight flows whose hashes collide (one bucket, one signature), in bursts
+ * longer than the distance the update looks ahead, each packet with its
+ * own time, size, TTL and flags: every way's record (its key line and its
+ * tail, two of which cross a line) keeps its own flow's sums, and a burst
+ * finds the flows it made itself. */
+static unsigned int
+flags_of(unsigned int f)
+{
+	/* ACK and one of each pair: never FIN or RST, each flow its own. */
+	return 0x10 | (f & 1 ? 0x08 : 0x02) | (f & 2 ? 0x20 : 0) |
+	       (f & 4 ? 0x40 : 0);
+}
+
+static void
+cache_collisions_in_a_burst(void **state)
+{
+	struct lr_fc *fc = cache(8, same_hash);
+	struct lr_parsed p[2][LR_BURST];
+	const struct lr_parsed *pp[LR_BURST];
+	uint64_t ts[LR_BURST];
+	unsigned int b, i, f;
+
+	(void)state;
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < LR_BURST; i++) {
+			f = (i * 3 + b) % 8;
+			p[b][i] = pkt(f, 6, flags_of(f), 30 + f * 10 + i % 3);
+			p[b][i].ip_bytes = (uint16_t)(40 + f);
+			p[b][i].tos = (uint8_t)(f * 4);
+			pp[i] = &p[b][i];
+			ts[i] = T0 + (b * LR_BURST + i) * 1000;
+		}
+		lr_fc_update_ts(fc, pp, LR_BURST, 3, ts);
+	}
+	assert_int_equal(lr_fc_counts(fc)->created, 8);
+	assert_int_equal(lr_fc_counts(fc)->active, 8);
+	assert_int_equal(lr_fc_flush(fc), 8);
+	assert_int_equal(nb_out, 8);
+	for (f = 0; f < 8; f++) {
+		const struct lr_flow_rec *r = find(f);
+		uint64_t first = ~0ull, last = 0, n = 0;
+		unsigned int minttl = 255, maxttl = 0;
+
+		for (b = 0; b < 2; b++)
+			for (i = 0; i < LR_BURST; i++) {
+				uint64_t t = T0 + (b * LR_BURST + i) * 1000;
+
+				if ((i * 3 + b) % 8 != f)
+					continue;
+				n++;
+				first = RTE_MIN(first, t);
+				last = RTE_MAX(last, t);
+				minttl = RTE_MIN(minttl, p[b][i].ttl);
+				maxttl = RTE_MAX(maxttl, p[b][i].ttl);
+			}
+		assert_non_null(r);
+		assert_true(r->packets == n);
+		assert_true(r->bytes == n * (40 + f));
+		assert_true(r->first_ns == first);
+		assert_true(r->last_ns == last);
+		assert_int_equal(r->min_ttl, minttl);
+		assert_int_equal(r->max_ttl, maxttl);
+		assert_int_equal(r->tcp_flags, flags_of(f));
+		assert_int_equal(r->tos, f * 4);
+		assert_int_equal(r->ingress, 3);
+		assert_int_equal(r->dport, 80);
+		assert_int_equal(r->end_reason, LR_FLOW_END_FORCED);
+	}
+	lr_fc_free(fc);
+}
+
 /* Inactive 2 s, active 5 s, FIN ends at once, a refused export counted. */
 static void
 cache_timeouts(void **state)
@@ -760,6 +831,7 @@ main(void)
 		cmocka_unit_test(never_reads_past_the_end),
 		cmocka_unit_test(cache_counts_flows),
 		cmocka_unit_test(cache_collisions_and_full),
+		cmocka_unit_test(cache_collisions_in_a_burst),
 		cmocka_unit_test(cache_timeouts),
 		cmocka_unit_test(cache_timeouts_exact),
 		cmocka_unit_test(cache_biflow),
