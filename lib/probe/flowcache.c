@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -19,12 +20,24 @@
 
 /* A flow in the cache: what its record needs, nothing else, in two parts.
  * The key and what every packet of the flow writes but the bytes fill one
- * cache line, so that a lookup touches that line and no other; the rest
- * (what a packet reads or adds to besides) is its tail, 24 bytes in the
- * bucket's tail lines. A record of 88 bytes in one piece spanned two or
- * three lines, and a prefetch of its start fetched only the first. */
+ * cache line, so that a lookup touches that line and no other: the key's
+ * 6 bytes of padding hold the flow's flags, TTLs, ToS and direction, which
+ * key_eq() leaves out. The first time and the bytes are its tail, 16 bytes
+ * in the bucket's last two lines. A record of 88 bytes in one piece
+ * spanned two or three lines, and a prefetch of its start fetched only the
+ * first. */
 struct fc_rec {
-	struct lr_flow_key key;
+	union {
+		struct lr_flow_key key;
+		struct {
+			uint8_t key_bytes[offsetof(struct lr_flow_key, pad)];
+			uint16_t tcp_flags;
+			uint8_t min_ttl;
+			uint8_t max_ttl;
+			uint8_t tos;
+			uint8_t swapped;	/* biflow: the initiator is key.dst */
+		};
+	};
 	uint64_t last_ns;
 	uint64_t packets;
 } __rte_cache_aligned;
@@ -32,12 +45,6 @@ struct fc_rec {
 struct fc_tail {
 	uint64_t first_ns;
 	uint64_t bytes;
-	uint16_t tcp_flags;
-	uint8_t min_ttl;
-	uint8_t max_ttl;
-	uint8_t tos;
-	uint8_t swapped;	/* biflow: the initiator is key.dst */
-	uint8_t pad[2];
 };
 
 /* Biflow's reverse direction, in a table beside the buckets (only with
@@ -52,7 +59,7 @@ struct fc_rev {
 };
 
 /* One cache line of signatures and deadlines, then the records' lines,
- * then their tails: 12 lines, 96 bytes a flow as before. */
+ * then their tails: 11 lines, 88 bytes a flow. */
 struct fc_bucket {
 	uint32_t sig[LR_FC_WAYS];	/* hash | 1; 0: empty */
 	uint32_t expire[LR_FC_WAYS];	/* when the flow ends, in ticks */
@@ -92,8 +99,10 @@ size_t
 lr_fc_entry_bytes(bool biflow)
 {
 	RTE_BUILD_BUG_ON(sizeof(struct fc_rec) != RTE_CACHE_LINE_SIZE);
-	RTE_BUILD_BUG_ON(sizeof(struct fc_tail) != 24);
-	RTE_BUILD_BUG_ON(sizeof(struct fc_bucket) != 12 * RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(offsetof(struct fc_rec, swapped) !=
+			 sizeof(struct lr_flow_key) - 1);
+	RTE_BUILD_BUG_ON(sizeof(struct fc_tail) != 16);
+	RTE_BUILD_BUG_ON(sizeof(struct fc_bucket) != 11 * RTE_CACHE_LINE_SIZE);
 	return sizeof(struct fc_bucket) / LR_FC_WAYS +
 	       (biflow ? sizeof(struct fc_rev) : 0);
 }
@@ -211,14 +220,22 @@ hash_of(const struct lr_fc *fc, const struct lr_flow_key *k)
 	return rte_hash_crc(k, sizeof(*k), 0x4c52);
 }
 
+/* Is @p r the flow of key @p k? Its 42 bytes, not the padding (where the
+ * record keeps its flags). */
 static inline bool
-key_eq(const struct lr_flow_key *a, const struct lr_flow_key *b)
+key_eq(const struct fc_rec *r, const struct lr_flow_key *k)
 {
-	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+	const uint64_t *x = (const uint64_t *)&r->key, *y = (const uint64_t *)k;
+	uint16_t a, b;
 
-	RTE_BUILD_BUG_ON(sizeof(*a) != 48);
+	RTE_BUILD_BUG_ON(sizeof(*k) != 48);
+	RTE_BUILD_BUG_ON(offsetof(struct lr_flow_key, proto) != 40 ||
+			 offsetof(struct lr_flow_key, ipv6) != 41 ||
+			 offsetof(struct lr_flow_key, pad) != 42);
+	memcpy(&a, &x[5], sizeof(a));
+	memcpy(&b, &y[5], sizeof(b));
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		(x[4] ^ y[4]) | (x[5] ^ y[5])) == 0;
+		(x[4] ^ y[4]) | (uint16_t)(a ^ b)) == 0;
 }
 
 /* Hand a record to the exporter and free its slot. */
@@ -231,15 +248,15 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	struct lr_flow_rec out;
 
 	/* Biflow: the source is who sent the first packet. */
-	memcpy(out.src, t->swapped ? r->key.dst : r->key.src, 16);
-	memcpy(out.dst, t->swapped ? r->key.src : r->key.dst, 16);
+	memcpy(out.src, r->swapped ? r->key.dst : r->key.src, 16);
+	memcpy(out.dst, r->swapped ? r->key.src : r->key.dst, 16);
 	out.first_ns = t->first_ns;
 	out.last_ns = r->last_ns;
 	out.packets = r->packets;
 	out.bytes = t->bytes;
 	out.ingress = r->key.ingress;
-	out.sport = t->swapped ? r->key.dport : r->key.sport;
-	out.dport = t->swapped ? r->key.sport : r->key.dport;
+	out.sport = r->swapped ? r->key.dport : r->key.sport;
+	out.dport = r->swapped ? r->key.sport : r->key.dport;
 	if (fc->rev != NULL) {
 		const struct fc_rev *v = rev_of(fc, b, j);
 
@@ -255,12 +272,12 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		out.rev_min_ttl = 0;
 		out.rev_max_ttl = 0;
 	}
-	out.tcp_flags = t->tcp_flags;
+	out.tcp_flags = r->tcp_flags;
 	out.vlan = r->key.vlan;
 	out.proto = r->key.proto;
-	out.tos = t->tos;
-	out.min_ttl = t->min_ttl;
-	out.max_ttl = t->max_ttl;
+	out.tos = r->tos;
+	out.min_ttl = r->min_ttl;
+	out.max_ttl = r->max_ttl;
 	out.end_reason = (uint8_t)why;
 	out.ipv6 = r->key.ipv6;
 	if (fc->conf.export(fc->conf.arg, &out) < 0)
@@ -345,7 +362,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		r->last_ns = now_ns;
 	else if (now_ns < t->first_ns)
 		t->first_ns = now_ns;
-	if (unlikely(swapped != (bool)t->swapped)) {
+	if (unlikely(swapped != (bool)r->swapped)) {
 		/* Biflow, the reverse direction. */
 		struct fc_rev *v = rev_of(fc, b, j);
 
@@ -359,11 +376,11 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	} else {
 		r->packets++;
 		t->bytes += p->ip_bytes;
-		t->tcp_flags |= p->tcp_flags;
-		if (p->ttl < t->min_ttl)
-			t->min_ttl = p->ttl;
-		if (p->ttl > t->max_ttl)
-			t->max_ttl = p->ttl;
+		r->tcp_flags |= p->tcp_flags;
+		if (p->ttl < r->min_ttl)
+			r->min_ttl = p->ttl;
+		if (p->ttl > r->max_ttl)
+			r->max_ttl = p->ttl;
 	}
 	b->expire[j] = deadline(fc, b, j);
 	if (p->proto == 6 && (p->tcp_flags & (TCP_FIN | TCP_RST)))
@@ -384,11 +401,11 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	r->packets = 0;
 	t->first_ns = now_ns;
 	t->bytes = 0;
-	t->tcp_flags = 0;
-	t->min_ttl = 255;
-	t->max_ttl = 0;
-	t->tos = p->tos;
-	t->swapped = swapped;
+	r->tcp_flags = 0;
+	r->min_ttl = 255;
+	r->max_ttl = 0;
+	r->tos = p->tos;
+	r->swapped = swapped;
 	if (fc->rev != NULL) {
 		struct fc_rev *v = rev_of(fc, b, j);
 
@@ -442,9 +459,7 @@ candidate(struct fc_bucket *b, uint32_t sig)
 	for (j = 0; j < LR_FC_WAYS; j++) {
 		if (b->sig[j] == sig) {
 			rte_prefetch0(&b->rec[j]);
-			/* Two of the eight tails cross a line. */
 			rte_prefetch0(&b->tail[j]);
-			rte_prefetch0((const char *)&b->tail[j + 1] - 1);
 			return (int)j;
 		}
 	}
@@ -510,10 +525,10 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 		}
 		fc->c.packets++;
 		if (cand[i] >= 0 && b->sig[cand[i]] == sig[i] &&
-		    key_eq(&b->rec[cand[i]].key, &key[i]))
+		    key_eq(&b->rec[cand[i]], &key[i]))
 			found = cand[i];
 		for (j = 0; found < 0 && j < LR_FC_WAYS; j++)
-			if (b->sig[j] == sig[i] && key_eq(&b->rec[j].key, &key[i]))
+			if (b->sig[j] == sig[i] && key_eq(&b->rec[j], &key[i]))
 				found = (int)j;
 		if (found >= 0 && past(b->expire[found], now_t)) {
 			enum lr_flow_end why = expired(fc, b, (unsigned int)found,

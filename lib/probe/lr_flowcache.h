@@ -45,7 +45,7 @@
 
 /* The defaults of a flow cache, for lr_fc_conf_init(), the probe's conf
  * and its --help alike: integer literals, so that RTE_STR() writes them in
- * the help text as they are. 2^20 entries: 96 MB a queue (lr_fc_entry_bytes())
+ * the help text as they are. 2^20 entries: 88 MB a queue (lr_fc_entry_bytes())
  * The timeouts are ipfixprobe's and Cisco's: 300 s active, 30 s inactive. */
 #define LR_FC_ENTRIES_DEFAULT 1048576
 #define LR_FC_ACTIVE_S_DEFAULT 300

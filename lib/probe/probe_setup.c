@@ -73,8 +73,8 @@ opt_ingress(void *conf, const char *key, const char *val)
  * distributor's) follow them in --help and usage.md. */
 static const struct lr_opt probe_opts[] = {
 	{ "entries", LR_OPT_UINT, PRC(entries), 8, 1u << 30, NULL, "N",
-	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 96 B per "
-	  "entry (120 B with biflow), so 1M flows take 96 MB on the port's "
+	  "flow cache capacity per rx queue, rounded up to 8 × 2^k; 88 B per "
+	  "entry (112 B with biflow), so 1M flows take 88 MB on the port's "
 	  "socket (" RTE_STR(LR_FC_ENTRIES_DEFAULT) ")", "`--entries 65536`",
 	  NULL },
 	{ "active", LR_OPT_UINT, PRC(active_s), 1, 86400, NULL, "S",

@@ -394,8 +394,8 @@ cache_counts_flows(void **state)
 	assert_int_equal(lr_fc_counts(fc)->active, 0);
 	assert_true(lr_fc_capacity(fc) == 4096);
 	assert_true(lr_fc_entry_bytes(true) <= 256);	/* 1M flows in <= 256 MB */
-	assert_int_equal(lr_fc_entry_bytes(false), 96);
-	assert_int_equal(lr_fc_entry_bytes(true), 120);
+	assert_int_equal(lr_fc_entry_bytes(false), 88);
+	assert_int_equal(lr_fc_entry_bytes(true), 112);
 	lr_fc_free(fc);
 }
 
