@@ -3,8 +3,8 @@
  * @file
  * The probe's flow cache: one per worker lcore (a shard), fixed capacity,
  * bucketized: a bucket is one cache line of 8 signatures and 8 expiry times,
- * followed by its 8 records, each a line of its key, last time and packet
- * count, then their tails (first time, bytes, flags, TTLs: 24 bytes each).
+ * followed by its 8 records, each a line of its key, flags, TTLs, last time
+ * and packet count, then their tails (first time and bytes: 16 bytes each).
  * A lookup hashes the key, reads the bucket's line, and compares the full
  * key of the records whose signature matches: two flows whose hashes
  * collide stay two flows. A burst is hashed and its buckets fetched first;
