@@ -5,6 +5,8 @@
 --   linerate --no-pci --no-huge -m 2048 -l 0-1 -- tools/bench/probe-bench.lua [key=value ...]
 --
 --   sizes=64,128,256,512  flows=128,16384,131072  seconds=3  mode=wire|ports|pcap
+--   count=N  gen's frames per point instead of seconds (the same work in
+--            every run: for callgrind, doc/performance.md)
 --
 -- The source:
 --   wire, ports  gen feeds the probe as fast as it can, on the virtual wire
@@ -28,15 +30,17 @@ local opt = testbed.params(arg, testbed.with{
 	{ "flows", "128,16384,131072", "sizes", "flow counts", min = 1, max = 16777216 },
 	{ "seconds", 3, "num", "per point", above = 0 },
 	{ "mbufs", nil, "int", "mode=pcap: the capture port's pool", min = 1024 },
+	{ "count", nil, "int", "gen's frames per point instead of seconds: the same work in every run (callgrind)", min = 1 },
 }, "the probe's packet rate, frame sizes x flow counts")
 -- One point with gen as the source: the probe's rate over gen's time.
 local function point_gen(tb, size, flows, probe)
 	local gen = assert(linerate.task{ role = "gen", port = tb.tx, size = size,
 	                                  flows = flows, order = "shuffle",
 	                                  src_ip = "10.0.0.1-10.0.0.4",
-	                                  duration = opt.seconds })
+	                                  count = opt.count,
+	                                  duration = not opt.count and opt.seconds or nil })
 	linerate.start()
-	assert(gen:wait(opt.seconds + 30))
+	assert(gen:wait(opt.count and 86400 or opt.seconds + 30))
 	testbed.drain(probe, gen:stats().tx_packets)
 	linerate.stop()
 	local g = gen:stats()
