@@ -567,21 +567,16 @@ static unsigned int
 expire_bucket(struct lr_fc *fc, struct fc_bucket *b, uint32_t now_t,
 	      uint64_t now_ns)
 {
-	unsigned int j, n = 0, due = 0;
+	unsigned int j, n = 0;
 
-	/* The bucket's line says which ways are due, as a mask made
-	 * without a branch a way: most buckets the walk looks at have none,
-	 * and their records stay unread. */
-	for (j = 0; j < LR_FC_WAYS; j++)
-		due |= (unsigned int)(b->sig[j] != 0 &&
-				      past(b->expire[j], now_t)) << j;
-	while (due != 0) {
+	/* The bucket's line says which ways are due: the records of the
+	 * others stay unread. (A branch-free mask of the due ways cost more
+	 * instructions a bucket under callgrind, doc/performance.md.) */
+	for (j = 0; j < LR_FC_WAYS; j++) {
 		enum lr_flow_end why;
 
-		j = (unsigned int)__builtin_ctz(due);
-		due &= due - 1;
-		why = expired(fc, b, j, now_ns);
-		if (why != 0) {
+		if (b->sig[j] != 0 && past(b->expire[j], now_t) &&
+		    (why = expired(fc, b, j, now_ns)) != 0) {
 			end_flow(fc, b, j, why);
 			n++;
 		}
