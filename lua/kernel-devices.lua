@@ -130,18 +130,19 @@ if opt.holdout then
 	local part, why2 = solve(key(a, b))
 	local bad_a = part and testbed.undetermined(part.devices[a])
 	local bad_b = part and testbed.undetermined(part.devices[b])
+	local measured
+	for _, p in ipairs(all.pairs) do
+		if key(p.a, p.b) == key(a, b) then measured = p.mean_ns end
+	end
 	if not part then
 		print(("kernel-devices: without %s,%s: %s"):format(a, b, why2))
 	elseif bad_a or bad_b then
 		print(("kernel-devices: held out %s,%s: predicted mean RTT none "
 		       .. "(solve cannot vouch for the mean of %s without it)"):format(
 			a, b, bad_a and a or b))
-		result.holdout = { a = a, b = b, predicted_ns = linerate.null }
+		result.holdout = { a = a, b = b, predicted_ns = linerate.null,
+		                   measured_ns = measured }
 	else
-		local measured
-		for _, p in ipairs(all.pairs) do
-			if key(p.a, p.b) == key(a, b) then measured = p.mean_ns end
-		end
 		local pred = 2 * part.devices[a].mean_ns + 2 * part.devices[b].mean_ns
 		result.holdout = { a = a, b = b, predicted_ns = pred,
 		                   measured_ns = measured,

@@ -72,6 +72,7 @@ static const struct lr_task_kind tick_task = {
 
 static const struct lr_role tick_role = {
 	.name = "tick", .opts = tick_opts, .task = &tick_task,
+	.conf_bytes = sizeof(struct tick_conf),
 };
 
 static uint16_t port;
