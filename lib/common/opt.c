@@ -215,8 +215,10 @@ help_row(FILE *f, const struct lr_opt *o)
 
 	snprintf(k, sizeof(k), "--%s%s%s", o->name, o->arg ? " " : "",
 		 o->arg ? o->arg : "");
-	/* A key as wide as the column: its help on the next line. */
-	if (strlen(k) >= HELP_INDENT - 2)
+	/* A key that leaves less than two spaces before the text column:
+	 * its help on the next line (one space reads as part of the key,
+	 * "--stall-timeout S end the task"). */
+	if (strlen(k) > HELP_INDENT - 4)
 		fprintf(f, "  %s\n%*s", k, HELP_INDENT, "");
 	else
 		fprintf(f, "  %-*s", HELP_INDENT - 2, k);

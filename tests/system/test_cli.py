@@ -32,6 +32,54 @@ def test_help_lists_every_option():
                "--help lacks %r" % row)
 
 
+HELP_INDENT = 20	# lib/common/opt.c: where --help's text column starts
+
+
+def option_rows(name):
+    """`--key ARG` of every row of option table NAME, as --options-md has
+    them (markdown's \\| unescaped)."""
+    r = run(["--options-md", name])
+    expect(r.returncode == 0, r.stderr)
+    return [l.split("`")[1].replace("\\|", "|") for l in r.stdout.splitlines()
+            if l.startswith("| `--")]
+
+
+def test_help_columns_do_not_collide():
+    """Every option line of --help (and of solve --help) has its key, then
+    two spaces or more and the text at the text column, or the key alone
+    and the text on the next line at that column: `--order seq|shuffle`
+    (19 characters) once ran into its text ('--order seq|shuffleflow i
+    takes'), and keys of 17 left one space."""
+    texts = {"linerate": run(["--help"]).stdout,
+             "solve": run(["solve", "--help"]).stdout}
+    roles = re.findall(r"(?m)^([a-z]+) options:$", texts["linerate"])
+    expect(len(roles) >= 7, roles)
+    tables = [("linerate", "linerate"), ("linerate", "port"), ("solve", "solve")]
+    tables += [("linerate", r) for r in roles]
+    checked, bad = 0, []
+    for text, table in tables:
+        lines = texts[text].split("\n")
+        for key in option_rows(table):
+            at = [i for i, l in enumerate(lines) if l.startswith("  " + key) and
+                  (len(l) == len(key) + 2 or l[len(key) + 2] == " ")]
+            expect(at, "%s --help lacks %r" % (text, key))
+            for i in at:
+                line, rest = lines[i], lines[i][len(key) + 2:]
+                checked += 1
+                if rest == "":
+                    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                    ok = nxt.startswith(" " * HELP_INDENT) and \
+                        nxt[HELP_INDENT:HELP_INDENT + 1] not in ("", " ")
+                else:
+                    ok = len(key) + 2 <= HELP_INDENT - 2 and \
+                        line[len(key) + 2:HELP_INDENT].strip() == "" and \
+                        line[HELP_INDENT:HELP_INDENT + 1] not in ("", " ")
+                if not ok:
+                    bad.append("%s (%s): %r" % (table, text, line))
+    expect(checked >= 150, "only %d option lines" % checked)
+    expect(not bad, "option and text collide:\n" + "\n".join(bad))
+
+
 def test_unknown_option_exit_2():
     for args, needle in [(["--", "--bogus"], "unknown option '--bogus'"),
                          (["--", "--role", "gen", "--port", "x", "--sise", "64"],
@@ -478,6 +526,7 @@ def test_results_whole_or_not_at_all():
 
 if __name__ == "__main__":
     main([test_help_and_version, test_help_lists_every_option,
+          test_help_columns_do_not_collide,
           test_unknown_option_exit_2, test_bad_eal_argument,
           test_missing_port, test_too_many_queues, test_frame_above_mtu,
           test_scripts_that_fail, test_repeated_and_exclusive_options_exit_2,
