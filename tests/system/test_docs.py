@@ -402,8 +402,70 @@ def test_user_script_dir():
            (time.time() - t0))
 
 
+def slug(heading):
+    """GitHub's anchor of a markdown heading: lower case, punctuation but
+    - and _ dropped, spaces as -."""
+    h = heading.lstrip("#").strip().lower()
+    return re.sub(r"[^\w\- ]", "", h).replace(" ", "-")
+
+
+def test_every_role_and_scenario_has_a_section():
+    """Every role of the role table (--help's 'roles:', and linerate
+    solve) and every scenario of lua/*.lua has a section of doc/usage.md
+    that names it, linked by its name from doc/usage.md's opening (before
+    its first ## section) and from README.md: a new role or scenario
+    without one fails here."""
+    helptext = run(["--help"]).stdout
+    # "roles: gen, rx, probe, delay, reflect, rtt; dist with probe"
+    line = re.search(r"(?m)^roles: (.*)$", helptext).group(1)
+    roles = [w for w in re.findall(r"[a-z0-9_-]+", line) if w != "with"]
+    roles = sorted(set(roles), key=roles.index)
+    expect(len(roles) >= 7 and "dist" in roles, roles)
+    # linerate solve is a command of its own (no EAL) beside the roles.
+    roles.append("solve")
+    scenarios = sorted(f[:-4] for f in os.listdir(os.path.join(SRC, "lua"))
+                       if f.endswith(".lua"))
+    expect(len(scenarios) >= 10, scenarios)
+    usage = open(os.path.join(SRC, "doc", "usage.md")).read()
+    readme = open(os.path.join(SRC, "README.md")).read()
+    headings = {}
+    for h in re.findall(r"(?m)^#+ .*$", usage):
+        headings.setdefault(slug(h), h)
+    opening = usage[:usage.index("\n## ")]
+
+    def links(text, prefix):
+        out = {}
+        for t, a in re.findall(r"\[([^\]]+)\]\(%s#([^)]+)\)" % re.escape(prefix),
+                              text):
+            out.setdefault(t.replace("`", ""), set()).add(a)
+        return out
+
+    where = (("doc/usage.md's opening", links(opening, "")),
+             ("README.md", links(readme, "doc/usage.md")))
+    bad = []
+    for kind, names in (("role", roles), ("scenario", scenarios)):
+        for name in names:
+            texts = [name] if kind == "role" else [name, "lua/%s.lua" % name]
+            for doc, found in where:
+                anchors = set().union(*[found.get(t, set()) for t in texts])
+                if not anchors:
+                    bad.append("%s %s: no link [%s](...#section) in %s" %
+                               (kind, name, name, doc))
+                    continue
+                for a in anchors:
+                    h = headings.get(a)
+                    if h is None:
+                        bad.append("%s %s: %s links #%s, no such section" %
+                                   (kind, name, doc, a))
+                    elif not re.search(r"(^|[^\w-])%s([^\w-]|$)" % re.escape(
+                            name if kind == "role" else "lua/%s.lua" % name), h):
+                        bad.append("%s %s: %s links section %r, which does "
+                                   "not name it" % (kind, name, doc, h))
+    expect(not bad, "\n".join(bad))
+
+
 if __name__ == "__main__":
     main([test_command_examples, test_option_table_examples,
           test_option_tables_are_the_codes,
           test_lua_reference_values, test_readme_lua_snippet,
-          test_user_script_dir])
+          test_user_script_dir, test_every_role_and_scenario_has_a_section])
