@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""doc/schema/: every result document checked against its JSON Schema.
+
+Each schema is a valid JSON Schema (draft 2020-12, python3-jsonschema from
+Debian), and each is checked against a real output of the binary made
+here: one run of every role together (gen -> rx on a wire with per-flow
+latency and a series, gen -> dist -> two probes, gen -> probe to a file,
+gen -> delay -> rx, rtt <-> reflect), a gen replaying a capture, `linerate
+solve` (determined and not), lua/per-sweep.lua's rows and lua/rfc2544.lua's
+document. Broken copies of those documents (a required field removed, a
+field of the wrong type, an unknown field) must be rejected, so that the
+schemas catch drift; the last test checks that every schema file was
+validated against a real output. doc/usage.md's jsonschema command line
+runs as written.
+"""
+import copy
+import json
+import os
+import pathlib
+import subprocess
+
+from jsonschema import Draft202012Validator, RefResolver
+
+from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+
+SCHEMA_DIR = pathlib.Path(SRC) / "doc" / "schema"
+# Every schema file, and the document each checks (common.json holds the
+# definitions the others share: it is checked through them).
+SCHEMAS = ["common.json", "run.json", "gen.json", "rx.json", "probe.json", "dist.json",
+           "delay.json", "reflect.json", "rtt.json", "solve.json", "per-sweep.json",
+           "rfc2544.json"]
+VALIDATED = set()
+DOCS = {}		# schema name -> a real document it passed
+
+STORE = {}
+
+
+def load_schemas():
+    if not STORE:
+        for p in SCHEMA_DIR.glob("*.json"):
+            STORE[p.as_uri()] = json.load(open(p))
+    return STORE
+
+
+def validator(name):
+    store = load_schemas()
+    uri = (SCHEMA_DIR / name).as_uri()
+    return Draft202012Validator(store[uri], resolver=RefResolver(uri, store[uri], store=store))
+
+
+def errors(name, doc):
+    return ["%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message[:300])
+            for e in validator(name).iter_errors(doc)]
+
+
+def valid(name, doc, what):
+    errs = errors(name, doc)
+    expect(not errs, "%s against %s:\n%s" % (what, name, "\n".join(errs[:20])))
+    VALIDATED.add(name)
+    DOCS.setdefault(name, doc)
+    if name != "run.json" and name in ("gen.json", "rx.json", "probe.json", "dist.json",
+                                       "delay.json", "reflect.json", "rtt.json"):
+        VALIDATED.add("common.json")
+
+
+ALL_ROLES = r"""
+local linerate = require("linerate")
+linerate.live(false)
+local out, cap = arg[1], arg[2]
+linerate.series(0.05)
+-- gen -> rx, paced, per-flow latency and jitter
+local a1, b1 = assert(linerate.wire("sc1"))
+assert(linerate.task{ role = "rx", port = b1, flows = 8, flow_latency = 1 })
+local g1 = assert(linerate.task{ role = "gen", port = a1, count = 20000, rate = "1Mpps", flows = 8 })
+-- gen -> a distributor -> two probes on its channels (UH records)
+local a2, b2 = assert(linerate.wire("sc2"))
+local dist = assert(linerate.task{ role = "dist", port = b2, channels = 2, ingress = "uh", count = 2000 })
+for i = 0, 1 do
+	assert(linerate.task{ role = "probe", port = b2, dist = dist, channel = i,
+	                      entries = 4096, export = "file:" .. cap })
+end
+local g2 = assert(linerate.task{ role = "gen", port = a2, count = 2000, flows = 20 })
+-- gen -> a probe on the port's queue, records to a file
+local a3, b3 = assert(linerate.wire("sc3"))
+assert(linerate.task{ role = "probe", port = b3, entries = 4096, count = 2000, export = "file:" .. cap })
+local g3 = assert(linerate.task{ role = "gen", port = a3, count = 2000, flows = 20, size = "64,128" })
+-- gen -> delay -> rx
+local a4, b4 = assert(linerate.wire("sc4"))
+local a5, b5 = assert(linerate.wire("sc5"))
+assert(linerate.task{ role = "rx", port = b5, flows = 4, flow_base = 100 })
+assert(linerate.task{ role = "delay", port = b4, peer = a5, netem = "delay 1ms loss 1%" })
+local g4 = assert(linerate.task{ role = "gen", port = a4, count = 5000, rate = "1Mpps", flows = 4, flow_base = 100 })
+-- rtt <-> reflect
+local a6, b6 = assert(linerate.wire("sc6"))
+assert(linerate.task{ role = "reflect", port = b6, stamp = 1 })
+local rtt = assert(linerate.plan{ role = "rtt", port = a6, count = 2000, rate = "100000",
+                                  flows = 4, size = 128, pair = "a,b" })
+linerate.start()
+for _, g in ipairs{ g1, g2, g3, g4 } do assert(g:wait(60)) end
+for _, t in ipairs(rtt) do t:wait(10) end
+linerate.sleep(0.2)
+linerate.stop()
+assert(linerate.write_json(out))
+"""
+
+
+def roles_run():
+    if "run.json" not in DOCS:
+        d = tmpdir()
+        script, out = os.path.join(d, "all.lua"), os.path.join(d, "all.json")
+        with open(script, "w") as f:
+            f.write(ALL_ROLES)
+        r = run(eal("schema", mem=1024) + ["--", script, out, os.path.join(d, "cap.ipfix")],
+                timeout=120)
+        expect(os.path.exists(out), (r.returncode, r.stdout[-1000:], r.stderr[-2000:]))
+        DOCS["run.json"] = load_json(out)
+    return DOCS["run.json"]
+
+
+def test_schemas_are_valid():
+    """Each file is a valid draft 2020-12 schema; the list above is the
+    directory's."""
+    names = sorted(p.name for p in SCHEMA_DIR.glob("*.json"))
+    expect(names == sorted(SCHEMAS), (names, SCHEMAS))
+    for n in SCHEMAS:
+        Draft202012Validator.check_schema(json.load(open(SCHEMA_DIR / n)))
+
+
+def test_every_role_in_one_run():
+    doc = roles_run()
+    roles = {t["role"] for t in doc["tasks"]}
+    expect(roles == {"gen", "rx", "probe", "dist", "delay", "reflect"}, roles)
+    for k in ("rx", "probe", "delay", "reflect", "rtt", "series"):
+        expect(k in doc, (k, list(doc)))
+    expect(any("jitter" in t for t in doc["tasks"]) and doc["rtt"]["pairs"],
+           "per-flow latency and a pair in the run")
+    for n in ("run.json", "gen.json", "rx.json", "probe.json", "dist.json", "delay.json",
+              "reflect.json", "rtt.json"):
+        valid(n, doc, "the run of every role")
+
+
+def test_gen_replay():
+    """gen --pcap: the replay's fields (a capture gen wrote, replayed
+    with linerate's header stamped)."""
+    d = tmpdir()
+    pcap, out = os.path.join(d, "g.pcap"), os.path.join(d, "r.json")
+    r = run(eal("schemapc") + ["--vdev", "net_pcap0,tx_pcap=" + pcap, "--", "--role", "gen",
+                               "--port", "0", "--count", "100", "--no-live"])
+    expect(r.returncode == 0 and os.path.exists(pcap), r.stderr[-1500:])
+    r = run(eal("schemarp") + ["--vdev", "net_null0", "--", "--role", "gen", "--port", "0",
+                               "--pcap", pcap, "--count", "300", "--rate", "1Mpps",
+                               "--stamp", "1", "--json", out, "--no-live"])
+    doc = load_json(out)
+    g = doc["tasks"][0]
+    expect(g["pcap_frames"] == 100 and "stamped_packets" in g and "offered" in g, g)
+    valid("gen.json", doc, "gen --pcap")
+
+
+def test_solve():
+    """Determined (the example's lab), and undetermined (one pair, two
+    unknowns): the second has only its verdict and what to measure."""
+    d = tmpdir()
+    out = os.path.join(d, "s.json")
+    r = run(["solve", os.path.join(SRC, "doc", "examples", "solve", "lab.csv"), "--json", out])
+    expect(r.returncode == 0, r.stderr[-1000:])
+    doc = load_json(out)
+    expect(doc["determined"] and doc["devices"], doc)
+    valid("solve.json", doc, "solve lab.csv")
+    csv = os.path.join(d, "one.csv")
+    with open(csv, "w") as f:
+        f.write("".join("a,b,%d\n" % (1000 + i) for i in range(20)))
+    out2 = os.path.join(d, "u.json")
+    r = run(["solve", csv, "--json", out2])
+    doc = load_json(out2)
+    expect(r.returncode != 0 and not doc["determined"] and doc["verdict"] == "undetermined",
+           (r.returncode, doc))
+    valid("solve.json", doc, "an undetermined solve")
+
+
+def test_per_sweep():
+    rows = os.path.join(tmpdir(), "per.jsonl")
+    r = run(eal("schemaper", mem=1024) +
+            ["--", os.path.join(SRC, "lua", "per-sweep.lua"), "mode=wire", "seconds=0.1",
+             "sizes=64,1472", "rate=50%", "catch_up=20000", "json=" + rows], timeout=120)
+    got = [json.loads(l) for l in open(rows)]
+    expect(len(got) == 2, (r.returncode, r.stdout[-1000:], r.stderr[-1000:]))
+    for row in got:
+        valid("per-sweep.json", row, "a per-sweep row")
+
+
+def test_rfc2544():
+    """Every test over an emulated device; a loaded host may leave answers
+    bounded or none: each shape the document then takes is the schema's."""
+    out = os.path.join(tmpdir(), "r.json")
+    r = run(eal("schemarfc", lcores="0@0,1@1,2@0", mem=2048) +
+            ["--", os.path.join(SRC, "lua", "rfc2544.lua"), "dut=delay",
+             "dut_netem=rate 100mbit limit 50", "sizes=64", "tests=throughput,latency,loss,b2b",
+             "max=2", "steps=4", "trial=0.1", "warmup=0.02", "latency_trials=1",
+             "b2b_trials=1", "b2b_max=2000", "quiet=1", "json=" + out], timeout=300)
+    expect(r.returncode in (0, 3), (r.returncode, r.stderr[-1500:]))
+    doc = load_json(out)
+    expect(doc["history"] and doc["sizes"], doc)
+    valid("rfc2544.json", doc, "rfc2544")
+
+
+def broken(doc, path, how):
+    """A copy of @p doc with the object at @p path (keys and indexes)
+    changed: how = ("drop", key), ("type", key) or ("add", key)."""
+    d = copy.deepcopy(doc)
+    o = d
+    for k in path:
+        o = o[k]
+    op, key = how
+    if op == "drop":
+        del o[key]
+    elif op == "type":
+        o[key] = "a string" if not isinstance(o[key], str) else 12
+    else:
+        o[key] = 1
+    return d
+
+
+def first(doc, role):
+    return next(i for i, t in enumerate(doc["tasks"]) if t["role"] == role)
+
+
+def test_broken_documents_are_rejected():
+    """The schemas catch drift: a field removed, a wrong type, a field
+    they do not know, in each kind of document."""
+    doc = roles_run()
+    cases = [("run.json", doc, [], ("drop", "totals")),
+             ("run.json", doc, [], ("add", "totally_new")),
+             ("gen.json", doc, ["tasks", first(doc, "gen")], ("drop", "tx_packets")),
+             ("gen.json", doc, ["tasks", first(doc, "gen")], ("type", "rate_pps")),
+             ("gen.json", doc, ["tasks", first(doc, "gen")], ("add", "tx_mbps")),
+             ("rx.json", doc, ["tasks", first(doc, "rx")], ("type", "lost")),
+             ("rx.json", doc, ["rx"], ("drop", "per")),
+             ("rx.json", doc, ["rx", "flows", 0], ("add", "jiter_ns")),
+             ("rx.json", doc, ["rx", "latency"], ("type", "p99_ns")),
+             ("probe.json", doc, ["probe", "exporter"], ("drop", "records_lost")),
+             ("probe.json", doc, ["tasks", first(doc, "probe"), "parsed"], ("add", "new_reason")),
+             ("dist.json", doc, ["tasks", first(doc, "dist")], ("type", "ingress")),
+             ("delay.json", doc, ["delay", "forward"], ("drop", "held_at_stop")),
+             ("delay.json", doc, ["tasks", first(doc, "delay"), "forward"], ("type", "netem")),
+             ("reflect.json", doc, ["reflect"], ("drop", "conserved")),
+             ("rtt.json", doc, ["rtt"], ("type", "lost")),
+             ("rtt.json", doc, ["rtt", "pairs", 0], ("drop", "a"))]
+    for name in ("solve.json", "per-sweep.json", "rfc2544.json"):
+        expect(name in DOCS, "%s: no real document (its test failed?)" % name)
+    cases += [("solve.json", DOCS["solve.json"], [], ("type", "rank")),
+              ("solve.json", DOCS["solve.json"], ["devices", next(iter(DOCS["solve.json"]["devices"]))],
+               ("drop", "ci95_mean_ns")),
+              ("per-sweep.json", DOCS["per-sweep.json"], [], ("drop", "sent")),
+              ("per-sweep.json", DOCS["per-sweep.json"], [], ("add", "pre")),
+              ("rfc2544.json", DOCS["rfc2544.json"], ["history", 0], ("type", "verdict")),
+              ("rfc2544.json", DOCS["rfc2544.json"], ["sizes", 0], ("add", "ndr_mpps")),
+              ("rfc2544.json", DOCS["rfc2544.json"], [], ("drop", "incomplete"))]
+    # a verdict outside the set, and an undetermined value without its reason
+    d = copy.deepcopy(doc)
+    d["verdict"] = "fine"
+    expect(errors("run.json", d), "a verdict outside the set accepted")
+    d = copy.deepcopy(doc)
+    d["rx"]["per"] = None
+    for k in ("per_none", "invalid"):
+        d["rx"].pop(k, None)
+    expect(errors("rx.json", d), "rx per null without its reason accepted")
+    for name, real, path, how in cases:
+        expect(not errors(name, real), "%s: the real document fails" % name)
+        expect(errors(name, broken(real, path, how)),
+               "%s accepted a document with %s %s at /%s" % (name, how[0], how[1],
+                                                              "/".join(map(str, path))))
+
+
+def test_usage_example():
+    """doc/usage.md's command line, as written, on a real document."""
+    lines = [l.strip() for l in open(os.path.join(SRC, "doc", "usage.md"))
+             if l.strip().startswith("python3 -m jsonschema")]
+    expect(lines, "no jsonschema example in doc/usage.md")
+    d = tmpdir()
+    with open(os.path.join(d, "result.json"), "w") as f:
+        json.dump(roles_run(), f)
+    inst = os.path.join(d, "result.json")
+
+    def command(l):
+        return l.replace("-i result.json", "-i " + inst).replace("python3", "/usr/bin/python3", 1)
+    for l in lines:
+        cmd = command(l)
+        r = subprocess.run(["bash", "-c", cmd], cwd=SRC, capture_output=True, text=True,
+                           timeout=60)
+        expect(r.returncode == 0, (cmd, r.stdout[-1000:], r.stderr[-1000:]))
+    bad = roles_run()
+    bad = broken(bad, ["tasks", 0], ("type", "tx_packets"))
+    with open(os.path.join(d, "result.json"), "w") as f:
+        json.dump(bad, f)
+    r = subprocess.run(["bash", "-c", command(lines[0])], cwd=SRC, capture_output=True,
+                       text=True, timeout=60)
+    expect(r.returncode != 0, "the example accepted a broken document")
+
+
+def test_every_schema_validated_a_real_output():
+    missing = [n for n in SCHEMAS if n not in VALIDATED]
+    expect(not missing, "schemas no real output was checked against: %s" % missing)
+
+
+if __name__ == "__main__":
+    main([test_schemas_are_valid, test_every_role_in_one_run, test_gen_replay, test_solve,
+          test_per_sweep, test_rfc2544, test_broken_documents_are_rejected, test_usage_example,
+          test_every_schema_validated_a_real_output])
