@@ -601,8 +601,18 @@ lr_rx_sample(json_t *o)
 	/* An interval's loss may be negative: frames counted lost in an
 	 * earlier one arrived late in this one. Given as it is. */
 	set_int(o, "lost", lost);
-	json_object_set_new(o, "per", json_real(lost > 0 ?
-			    (double)lost / (double)(recv + (uint64_t)lost) : 0));
+	/* Nothing arrived and nothing went missing in the interval (the
+	 * other roles' frames moved): no PER, as per_json() says it, not
+	 * "PER 0" of frames that never came. */
+	if (recv == 0 && lost <= 0) {
+		json_object_set_new(o, "per", json_null());
+		json_object_set_new(o, "per_none", json_string(
+				    "no linerate frame of a tracked flow arrived "
+				    "in the interval"));
+	} else {
+		json_object_set_new(o, "per", json_real(lost > 0 ?
+				    (double)lost / (double)(recv + (uint64_t)lost) : 0));
+	}
 	/* The interval's histogram: its buckets and count, what
 	 * lr_hist_quantile() reads, with min and max the edges of the
 	 * first and last non-empty bucket. */

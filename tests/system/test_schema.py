@@ -203,6 +203,41 @@ def test_rfc2544():
     valid("rfc2544.json", doc, "rfc2544")
 
 
+SERIES_IDLE_RX = r"""
+local linerate = require("linerate")
+linerate.live(false)
+linerate.series(0.05)
+-- rx waits on a wire nobody sends on; gen sends to net_null meanwhile:
+-- the series' intervals move frames, none of them rx's.
+local a, b = assert(linerate.wire("scs"))
+assert(linerate.task{ role = "rx", port = b, flows = 4 })
+local null = assert(linerate.port("net_null0"))
+local g = assert(linerate.task{ role = "gen", port = null, duration = 0.4, rate = "100000" })
+linerate.start()
+assert(g:wait(30))
+linerate.stop()
+assert(linerate.write_json(arg[1]))
+"""
+
+
+def test_series_interval_without_frames():
+    """A series interval in which no rx frame arrived and none went
+    missing has no PER (null, per_none says why), as the document's own
+    per says it: it was "per": 0, a PER of frames that never came."""
+    d = tmpdir()
+    script, out = os.path.join(d, "s.lua"), os.path.join(d, "s.json")
+    with open(script, "w") as f:
+        f.write(SERIES_IDLE_RX)
+    r = run(eal("schemaser") + ["--", script, out], timeout=60)
+    expect(os.path.exists(out), (r.returncode, r.stderr[-1500:]))
+    doc = load_json(out)
+    idle = [s for s in doc["series"] if s.get("received") == 0 and s.get("lost") == 0]
+    expect(idle and doc["rx"]["per"] is None, (doc["series"], doc["rx"]))
+    for s in idle:
+        expect(s["per"] is None and s["per_none"], s)
+    valid("run.json", doc, "a series without rx frames")
+
+
 def broken(doc, path, how):
     """A copy of @p doc with the object at @p path (keys and indexes)
     changed: how = ("drop", key), ("type", key) or ("add", key)."""
@@ -304,5 +339,6 @@ def test_every_schema_validated_a_real_output():
 
 if __name__ == "__main__":
     main([test_schemas_are_valid, test_every_role_in_one_run, test_gen_replay, test_solve,
-          test_per_sweep, test_rfc2544, test_broken_documents_are_rejected, test_usage_example,
+          test_per_sweep, test_rfc2544, test_series_interval_without_frames,
+          test_broken_documents_are_rejected, test_usage_example,
           test_every_schema_validated_a_real_output])
