@@ -37,6 +37,13 @@
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
 #define LATE_NS_DEFAULT 10000u
+/* How far ahead of its due time a frame is copied out of the ring, and the
+ * longest a poll waits for a due time: a frame due within this of the poll
+ * leaves at its due time, not at the next poll (a poll with a burst in
+ * takes 1-3 us). Also the longest a frame waits in the rx queue for it. */
+#define SEND_AHEAD_NS 1000u
+/* On the wire a frame takes its bytes and the FCS, preamble and gap. */
+#define WIRE_EXTRA_BYTES 24u
 /* 1 %: this VM's CPUs stop for up to 0.5 ms, which makes the frames of
  * that time late on an idle machine too; a box past 1 % late has not
  * emulated the path it was asked for. */
@@ -126,6 +133,15 @@ struct dir {
 	uint16_t nb_spare;
 	struct rte_mbuf *pend[LR_BURST];
 	uint16_t nb_pend, pend_off;
+	/* Copied out of the ring, in the order they leave, not due yet when
+	 * copied: still counted in held (send_ready()). */
+	struct rte_mbuf *ready[LR_BURST];
+	uint64_t ready_tts[LR_BURST];
+	uint16_t nb_ready;
+	uint64_t ahead_ns;	/* SEND_AHEAD_NS, or 0 where netem decides at
+				 * the dequeue (slots) or sends ahead of the
+				 * queue (reorder) */
+	double wire_ns_per_byte;	/* of the out port's link */
 	struct dir_counts c;
 	struct lr_hist *lateness;
 	uint64_t bdp_bytes;	/* what the ring was sized for */
@@ -133,7 +149,9 @@ struct dir {
 
 struct delay {
 	struct dir d[2];
-	uint64_t busy_cycles;	/* of polls that moved frames */
+	uint64_t busy_cycles;	/* of polls that moved frames, less the
+				 * waits for a due time */
+	uint64_t wait_cycles;	/* spent waiting for a due time */
 	uint64_t last_poll_tsc;	/* when the last poll began */
 	uint64_t max_gap_cycles; /* the longest time between two polls: a
 				  * stall of the lcore (the host took its CPU)

@@ -128,6 +128,9 @@ dir_free(struct dir *d)
 		rte_pktmbuf_free_bulk(d->pend + d->pend_off,
 				      d->nb_pend - d->pend_off);
 	d->nb_pend = d->pend_off = 0;
+	if (d->nb_ready != 0)
+		rte_pktmbuf_free_bulk(d->ready, d->nb_ready);
+	d->nb_ready = 0;
 	rte_mempool_free(d->pool);
 	d->pool = NULL;
 	rte_free(d->mem);
@@ -259,6 +262,13 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		       d->nc.rate_Bps != 0;
 	if (d->fifo_mode)
 		span = 0;	/* the wheel is not used */
+	/* Frames are copied out up to ahead_ns before due (send_ready()):
+	 * no later arrival may be due before them, so at most the least
+	 * delay; none where netem decides at the dequeue (slots) or sends
+	 * ahead of the queue (reorder). */
+	d->wire_ns_per_byte = 8e9 / bps;
+	d->ahead_ns = d->nc.slot || d->nc.reorder != 0 || d->nc.gap != 0 ?
+		      0 : RTE_MIN((uint64_t)SEND_AHEAD_NS, (uint64_t)dmin);
 	d->gshift = GRAIN_MIN_SHIFT;
 	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
 		d->gshift++;
@@ -438,6 +448,10 @@ delay_finish(struct lr_task *t)
 		if (wait != 0)
 			rte_pktmbuf_free_bulk(d->pend + d->pend_off, wait);
 		d->nb_pend = d->pend_off = 0;
+		/* Copied out, not due yet: in held, freed here. */
+		if (d->nb_ready != 0)
+			rte_pktmbuf_free_bulk(d->ready, d->nb_ready);
+		d->nb_ready = 0;
 		/* Done: what only the fast path used goes now, not at the
 		 * process's end (a scenario makes a box a trial); the
 		 * counters and the lateness stay for the reports. */

@@ -14,6 +14,7 @@
 
 #include "lr_clock.h"
 #include "lr_common.h"
+#include "lr_mbuf.h"
 #include "lr_dist.h"
 #include "lr_opt.h"
 #include "lr_frag.h"
@@ -453,7 +454,7 @@ hand_over(struct dist *d, struct rte_mbuf **m)
 			k = rte_ring_sp_enqueue_burst(d->ring[ch], (void **)g, n,
 						      NULL);
 			if (k < n)
-				rte_pktmbuf_free_bulk(g + k, n - k);
+				lr_mbuf_free_bulk(g + k, n - k);
 		}
 		d->c.channel[ch] += k;
 		d->c.ring_full += n - k;
@@ -542,7 +543,7 @@ dist_poll(struct lr_task *t, uint64_t now)
 	}
 	hand_over(d, m);
 	if (uh)
-		rte_pktmbuf_free_bulk(m, n);
+		lr_mbuf_free_bulk(m, n);
 	if (d->rx.trace) {
 		/* After the enqueues: a probe that then finds its ring empty
 		 * has had every packet of its channel up to this time. */

@@ -105,6 +105,7 @@ read_dist(FILE *f, const char *path, const char *name)
 		lr_netem_dist_free(d);
 		return lr_err_null(EINVAL, "netem: %s: no values", path);
 	}
+	d->size_m = UINT64_MAX / d->size + 1;
 	return d;
 }
 

@@ -66,9 +66,22 @@
  *  by 8192 (an iproute2 .dist file, or one maketable wrote). */
 struct lr_netem_dist {
 	uint32_t size;
+	uint64_t size_m;	/**< 2^64 / size rounded up: lr_netem_dist_at() */
 	int16_t *table;
 	char name[64];		/**< "normal", or the file's path */
 };
+
+/** The kernel's table[rnd % size], without a division: a table's size is
+ *  any count up to LR_NETEM_DIST_MAX, and a divl was a third of the cost
+ *  of placing a jittered frame (perf). Lemire's remainder by a 64-bit
+ *  reciprocal, exact for every 32-bit @p rnd and size. */
+static inline int16_t
+lr_netem_dist_at(const struct lr_netem_dist *d, uint32_t rnd)
+{
+	uint64_t low = d->size_m * rnd;
+
+	return d->table[(uint32_t)(((unsigned __int128)low * d->size) >> 64)];
+}
 
 enum lr_netem_loss_model {
 	LR_NETEM_LOSS_RANDOM,	/**< loss [random] P [C] (CLG_RANDOM) */

@@ -101,7 +101,7 @@ tabledist(int64_t mu, int32_t sigma, struct lr_netem_crnd *st,
 	rnd = crandom(st, p);
 	if (d == NULL)
 		return (int64_t)(rnd % (2 * (uint32_t)sigma)) + mu - sigma;
-	return table_value(mu, sigma, d->table[rnd % d->size]);
+	return table_value(mu, sigma, lr_netem_dist_at(d, rnd));
 }
 
 /* jitter-ar1 (see lr_netem.h): an AR(1) of normals through Phi. */

@@ -19,6 +19,7 @@
 
 #include "lr_clock.h"
 #include "lr_common.h"
+#include "lr_mbuf.h"
 #include "lr_flowcache.h"
 #include "lr_parse_mbuf.h"
 #include "lr_pcapmap.h"
@@ -118,7 +119,7 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 			ns = lr_clock_ns(&p->clk, now);
 		lr_fc_update(p->fc, pp, k, t->port, ns);
 	}
-	rte_pktmbuf_free_bulk(m, n);
+	lr_mbuf_free_bulk(m, n);
 	if (p->in == NULL) {
 		t->st.rx_pkts += n;
 		t->st.rx_bytes += bytes;
@@ -148,7 +149,7 @@ cut_at_count(struct probe *p, struct rte_mbuf **m, uint16_t n)
 {
 	if (unlikely(n > p->remaining)) {
 		p->c.past_count += n - p->remaining;
-		rte_pktmbuf_free_bulk(m + p->remaining, n - (uint16_t)p->remaining);
+		lr_mbuf_free_bulk(m + p->remaining, n - (uint16_t)p->remaining);
 		n = (uint16_t)p->remaining;
 	}
 	return n;

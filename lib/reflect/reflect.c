@@ -15,6 +15,7 @@
 #include <rte_pause.h>
 #include <rte_prefetch.h>
 
+#include "lr_mbuf.h"
 #include "reflect_internal.h"
 
 /* ---- the fast path ---- */
@@ -41,7 +42,7 @@ tx_send(struct lr_task *t, struct reflect *r, struct rte_mbuf **m, uint16_t n,
 		if (sent < n) {
 			r->c.tx_dropped += n - sent;
 			t->st.drops += n - sent;
-			rte_pktmbuf_free_bulk(m + sent, n - sent);
+			lr_mbuf_free_bulk(m + sent, n - sent);
 		}
 	}
 	r->c.out += sent;
@@ -152,7 +153,7 @@ rx_burst(struct lr_task *t, struct reflect *r, struct rte_mbuf **pkts)
 
 	if (unlikely(n > r->remaining)) {
 		r->c.past_count += n - r->remaining;
-		rte_pktmbuf_free_bulk(pkts + r->remaining,
+		lr_mbuf_free_bulk(pkts + r->remaining,
 				      n - (unsigned int)r->remaining);
 		n = (uint16_t)r->remaining;
 	}
@@ -358,7 +359,7 @@ lr_reflect_poll(struct lr_task *t, uint64_t now)
 	count_burst(t, r, n, bytes, own, stamped, looped, others, runts);
 	if (nd != 0) {
 		t->st.drops += nd;
-		rte_pktmbuf_free_bulk(drop, nd);
+		lr_mbuf_free_bulk(drop, nd);
 	}
 	if (!r->delay)
 		send_now(t, r, out, l4, v4, k, obytes);

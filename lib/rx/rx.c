@@ -20,6 +20,7 @@
 
 #include "lr_clock.h"
 #include "lr_common.h"
+#include "lr_mbuf.h"
 #include "lr_pkt.h"
 #include "lr_wire.h"
 #include "rx_internal.h"
@@ -244,7 +245,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	 * so the last burst's packets past N are freed unread, counted apart. */
 	if (unlikely(n > r->remaining)) {
 		r->c.past_count += n - r->remaining;
-		rte_pktmbuf_free_bulk(pkts + r->remaining, n - (uint16_t)r->remaining);
+		lr_mbuf_free_bulk(pkts + r->remaining, n - (uint16_t)r->remaining);
 		n = (uint16_t)r->remaining;
 	}
 	/* The receive time of the burst: later than "now", which may be a
@@ -307,7 +308,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	}
 	for (i = 0; i < k; i++)
 		seq_account(r, flow[i], len[i], hdr[i], trace ? when[i] : now);
-	rte_pktmbuf_free_bulk(pkts, n);
+	lr_mbuf_free_bulk(pkts, n);
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
 	if (r->remaining <= n) {

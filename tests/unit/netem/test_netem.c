@@ -896,10 +896,49 @@ test_dist_bounded(void **state)
 	rmdir(dir);
 }
 
+/* lr_netem_dist_at() is table[rnd % size] for every size a table may
+ * have and rnd at the edges and in between. */
+static void
+test_dist_at_is_the_remainder(void **state)
+{
+	static const uint32_t sizes[] = { 1, 2, 3, 4, 5, 7, 1000, 4095, 4096,
+					  4097, 12289, LR_NETEM_DIST_MAX - 1,
+					  LR_NETEM_DIST_MAX };
+	struct lr_netem_dist d;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int i, k;
+
+	(void)state;
+	d.table = calloc(LR_NETEM_DIST_MAX, sizeof(d.table[0]));
+	assert_non_null(d.table);
+	for (k = 0; k < LR_NETEM_DIST_MAX; k++)
+		d.table[k] = (int16_t)k;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		d.size = sizes[i];
+		d.size_m = UINT64_MAX / d.size + 1;
+		for (k = 0; k < 200000; k++) {
+			uint32_t rnd;
+
+			if (k < 4)
+				rnd = (uint32_t[]){ 0, 1, UINT32_MAX, UINT32_MAX - 1 }[k];
+			else if (k < 8)
+				rnd = d.size * (k - 3) - 1;
+			else {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				rnd = (uint32_t)x;
+			}
+			assert_int_equal(lr_netem_dist_at(&d, rnd),
+					 (int16_t)(rnd % d.size));
+		}
+	}
+	free(d.table);
+}
+
 static void
 test_dist_load(void **state)
 {
 	struct lr_netem_dist *d;
+	uint32_t k;
 	char dir[] = "/tmp/lr_netem_XXXXXX", path[128];
 	FILE *f;
 
@@ -908,6 +947,9 @@ test_dist_load(void **state)
 	assert_non_null(d);
 	assert_int_equal(d->size, 4096);
 	assert_string_equal(d->name, "normal");
+	for (k = 0; k < 100000; k++)	/* the loader sets what _at() needs */
+		assert_int_equal(lr_netem_dist_at(d, k * 2654435761u),
+				 d->table[(k * 2654435761u) % d->size]);
 	lr_netem_dist_free(d);
 	assert_null(lr_netem_dist_load("no_such_table_here"));
 	/* $TC_LIB_DIR first; '#' lines and several values a line */
@@ -1007,6 +1049,7 @@ main(void)
 		cmocka_unit_test(test_parse_errors_long),
 		cmocka_unit_test(test_limit_zero),
 		cmocka_unit_test(test_dist_bounded),
+		cmocka_unit_test(test_dist_at_is_the_remainder),
 		cmocka_unit_test(test_dist_load),
 		cmocka_unit_test(test_maketable),
 	};
