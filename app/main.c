@@ -25,6 +25,7 @@
 #include "lr_engine.h"
 #include "lr_latency.h"
 #include "lr_lua.h"
+#include "lr_metrics.h"
 #include "lr_out.h"
 #include "lr_port.h"
 #include "lr_roles.h"
@@ -66,6 +67,8 @@ struct opts {
 	bool duration_given;
 	double series_s;
 	bool series_given;
+	char metrics[128];	/* [ADDR:]PORT of /metrics, "" none */
+	double metrics_linger_s;
 	bool no_live;
 	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct actions act;
@@ -116,6 +119,36 @@ set_series(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+static int
+check_metrics(void *conf, const char *key, const char *val)
+{
+	RTE_SET_USED(conf);
+	RTE_SET_USED(key);
+	return lr_metrics_check(val);
+}
+
+static int
+set_metrics_linger(void *conf, const char *key, const char *val)
+{
+	struct opts *o = conf;
+
+	if (lr_parse_seconds(val, &o->metrics_linger_s) != 0 ||
+	    o->metrics_linger_s > LR_METRICS_LINGER_MAX_S)
+		return lr_err(EINVAL, "--%s '%s': want seconds from 0 to %d",
+			      key, val, LR_METRICS_LINGER_MAX_S);
+	return 0;
+}
+
+/* --metrics PORT 0: the kernel picks it. */
+static bool
+asks_any_port(const char *listen)
+{
+	size_t n = strlen(listen);
+
+	return strcmp(listen, "0") == 0 ||
+	       (n >= 2 && strcmp(listen + n - 2, ":0") == 0);
+}
+
 #define OC(field) LR_OPT_FIELD(struct opts, field)
 
 /* linerate's own options, in --help's and doc/usage.md's order; the port's
@@ -142,6 +175,16 @@ static const struct lr_opt app_opts[] = {
 	  "(0.001 to 3600) of the rates, local drops and rx's received, lost, "
 	  "PER and latency quantiles over the interval (its `series`)",
 	  "`--series 1`", NULL },
+	{ "metrics", LR_OPT_STRING(struct opts, metrics, 1, check_metrics),
+	  "[ADDR:]PORT", "serve Prometheus metrics at http://ADDR:PORT/metrics "
+	  "while the run goes on (ADDR: numeric IPv4, or IPv6 in brackets; "
+	  "without it every IPv4 address; PORT 0: a free one, said on stderr); "
+	  "a port in use is an error",
+	  "`--metrics 127.0.0.1:9464`", NULL },
+	{ "metrics-linger", LR_OPT_FUNC, 0, 0, 0, 0, set_metrics_linger, "S",
+	  "after the run, keep serving /metrics until a scrape has read the "
+	  "final counts or S seconds have passed (0: stop at once)",
+	  "`--metrics-linger 5`", NULL },
 	{ "csv", LR_OPT_STRING(struct opts, csv, 1, lr_opt_check_out), "FILE",
 	  "write rx's per-flow table as CSV (`-`: stdout, alone there as with "
 	  "`--json -`)", "`--csv flows.csv`", NULL },
@@ -889,6 +932,15 @@ main(int argc, char **argv)
 	if (o.series_given)
 		lr_stats_series(o.series_s);
 	lr_engine_set_tick(lr_stats_tick);
+	if (o.metrics[0] != '\0' && lr_metrics_start(o.metrics, o.metrics_linger_s) != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		free(rc);
+		free(wc);
+		return 1;
+	}
+	/* A port the kernel picked is said, or nobody could scrape it. */
+	if (o.metrics[0] != '\0' && asks_any_port(o.metrics))
+		fprintf(stderr, "linerate: metrics at %s\n", lr_metrics_url());
 
 	if (o.script != NULL) {
 		lr_lua_print_to(human);
@@ -917,6 +969,9 @@ main(int argc, char **argv)
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
+	/* The results are final and written: a Prometheus that scrapes every
+	 * few seconds gets them too (also a server a script started). */
+	lr_metrics_linger();
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
 	checked = lr_roles_check();
@@ -925,6 +980,7 @@ main(int argc, char **argv)
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
+	lr_metrics_stop();
 	lr_engine_cleanup();
 	/* The tasks held the IPFIX export open until now, and a file's close
 	 * can fail too (an error the file system kept for it): asked again,

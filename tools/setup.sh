@@ -11,7 +11,8 @@ pkgs=(build-essential meson ninja-build pkg-config dpdk dpdk-dev libdpdk-dev
       libnuma-dev liblua5.4-dev lua5.4 libcmocka-dev libpcap-dev libjansson-dev
       python3 python3-scapy tshark libfixbuf-tools nfdump softflowd pmacct
       iproute2 iputils-ping iperf3 ethtool sockperf irtt zlib1g-dev
-      clang libclang-rt-14-dev python3-matplotlib python3-jsonschema)
+      clang libclang-rt-14-dev python3-matplotlib python3-jsonschema
+      libmicrohttpd-dev prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

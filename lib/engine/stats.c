@@ -11,6 +11,7 @@
 
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_metrics.h"
 #include "lr_out.h"
 #include "lr_port.h"
 #include "lr_stats.h"
@@ -213,6 +214,8 @@ lr_stats_tick(void)
 	FILE *out;
 	double secs;
 
+	/* Scrapes are answered here, on the main lcore (lr_metrics.h). */
+	lr_metrics_poll();
 	if (series != NULL)
 		series_tick(now, hz, false);
 	if (!live_on || now - live_last_tsc < hz)

@@ -312,6 +312,7 @@ tcp_report(const void *ctx, json_t *o)
 	json_object_set_new(o, "tcp_connects", json_integer((json_int_t)ts.connects));
 	json_object_set_new(o, "tcp_refused_messages", json_integer((json_int_t)ts.refused));
 	json_object_set_new(o, "tcp_cuts", json_integer((json_int_t)ts.cuts));
+	json_object_set_new(o, "tcp_connected", json_boolean(ts.up));
 }
 
 static void

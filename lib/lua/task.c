@@ -15,6 +15,7 @@
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_lua.h"
+#include "lr_metrics.h"
 #include "lr_stats.h"
 #include "lua_internal.h"
 
@@ -417,7 +418,40 @@ l_live(lua_State *L)
 	return 0;
 }
 
+/* linerate.metrics{listen = "[ADDR:]PORT", linger = S}: serve /metrics
+ * (lr_metrics.h); returns its URL, or nil and why. */
+static int
+l_metrics(lua_State *L)
+{
+	const char *listen, *k;
+	double linger = 0;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, 1) != 0) {
+		k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+		if (strcmp(k, "listen") != 0 && strcmp(k, "linger") != 0)
+			return luaL_error(L, "metrics: unknown key '%s' (listen, "
+					  "linger)", k);
+		lua_pop(L, 1);
+	}
+	lua_getfield(L, 1, "listen");
+	listen = luaL_checkstring(L, -1);
+	lua_getfield(L, 1, "linger");
+	if (!lua_isnil(L, -1)) {
+		linger = luaL_checknumber(L, -1);
+		if (!(linger >= 0 && linger <= LR_METRICS_LINGER_MAX_S))
+			return luaL_error(L, "metrics: linger %f: want 0 .. %d s",
+					  linger, LR_METRICS_LINGER_MAX_S);
+	}
+	if (lr_metrics_start(listen, linger) != 0)
+		return lr_lua_fail(L);
+	lua_pushstring(L, lr_metrics_url());
+	return 1;
+}
+
 static const luaL_Reg funcs[] = {
+	{ "metrics", l_metrics },
 	{ "task", l_task },
 	{ "plan", l_plan },
 	{ "start", l_start },

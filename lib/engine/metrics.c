@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * /metrics in Prometheus' text exposition format (0.0.4), served by
+ * libmicrohttpd polled from the main lcore's tick (lr_metrics.h).
+ *
+ * What is exported is one table, LR_METRICS: each row names a value of a
+ * task's report (lr_task_report(), the same numbers as the result
+ * document's "tasks") or of a role's section of the result document, and
+ * the metric it becomes. Names follow Prometheus' conventions: linerate_
+ * prefix, _total on counters, base units (seconds, bytes, ratios from 0 to
+ * 1). Labels: role, port (its ethdev name), queue and task (its id) on a
+ * task's values, role alone on a role's, and direction on the delay box's.
+ * A value the document has as null (rx's per before any frame: undetermined)
+ * has no sample: Prometheus then has none, rather than a made-up 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "lr_common.h"
+#include "lr_engine.h"
+#include "lr_hist.h"
+#include "lr_metrics.h"
+
+enum mx_scope {
+	MX_TASK,	/* a task's report, labels role, port, queue, task */
+	MX_DIR,		/* a task's report, in each of its "forward" and
+			 * "back" objects: label direction too (delay) */
+	MX_ROLE,	/* the role's section of the result document */
+};
+
+enum mx_type {
+	MX_COUNTER,
+	MX_GAUGE,
+	MX_HIST,	/* an lr_hist_json() object of ns: seconds */
+};
+
+/*
+ * X(scope, role, path, name, type, help): role NULL for every role that
+ * has the value; path is dotted ("parsed.ok") inside the report or the
+ * role's section. Counters are the tasks' own, which only grow while the
+ * process runs.
+ */
+#define LR_METRICS(X) \
+	X(TASK, NULL, "tx_packets", "tx_packets_total", COUNTER, \
+	  "Frames the task sent.") \
+	X(TASK, NULL, "tx_bytes", "tx_bytes_total", COUNTER, \
+	  "Frame bytes the task sent, without FCS.") \
+	X(TASK, NULL, "rx_packets", "rx_packets_total", COUNTER, \
+	  "Frames the task received.") \
+	X(TASK, NULL, "rx_bytes", "rx_bytes_total", COUNTER, \
+	  "Frame bytes the task received, without FCS.") \
+	X(TASK, NULL, "local_drops", "drops_total", COUNTER, \
+	  "Frames the task dropped itself (its role says which).") \
+	X(TASK, NULL, "tx_retry", "tx_retries_total", COUNTER, \
+	  "Tx bursts the queue did not take whole.") \
+	X(TASK, NULL, "alloc_fail", "alloc_failures_total", COUNTER, \
+	  "Bursts that found the mempool empty.") \
+	X(TASK, NULL, "duration_s", "task_seconds", GAUGE, \
+	  "How long the task has run (until it ended).") \
+	X(TASK, "gen", "late_packets", "gen_late_packets_total", COUNTER, \
+	  "Frames gen sent later than their schedule after a stall.") \
+	X(TASK, "gen", "offered", "gen_offered_ratio", GAUGE, \
+	  "Rate gen offered over the rate asked, over its run so far.") \
+	X(TASK, "rx", "received", "rx_received_total", COUNTER, \
+	  "Tracked frames received once.") \
+	X(TASK, "rx", "lost", "rx_lost_total", COUNTER, \
+	  "Frames lost: sequence numbers that never came.") \
+	X(TASK, "rx", "per", "rx_per_ratio", GAUGE, \
+	  "Packet error ratio: lost over lost and received (none until a " \
+	  "tracked frame came).") \
+	X(TASK, "rx", "dup", "rx_duplicates_total", COUNTER, \
+	  "Frames received more than once.") \
+	X(TASK, "rx", "out_of_order", "rx_reordered_total", COUNTER, \
+	  "Frames that came after a later one of their flow.") \
+	X(TASK, "rx", "late", "rx_late_total", COUNTER, \
+	  "Frames too late to tell from a duplicate (counted lost before).") \
+	X(TASK, "rx", "foreign_packets", "rx_foreign_packets_total", COUNTER, \
+	  "Frames that were not linerate's.") \
+	X(TASK, "rx", "unknown_flow_packets", "rx_unknown_flow_packets_total", \
+	  COUNTER, "Frames of a flow outside rx's table.") \
+	X(TASK, "rx", "malformed_packets", "rx_malformed_packets_total", \
+	  COUNTER, "Frames of linerate's too short or broken to account.") \
+	X(TASK, "rx", "latency", "rx_latency_seconds", HIST, \
+	  "One-way latency of tracked frames (in rtt's rx: the round trip).") \
+	X(TASK, "probe", "parsed.ok", "probe_parsed_packets_total", COUNTER, \
+	  "Frames the probe parsed into a flow.") \
+	X(TASK, "probe", "flows_created", "probe_flows_created_total", COUNTER, \
+	  "Flows the probe's cache created.") \
+	X(TASK, "probe", "flows_active", "probe_flows_active", GAUGE, \
+	  "Flows in the probe's cache now.") \
+	X(TASK, "probe", "export_drops", "probe_records_not_sent_total", \
+	  COUNTER, "Flow records a full export ring refused: never sent.") \
+	X(DIR, "delay", "in", "delay_in_frames_total", COUNTER, \
+	  "Frames into the delay box.") \
+	X(DIR, "delay", "out", "delay_out_frames_total", COUNTER, \
+	  "Frames the delay box sent on.") \
+	X(DIR, "delay", "lost", "delay_lost_frames_total", COUNTER, \
+	  "Frames the box's loss model dropped.") \
+	X(DIR, "delay", "duplicated", "delay_duplicated_frames_total", \
+	  COUNTER, "Frames the box duplicated.") \
+	X(DIR, "delay", "reordered", "delay_reordered_frames_total", \
+	  COUNTER, "Frames the box reordered.") \
+	X(DIR, "delay", "late", "delay_late_frames_total", COUNTER, \
+	  "Frames the box sent later than due by more than --late.") \
+	X(DIR, "delay", "held", "delay_held_frames", GAUGE, \
+	  "Frames the box holds now.") \
+	X(DIR, "delay", "over_limit", "delay_over_limit_frames_total", \
+	  COUNTER, "Frames dropped over the box's limit.") \
+	X(ROLE, "probe", "exporter.records", "exporter_records_total", \
+	  COUNTER, "IPFIX records delivered: written whole to the file or socket.") \
+	X(ROLE, "probe", "exporter.records_lost", \
+	  "exporter_records_lost_total", COUNTER, \
+	  "IPFIX records never delivered (refused, dropped, left at the end).") \
+	X(ROLE, "probe", "exporter.records_waiting", \
+	  "exporter_records_waiting", GAUGE, \
+	  "IPFIX records handed to the exporter, not yet delivered.") \
+	X(ROLE, "probe", "exporter.messages", "exporter_messages_total", \
+	  COUNTER, "IPFIX messages sent.") \
+	X(ROLE, "probe", "exporter.bytes", "exporter_bytes_total", COUNTER, \
+	  "IPFIX message bytes sent.") \
+	X(ROLE, "probe", "exporter.send_errors", "exporter_send_errors_total", \
+	  COUNTER, "Sends of the exporter that failed.") \
+	X(ROLE, "probe", "exporter.tcp_connected", "exporter_connected", \
+	  GAUGE, "1 while the TCP exporter is connected to its collector.") \
+	X(ROLE, "probe", "exporter.tcp_connects", "exporter_connects_total", \
+	  COUNTER, "Connections the TCP exporter made.") \
+	X(ROLE, "rtt", "sent", "rtt_sent_total", COUNTER, \
+	  "Frames rtt's generators sent.") \
+	X(ROLE, "rtt", "received", "rtt_received_total", COUNTER, \
+	  "Frames back once.") \
+	X(ROLE, "rtt", "lost", "rtt_lost_total", COUNTER, \
+	  "Frames that did not come back.") \
+	X(ROLE, "rtt", "duplicates", "rtt_duplicates_total", COUNTER, \
+	  "Frames back more than once.") \
+	X(ROLE, "rtt", "reordered", "rtt_reordered_total", COUNTER, \
+	  "Frames back after a later one.") \
+	X(ROLE, "rtt", "rtt", "rtt_seconds", HIST, \
+	  "Round-trip time of the frames back.")
+
+struct mx_row {
+	enum mx_scope scope;
+	const char *role;
+	const char *path;
+	const char *name;	/* without the linerate_ prefix */
+	enum mx_type type;
+	const char *help;
+};
+
+static const struct mx_row rows[] = {
+#define ROW(scope, role, path, name, type, help) \
+	{ MX_##scope, role, path, name, MX_##type, help },
+	LR_METRICS(ROW)
+#undef ROW
+};
+
+/*
+ * The histograms' bucket bounds: 4 a power of two from 64 ns to 2^35 ns
+ * (34 s), each a bound of lr_hist's buckets (those are 1/64 of a power of
+ * two wide), so that every count falls wholly under one bound: cumulative
+ * counts that are exact, not shares of a bucket. A quantile from them
+ * (histogram_quantile()) is within a quarter of its power of two. Values
+ * are whole ns: "<= B - 1 ns" is "< B", and le says B - 1 ns.
+ */
+#define MX_ROLES_MAX 64	/* role sections a scrape reads, at most */
+
+#define MX_LE_FIRST_POW 6
+#define MX_LE_LAST_POW 35
+#define MX_LE_PER_POW 4
+#define MX_LE_NB ((MX_LE_LAST_POW - MX_LE_FIRST_POW) * MX_LE_PER_POW + 1)
+
+static struct {
+	struct MHD_Daemon *d;
+	int fd;
+	unsigned long scrapes;
+	double linger_s;
+	char url[96];		/* where it serves, the port bound */
+} srv = { .fd = -1 };
+
+/* Split "[ADDR:]PORT" into a socket address. */
+static int
+parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	char host[64] = "";
+	const char *port = listen, *colon;
+	unsigned long pn;
+	char *end;
+
+	memset(ss, 0, sizeof(*ss));
+	if (listen[0] == '[') {
+		colon = strstr(listen, "]:");
+		if (colon == NULL || (size_t)(colon - listen - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, listen + 1, (size_t)(colon - listen - 1));
+		host[colon - listen - 1] = '\0';
+		port = colon + 2;
+	} else if ((colon = strrchr(listen, ':')) != NULL) {
+		if ((size_t)(colon - listen) >= sizeof(host))
+			goto bad;
+		memcpy(host, listen, (size_t)(colon - listen));
+		host[colon - listen] = '\0';
+		port = colon + 1;
+	}
+	errno = 0;
+	pn = strtoul(port, &end, 10);
+	if (*port < '0' || *port > '9' || *end != '\0' || errno != 0 ||
+	    pn > 65535)
+		goto bad;
+	if (listen[0] == '[') {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)pn);
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			goto bad;
+		*len = sizeof(*s6);
+		return 0;
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)pn);
+	s4->sin_addr.s_addr = htonl(INADDR_ANY);
+	if (host[0] != '\0' && inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+		goto bad;
+	*len = sizeof(*s4);
+	return 0;
+bad:
+	return lr_err(EINVAL, "--metrics '%s': want [ADDR:]PORT, PORT 0..65535 (0: any free one), "
+		      "ADDR numeric IPv4 or [IPv6]", listen);
+}
+
+int
+lr_metrics_check(const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	return parse_listen(listen, &ss, &len);
+}
+
+/* ---- the exposition ---- */
+
+/* A label value as the text format wants it: \ " and newline escaped. */
+static void
+put_label(FILE *f, const char *key, const char *val, bool first)
+{
+	const char *c;
+
+	fprintf(f, "%s%s=\"", first ? "" : ",", key);
+	for (c = val; *c != '\0'; c++) {
+		if (*c == '\\' || *c == '"')
+			fprintf(f, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+/* The value at dotted @p path in @p o, or NULL. */
+static json_t *
+at_path(json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+	size_t n;
+
+	while (o != NULL && (dot = strchr(path, '.')) != NULL) {
+		n = (size_t)(dot - path);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	return o != NULL ? json_object_get(o, path) : NULL;
+}
+
+struct mx_src {
+	json_t *o;		/* report or role section (owned) */
+	const char *role;
+	char port[64];
+	char queue[16];
+	char task[16];
+	bool is_task;
+};
+
+static void
+put_labels(FILE *f, const struct mx_src *s, const char *dir, const char *le)
+{
+	put_label(f, "role", s->role, true);
+	if (s->is_task) {
+		put_label(f, "port", s->port, false);
+		put_label(f, "queue", s->queue, false);
+		put_label(f, "task", s->task, false);
+	}
+	if (dir != NULL)
+		put_label(f, "direction", dir, false);
+	if (le != NULL)
+		put_label(f, "le", le, false);
+}
+
+/* A number of the document as a sample's value; false for null, strings
+ * and objects: no sample. */
+static bool
+value_of(json_t *v, char *buf, size_t len)
+{
+	if (json_is_integer(v))
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%.17g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%d", json_is_true(v) ? 1 : 0);
+	else
+		return false;
+	return true;
+}
+
+/* An lr_hist_json() object as _bucket, _sum and _count. _count is the
+ * buckets' own sum, so that +Inf equals it whatever a worker added
+ * between the reads of its count and of its buckets. */
+static void
+put_hist(FILE *f, const char *name, const struct mx_src *s, json_t *h)
+{
+	json_t *b = json_object_get(h, "buckets"), *e;
+	uint64_t cum = 0, low, width, n, bound;
+	char le[32];
+	size_t i = 0, nb = json_array_size(b);
+	unsigned int j, pw, m;
+
+	if (!json_is_object(h) || !json_is_array(b))
+		return;
+	for (j = 0; j < MX_LE_NB; j++) {
+		pw = MX_LE_FIRST_POW + j / MX_LE_PER_POW;
+		m = MX_LE_PER_POW + j % MX_LE_PER_POW;
+		bound = ((uint64_t)m << pw) / MX_LE_PER_POW;
+		/* Buckets ascend; each whole under the first bound its last
+		 * value (low + width - 1) is below. */
+		for (; i < nb; i++) {
+			e = json_array_get(b, i);
+			low = (uint64_t)json_integer_value(json_array_get(e, 0));
+			width = (uint64_t)json_integer_value(json_array_get(e, 1));
+			n = (uint64_t)json_integer_value(json_array_get(e, 2));
+			if (low + width > bound)
+				break;
+			cum += n;
+		}
+		snprintf(le, sizeof(le), "%.9g", (double)(bound - 1) * 1e-9);
+		fprintf(f, "linerate_%s_bucket{", name);
+		put_labels(f, s, NULL, le);
+		fprintf(f, "} %" PRIu64 "\n", cum);
+	}
+	for (; i < nb; i++)
+		cum += (uint64_t)json_integer_value(json_array_get(
+				json_array_get(b, i), 2));
+	fprintf(f, "linerate_%s_bucket{", name);
+	put_labels(f, s, NULL, "+Inf");
+	fprintf(f, "} %" PRIu64 "\n", cum);
+	fprintf(f, "linerate_%s_sum{", name);
+	put_labels(f, s, NULL, NULL);
+	fprintf(f, "} %.17g\n", json_number_value(json_object_get(h, "mean_ns")) *
+		(double)json_integer_value(json_object_get(h, "count")) * 1e-9);
+	fprintf(f, "linerate_%s_count{", name);
+	put_labels(f, s, NULL, NULL);
+	fprintf(f, "} %" PRIu64 "\n", cum);
+}
+
+static void
+put_sample(FILE *f, const struct mx_row *r, const struct mx_src *s, json_t *o,
+	   const char *dir)
+{
+	json_t *v = at_path(o, r->path);
+	char val[64];
+
+	if (r->type == MX_HIST) {
+		put_hist(f, r->name, s, v);
+		return;
+	}
+	if (!value_of(v, val, sizeof(val)))
+		return;
+	fprintf(f, "linerate_%s{", r->name);
+	put_labels(f, s, dir, NULL);
+	fprintf(f, "} %s\n", val);
+}
+
+/* Every task's report and the sections of the roles with ROLE rows that
+ * have tasks: read once a scrape, before any row is written (a family's
+ * samples go together). */
+static struct mx_src *
+sources(unsigned int *nb)
+{
+	unsigned int i, n, k = 0, it;
+	const struct lr_role *r;
+	struct mx_src *src;
+	json_t *doc, *o;
+	size_t j;
+
+	lr_engine_lock();
+	n = lr_engine_task_count();
+	src = calloc(n + MX_ROLES_MAX, sizeof(*src));
+	if (src == NULL) {
+		lr_engine_unlock();
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		struct lr_task *t = lr_engine_task(i);
+		struct mx_src *s = &src[k];
+
+		if (t->priv == NULL)	/* its init failed: no task */
+			continue;
+		s->o = lr_task_report(t);
+		s->role = t->role->name;
+		s->is_task = true;
+		o = json_object_get(s->o, "port_name");
+		snprintf(s->port, sizeof(s->port), "%s",
+			 json_is_string(o) ? json_string_value(o) : "");
+		if (t->queue == LR_QUEUE_NONE)
+			snprintf(s->queue, sizeof(s->queue), "none");
+		else
+			snprintf(s->queue, sizeof(s->queue), "%u", t->queue);
+		snprintf(s->task, sizeof(s->task), "%u", t->id);
+		k++;
+	}
+	lr_engine_unlock();
+	for (i = 0; (r = lr_role_at(i)) != NULL && k < n + MX_ROLES_MAX; i++) {
+		if (r->plan == NULL || r->plan->results == NULL)
+			continue;
+		for (j = 0; j < RTE_DIM(rows); j++)
+			if (rows[j].scope == MX_ROLE &&
+			    strcmp(rows[j].role, r->name) == 0)
+				break;
+		if (j == RTE_DIM(rows))
+			continue;
+		/* A plan without tasks of its own (rtt) says whether it has
+		 * any in its section; a role with tasks is asked only then. */
+		it = 0;
+		if (r->task != NULL && lr_role_next(r, &it) == NULL)
+			continue;
+		doc = json_object();
+		r->plan->results(doc);
+		o = json_object_get(doc, r->name);
+		if (json_is_object(o)) {
+			src[k].o = json_incref(o);
+			src[k].role = r->name;
+			k++;
+		}
+		json_decref(doc);
+	}
+	*nb = k;
+	return src;
+}
+
+static const char *
+type_name(enum mx_type t)
+{
+	return t == MX_COUNTER ? "counter" : t == MX_GAUGE ? "gauge" :
+	       "histogram";
+}
+
+int
+lr_metrics_write(FILE *f)
+{
+	static const char *const dirs[] = { "forward", "back" };
+	struct mx_src *src;
+	unsigned int nb = 0, i, d;
+	size_t j;
+
+	src = sources(&nb);
+	if (src == NULL)
+		return -ENOMEM;
+	fputs("# HELP linerate_build_info linerate's version.\n"
+	      "# TYPE linerate_build_info gauge\n", f);
+	fprintf(f, "linerate_build_info{version=\"%s\"} 1\n", LR_VERSION);
+	/* Every family's HELP and TYPE, samples or not: what exists is the
+	 * same in every scrape (a dashboard's names can be checked). */
+	for (j = 0; j < RTE_DIM(rows); j++) {
+		const struct mx_row *r = &rows[j];
+
+		fprintf(f, "# HELP linerate_%s %s\n# TYPE linerate_%s %s\n",
+			r->name, r->help, r->name, type_name(r->type));
+		for (i = 0; i < nb; i++) {
+			const struct mx_src *s = &src[i];
+
+			if (s->is_task == (r->scope == MX_ROLE) ||
+			    (r->role != NULL && strcmp(r->role, s->role) != 0))
+				continue;
+			if (r->scope != MX_DIR) {
+				put_sample(f, r, s, s->o, NULL);
+				continue;
+			}
+			for (d = 0; d < RTE_DIM(dirs); d++)
+				put_sample(f, r, s, json_object_get(s->o, dirs[d]),
+					   dirs[d]);
+		}
+	}
+	for (i = 0; i < nb; i++)
+		json_decref(src[i].o);
+	free(src);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- the server ---- */
+
+static enum MHD_Result
+answer(void *cls, struct MHD_Connection *c, const char *url,
+       const char *method, const char *version, const char *upload_data,
+       size_t *upload_data_size, void **con_cls)
+{
+	static const char not_found[] = "linerate serves /metrics only\n";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	unsigned int status = MHD_HTTP_OK;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	RTE_SET_USED(cls);
+	RTE_SET_USED(version);
+	RTE_SET_USED(upload_data);
+	RTE_SET_USED(upload_data_size);
+	RTE_SET_USED(con_cls);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (strcmp(url, "/metrics") != 0) {
+		status = MHD_HTTP_NOT_FOUND;
+	} else {
+		f = open_memstream(&body, &len);
+		if (f == NULL)
+			return MHD_NO;
+		if (lr_metrics_write(f) != 0) {
+			fclose(f);
+			free(body);
+			return MHD_NO;
+		}
+		fclose(f);
+		srv.scrapes++;
+	}
+	if (status != MHD_HTTP_OK)
+		resp = MHD_create_response_from_buffer(sizeof(not_found) - 1,
+			(void *)(uintptr_t)not_found, MHD_RESPMEM_PERSISTENT);
+	else
+		resp = MHD_create_response_from_buffer(len, body,
+						       MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, status ==
+		MHD_HTTP_OK ? "text/plain; version=0.0.4; charset=utf-8" :
+		"text/plain; charset=utf-8");
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int
+lr_metrics_start(const char *listen_at, double linger_s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = 0;
+	int ret, one = 1;
+
+	if (srv.d != NULL)
+		return lr_err(EINVAL, "--metrics %s: already serving", listen_at);
+	ret = parse_listen(listen_at, &ss, &len);
+	if (ret != 0)
+		return ret;
+	/* Our own socket, so that a port in use is said as such (MHD alone
+	 * would only fail to start). */
+	srv.fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (srv.fd < 0)
+		return lr_err(errno, "--metrics %s: socket", listen_at);
+	setsockopt(srv.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(srv.fd, (struct sockaddr *)&ss, len) != 0 ||
+	    listen(srv.fd, 64) != 0) {
+		ret = errno;
+		close(srv.fd);
+		srv.fd = -1;
+		return lr_err(ret, "--metrics %s: cannot listen", listen_at);
+	}
+	/* The port bound, which port 0 left to the kernel. */
+	len = sizeof(ss);
+	if (getsockname(srv.fd, (struct sockaddr *)&ss, &len) == 0) {
+		char host[INET6_ADDRSTRLEN] = "";
+
+		if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+			snprintf(srv.url, sizeof(srv.url), "http://[%s]:%u/metrics",
+				 host, ntohs(s6->sin6_port));
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+			snprintf(srv.url, sizeof(srv.url), "http://%s:%u/metrics",
+				 host, ntohs(s4->sin_port));
+		}
+	}
+	/* No MHD thread: lr_metrics_poll() from the main lcore's tick
+	 * (external select mode, never blocking). */
+	srv.d = MHD_start_daemon((ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				 0, NULL, NULL, answer, NULL,
+				 MHD_OPTION_LISTEN_SOCKET, srv.fd,
+				 MHD_OPTION_CONNECTION_LIMIT, 32u,
+				 MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				 MHD_OPTION_END);
+	if (srv.d == NULL) {
+		close(srv.fd);
+		srv.fd = -1;
+		return lr_err(EIO, "--metrics %s: libmicrohttpd did not start",
+			      listen_at);
+	}
+	srv.scrapes = 0;
+	srv.linger_s = linger_s;
+	return 0;
+}
+
+const char *
+lr_metrics_url(void)
+{
+	return srv.d != NULL ? srv.url : NULL;
+}
+
+int
+lr_metrics_running(void)
+{
+	return srv.d != NULL;
+}
+
+void
+lr_metrics_poll(void)
+{
+	if (srv.d != NULL)
+		MHD_run(srv.d);
+}
+
+unsigned long
+lr_metrics_scrapes(void)
+{
+	return srv.scrapes;
+}
+
+int
+lr_metrics_linger(void)
+{
+	unsigned long before = srv.scrapes;
+	uint64_t start = rte_rdtsc();
+	uint64_t len = (uint64_t)(srv.linger_s * (double)rte_get_tsc_hz());
+
+	if (srv.d == NULL || srv.linger_s <= 0)
+		return 0;
+	while (srv.scrapes == before && rte_rdtsc() - start < len &&
+	       !lr_interrupted()) {
+		MHD_run(srv.d);
+		rte_delay_us_sleep(1000);
+	}
+	/* The scrape's answer may still be on its way out. */
+	for (start = rte_rdtsc(); rte_rdtsc() - start < rte_get_tsc_hz() / 10;) {
+		MHD_run(srv.d);
+		rte_delay_us_sleep(1000);
+	}
+	return srv.scrapes != before;
+}
+
+void
+lr_metrics_stop(void)
+{
+	if (srv.d == NULL)
+		return;
+	MHD_stop_daemon(srv.d);
+	srv.d = NULL;
+	close(srv.fd);
+	srv.fd = -1;
+}
