@@ -46,11 +46,12 @@ struct kv {
 	const char *val;
 };
 
-/* What the options --help, --version and --options-md ask: each is done
- * alone, before EAL, and nothing runs. */
+/* What the options --help, --version, --man and --options-md ask: each is
+ * done alone, before EAL, and nothing runs. */
 struct actions {
 	bool help;
 	bool version;
+	bool man;
 	char options_md[32];
 };
 
@@ -198,6 +199,10 @@ static const struct lr_opt app_opts[] = {
 	  "(alone, or `-h`) this help", "`linerate --help`", NULL },
 	{ "version", LR_OPT_FLAG, OC(act.version), 0, 1, NULL, NULL,
 	  "(alone) the version", "`linerate --version`", NULL },
+	{ "man", LR_OPT_FLAG, OC(act.man), 0, 1, NULL, NULL,
+	  "(alone) this reference as a manual page, linerate(1), in roff "
+	  "(the build makes the installed page with it)",
+	  "`linerate --man | man -l -`", NULL },
 	{ "options-md", LR_OPT_STRING(struct opts, act.options_md, 1, NULL),
 	  "NAME", "(alone) print the option table of `linerate`, `port`, "
 	  "`solve` or a role as this page has it, from the code",
@@ -287,6 +292,101 @@ usage(FILE *f)
 	}
 }
 
+/*
+ * --man: linerate(1), from the same tables as --help and doc/usage.md's
+ * option tables, so that the installed page cannot fall behind them
+ * (app/meson.build writes it with the binary it builds).
+ */
+static void
+man_page(FILE *f)
+{
+	const struct lr_role *r;
+	char roles[256];
+	unsigned int i;
+
+	role_names(roles, sizeof(roles));
+	fprintf(f,
+".TH LINERATE 1 \"\" \"linerate %s\" \"User Commands\"\n"
+/* No hyphenation: option names and values are typed as printed. */
+".nh\n"
+".SH NAME\n"
+"linerate \\- DPDK packet generator, receiver and flow probe\n"
+".SH SYNOPSIS\n"
+".nf\n"
+"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR] \\fISCRIPT.lua\\fR [\\fIscript args\\fR]\n"
+"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR] \\fINAME\\fR [\\fIargs\\fR]\n"
+"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\- \\-\\-role\\fR \\fIROLE\\fR \\fB\\-\\-port\\fR \\fIPORT\\fR [\\fIoptions\\fR]\n"
+"\\fBlinerate solve\\fR \\fIFILE\\fR... [\\fIoptions\\fR]\n"
+"\\fBlinerate \\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fB\\-\\-man\\fR | \\fB\\-\\-options\\-md\\fR \\fINAME\\fR\n"
+".fi\n"
+".SH DESCRIPTION\n"
+"linerate runs one lcore per queue: the main lcore runs Lua 5.4, statistics\n"
+"and control; each worker lcore runs the tasks (a role on one port queue)\n"
+"it was given. A run is either one role on every queue of a port\n"
+"(\\fB\\-\\-role\\fR) or a Lua scenario; a scenario named without a\n"
+"directory that is not in the current one is one of linerate's own\n"
+"(\\fBrfc2544\\fR is \\fIrfc2544.lua\\fR in the directory under FILES).\n"
+".PP\n"
+"EAL options come before \\fB\\-\\-\\fR, linerate's after. On a machine whose\n"
+"NIC is not bound to DPDK, always give EAL \\fB\\-\\-no\\-pci\\fR; without\n"
+"hugepages, \\fB\\-\\-no\\-huge \\-m 512\\fR; each process running at the\n"
+"same time needs its own \\fB\\-\\-file\\-prefix\\fR.\n"
+".PP\n"
+"Roles: ", LR_VERSION);
+	lr_opt_roff(f, roles);
+	fputs(".\n"
+".SH OPTIONS\n"
+"Options take \\fB\\-\\-key value\\fR or \\fB\\-\\-key=value\\fR. Numbers take\n"
+"k, M, G (powers of ten) and exponents. Each option is given once.\n", f);
+	lr_opt_man(f, app_opts, NULL);
+	fputs(".SS port options\n", f);
+	lr_opt_man(f, lr_port_opts, NULL);
+	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+		fputs(".SS ", f);
+		lr_opt_roff(f, r->name);
+		fputs(" options\n", f);
+		if (alone(r) != NULL) {
+			lr_opt_roff(f, alone(r));
+			fputs("\n", f);
+		}
+		lr_opt_man(f, r->opts, with_opts(r));
+	}
+	fputs(".SS solve options\n"
+"\\fBlinerate solve\\fR needs no EAL: each device's own latency from\n"
+"round-trip times between pairs of devices.\n", f);
+	lr_opt_man(f, lr_latency_solve_opts, NULL);
+	fprintf(f,
+".SH EXIT STATUS\n"
+".TP\n0\nsuccess\n"
+".TP\n1\na failure at run time (no such port, a port that refuses its setup,\n"
+"a script's error, IPFIX records not delivered)\n"
+".TP\n%d\na bad option (one line on stderr naming it) or bad EAL arguments\n"
+".TP\n%d\na paced rate fell short (\\fB\\-\\-allow\\-short\\fR: 0), or a delay box\n"
+"sent frames late\n"
+".TP\n%d\na task ended early: its port stopped taking frames\n"
+".TP\n%d\na task's measurement is not what it claims (verdict invalid)\n"
+".TP\n%d\nstopped in order by SIGINT or SIGTERM, results written\n"
+".TP\n%d\nstopped at once by a second one\n"
+".SH ENVIRONMENT\n"
+".TP\n\\fBLINERATE_LUA_DIR\\fR\n"
+"the directory of linerate's scenarios, with their library in its\n"
+"\\fIlib/\\fR, in place of the one under FILES\n"
+".SH FILES\n"
+".TP\n\\fI",
+		EXIT_USAGE, EXIT_SHORT, EXIT_FAILED, EXIT_INVALID,
+		EXIT_INTERRUPTED, EXIT_FORCED);
+	lr_opt_roff(f, lr_lua_install_dir());
+	fputs("\\fR\n"
+"linerate's scenarios (\\fIrfc2544.lua\\fR, \\fIquickstart.lua\\fR ...), their\n"
+"library in \\fIlib/\\fR (\\fBrequire(\"testbed\")\\fR finds it from any\n"
+"script) and annotated examples in \\fIexamples/\\fR; found relative to the\n"
+"installed binary, so that a tree installed under another root\n"
+"(\\fBmeson install \\-\\-destdir\\fR) uses its own\n"
+".SH SEE ALSO\n"
+"\\fBtc\\-netem\\fR(8), \\fBlua5.4\\fR(1);\n"
+"doc/usage.md in linerate's sources, with an example for every option\n", f);
+}
+
 /* --options-md NAME: the option table doc/usage.md holds, from the code. */
 static int
 options_md(const char *name)
@@ -324,6 +424,10 @@ act(const struct actions *a)
 	}
 	if (a->version) {
 		printf("linerate %s\n", LR_VERSION);
+		return 0;
+	}
+	if (a->man) {
+		man_page(stdout);
 		return 0;
 	}
 	return options_md(a->options_md);

@@ -105,4 +105,13 @@ void lr_opt_help(FILE *f, const struct lr_opt *tab, const struct lr_opt *more);
 void lr_opt_markdown(FILE *f, const struct lr_opt *tab,
 		     const struct lr_opt *more);
 
+/** Print the rows as lr_opt_help() does, as a manual page's option list
+ *  (man(7): .TP, the key in bold, ARG in italics, the example after). */
+void lr_opt_man(FILE *f, const struct lr_opt *tab, const struct lr_opt *more);
+
+/** Print text @p s for roff (man(7)): backslashes, hyphens and a control
+ *  character at a line's start escaped, `code` in bold, UTF-8 as groff's
+ *  \[uXXXX] glyphs. */
+void lr_opt_roff(FILE *f, const char *s);
+
 #endif

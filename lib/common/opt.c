@@ -252,6 +252,86 @@ lr_opt_markdown(FILE *f, const struct lr_opt *tab, const struct lr_opt *more)
 	each_row_more(f, tab, more, markdown_row);
 }
 
+/* The code point of the UTF-8 sequence at @p s and its length in *@p n;
+ * a byte that starts no valid sequence is U+FFFD, one byte long. */
+static uint32_t
+utf8_at(const unsigned char *s, size_t *n)
+{
+	uint32_t c = s[0];
+	size_t len = c < 0xc0 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf8 ? 4 : 0;
+	size_t i;
+
+	*n = 1;
+	if (len == 0)
+		return 0xfffd;
+	c &= 0x3f >> (len - 1);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0xfffd;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	*n = len;
+	return c;
+}
+
+void
+lr_opt_roff(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	bool line_start = true, bold = false;
+	size_t n;
+
+	for (; *u != '\0'; u += n) {
+		n = 1;
+		/* A control character at a line's start would be a request. */
+		if (line_start && (*u == '.' || *u == '\''))
+			fputs("\\&", f);
+		line_start = *u == '\n';
+		if (*u == '\\')
+			fputs("\\e", f);
+		else if (*u == '-')	/* an option's ASCII hyphen, not a dash */
+			fputs("\\-", f);
+		else if (*u == '`') {
+			fputs(bold ? "\\fR" : "\\fB", f);
+			bold = !bold;
+		} else if (*u >= 0x80)
+			/* groff reads Latin-1 unless told: µ and × by name. */
+			fprintf(f, "\\[u%04" PRIX32 "]", utf8_at(u, &n));
+		else
+			fputc(*u, f);
+	}
+	if (bold)
+		fputs("\\fR", f);
+}
+
+static void
+man_row(FILE *f, const struct lr_opt *o)
+{
+	fputs(".TP\n\\fB", f);
+	lr_opt_roff(f, "--");
+	lr_opt_roff(f, o->name);
+	fputs("\\fR", f);
+	if (o->arg != NULL) {
+		fputs(" \\fI", f);
+		lr_opt_roff(f, o->arg);
+		fputs("\\fR", f);
+	}
+	fputc('\n', f);
+	lr_opt_roff(f, o->help);
+	fputc('\n', f);
+	if (o->example != NULL) {
+		fputs(".br\nExample: ", f);
+		lr_opt_roff(f, o->example);
+		fputc('\n', f);
+	}
+}
+
+void
+lr_opt_man(FILE *f, const struct lr_opt *tab, const struct lr_opt *more)
+{
+	each_row_more(f, tab, more, man_row);
+}
+
 /* Levenshtein distance of two short keys (longer ones count as far). */
 static unsigned int
 edits(const char *a, const char *b)

@@ -38,6 +38,14 @@ int lr_lua_run(const char *script, int argc, char **argv);
  */
 int lr_lua_conf(lua_State *L);
 
+/** linerate's own lua/ (its scenarios, their library in lib/): the
+ *  environment's LINERATE_LUA_DIR, else the installed one for a binary in
+ *  its installed place (under any root), else the source tree's. */
+const char *lr_lua_dir(void);
+
+/** Where meson install puts lua/ (PREFIX/share/linerate/lua). */
+const char *lr_lua_install_dir(void);
+
 /** From a signal handler: stop the running script at its next Lua step. */
 void lr_lua_interrupt(void);
 

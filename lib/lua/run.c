@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -182,9 +183,61 @@ msg_handler(lua_State *L)
 	return 1;
 }
 
+/* The source tree's lua/ (the build tree's binary runs with it), and
+ * where meson install puts the binary and lua/ (meson.build). */
 #ifndef LR_LUA_DIR
 #define LR_LUA_DIR "/usr/share/linerate/lua"
 #endif
+#ifndef LR_INSTALL_BINDIR
+#define LR_INSTALL_BINDIR "/usr/bin"
+#endif
+#ifndef LR_INSTALL_LUA_DIR
+#define LR_INSTALL_LUA_DIR "/usr/share/linerate/lua"
+#endif
+
+const char *
+lr_lua_install_dir(void)
+{
+	return LR_INSTALL_LUA_DIR;
+}
+
+/*
+ * LINERATE_LUA_DIR if set; else, for a binary in its installed place
+ * (PREFIX/bin/linerate, or the same under another root: ROOT/PREFIX/bin,
+ * as meson install --destdir or a package's staging tree puts it), the
+ * lua/ installed beside it under the same root; else (the build tree's
+ * binary) the source tree's.
+ */
+const char *
+lr_lua_dir(void)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX];
+	const char *env = getenv("LINERATE_LUA_DIR");
+	size_t nb = strlen(LR_INSTALL_BINDIR), ne;
+	ssize_t n;
+	char *slash;
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (dir[0] != '\0')
+		return dir;
+	snprintf(dir, sizeof(dir), "%s", LR_LUA_DIR);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return dir;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash == NULL)
+		return dir;
+	*slash = '\0';
+	ne = strlen(exe);
+	if (ne >= nb && strcmp(exe + ne - nb, LR_INSTALL_BINDIR) == 0) {
+		exe[ne - nb] = '\0';	/* the root: "" or the staging tree */
+		snprintf(dir, sizeof(dir), "%s%s", exe, LR_INSTALL_LUA_DIR);
+	}
+	return dir;
+}
 
 /* require() looks beside the script and in its lib/ first, then in
  * linerate's own lua/ and lua/lib/, so that a user's script in a directory
@@ -195,12 +248,13 @@ set_path(lua_State *L, const char *script)
 	const char *slash = strrchr(script, '/');
 	int dirlen = slash ? (int)(slash - script) : 1;
 	const char *dir = slash ? script : ".";
+	const char *own = lr_lua_dir();
 
 	lua_getglobal(L, "package");
 	lua_pushlstring(L, dir, (size_t)dirlen);
 	lua_pushliteral(L, "/?.lua;");
 	lua_pushlstring(L, dir, (size_t)dirlen);
-	lua_pushliteral(L, "/lib/?.lua;" LR_LUA_DIR "/?.lua;" LR_LUA_DIR "/lib/?.lua;");
+	lua_pushfstring(L, "/lib/?.lua;%s/?.lua;%s/lib/?.lua;", own, own);
 	lua_getfield(L, -5, "path");
 	lua_concat(L, 5);
 	lua_setfield(L, -2, "path");
@@ -208,7 +262,7 @@ set_path(lua_State *L, const char *script)
 }
 
 /* A script named without a directory that is not here is one of
- * linerate's own: "rfc2544" or "rfc2544.lua" is LR_LUA_DIR/rfc2544.lua,
+ * linerate's own: "rfc2544" or "rfc2544.lua" is lr_lua_dir()/rfc2544.lua,
  * so that a scenario runs by its name (linerate ... -- rfc2544 dut=...). */
 static const char *
 find_script(const char *script, char *buf, size_t len)
@@ -217,7 +271,7 @@ find_script(const char *script, char *buf, size_t len)
 
 	if (strchr(script, '/') != NULL || access(script, F_OK) == 0)
 		return script;
-	snprintf(buf, len, "%s/%s%s", LR_LUA_DIR, script,
+	snprintf(buf, len, "%s/%s%s", lr_lua_dir(), script,
 		 n > 4 && strcmp(script + n - 4, ".lua") == 0 ? "" : ".lua");
 	return access(buf, R_OK) == 0 ? buf : script;
 }

@@ -500,6 +500,25 @@ cleanup_trees(void **state)
 	rmdir(keep);
 }
 
+/* Text for a manual page: what roff would take as a request, an escape or
+ * a dash is escaped; `code` is bold; UTF-8 becomes groff's named glyphs
+ * (groff reads Latin-1 unless told). */
+static void
+roff_escapes(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	lr_opt_roff(f, ".5 s, 'x' a\\b --rate `1M` 8 \u00d7 2^k, 3 \u00b5s\n.y `z");
+	fclose(f);
+	assert_string_equal(buf, "\\&.5 s, 'x' a\\eb \\-\\-rate \\fB1M\\fR 8 "
+			    "\\[u00D7] 2^k, 3 \\[u00B5]s\n\\&.y \\fBz\\fR");
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -509,6 +528,7 @@ main(void)
 		cmocka_unit_test(parse_u64_exact),
 		cmocka_unit_test(opt_integers_exact),
 		cmocka_unit_test(opt_strings),
+		cmocka_unit_test(roff_escapes),
 		cmocka_unit_test(speeds),
 		cmocka_unit_test(parse_seconds),
 		cmocka_unit_test(err_message_names_cause),
