@@ -9,7 +9,9 @@
 #    the delay has filled (its capacity: the highest rate one lcore holds,
 #    the frames over netem's limit dropped before they cost the ring),
 #    its cycles per frame, and the same for dpdk-testpmd --forward-mode=io
-#    on the same two ports (a bare DPDK forwarding loop).
+#    on the same two ports (a bare DPDK forwarding loop). Each impaired
+#    line ends with "/ wire R": its out rate over the role's own wire mode
+#    (no SPEC) measured just before it, in this run (issue 27's ratios).
 # 2. Paced: gen on one CPU -> the delay role on the other -> net_null, at
 #    rates below its capacity: how late frames leave (sent time less due
 #    time: median, p99, p99.9) and how many are later than 10 us.
@@ -20,7 +22,7 @@ SECS=${2:-3}
 LR=$BUILD/app/linerate
 EAL="--no-pci -m 2048 --log-level=lib.eal:error"
 PFX=lr_bench_dl_$$
-trap 'rm -rf /var/run/dpdk/${PFX}_*' EXIT
+trap 'rm -rf /var/run/dpdk/${PFX}_* /tmp/${PFX}.json /tmp/${PFX}.out' EXIT
 SPECS=("" "delay 1us" "delay 184ms" "delay 184ms 8us distribution normal")
 
 testpmd() {	# frame size -> Mpps one way (the mean of both ports' rx)
@@ -31,14 +33,16 @@ testpmd() {	# frame size -> Mpps one way (the mean of both ports' rx)
 			END { printf "%.2f\n", (v[0] + v[1]) / 2 / 1e6 }'
 }
 
+WIRE=0		# the wire's out Mpps of this size, this run: the ratios' base
 saturate() {	# spec size
 	$LR $EAL -l 0-1 --file-prefix ${PFX}_sat -- --role delay \
 		--port net_null0,size=$(($2 - 4)) --peer net_null1,size=$(($2 - 4)) \
 		--netem "$1" --duration "$SECS" --no-live --json /tmp/${PFX}.json \
 		--late-share 100 >/dev/null 2>&1	# saturated: late by design
-	/usr/bin/python3 - "$1" "$2" /tmp/${PFX}.json <<'PY'
+	/usr/bin/python3 - "$1" "$2" /tmp/${PFX}.json "$WIRE" /tmp/${PFX}.out <<'PY'
 import json, sys
 spec, size, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+wire, outfile = float(sys.argv[4]), sys.argv[5]
 d = json.load(open(path))
 t = [t for t in d["tasks"] if t["role"] == "delay"][0]
 f = t["forward"]
@@ -49,13 +53,17 @@ print("%-38s %5d B  out %6.2f Mpps  %6.1f cycles/frame  over-limit %5.1f %%  "
       spec or "(none: a wire)", size, out, t["cycles_per_frame"],
       100.0 * f["over_limit"] / max(f["in"], 1),
       f.get("storage_bytes", 0) >> 20, f.get("bdp_bytes", 0) >> 20,
-      f["storage_high_bytes"] >> 20))
+      f["storage_high_bytes"] >> 20) +
+      ("  / wire %.2f" % (out / wire) if spec and wire > 0 else ""))
+open(outfile, "w").write("%.4f\n" % out)
 PY
+	[ -n "$1" ] || WIRE=$(cat /tmp/${PFX}.out)
 }
 
-paced() {	# spec rate size
+paced() {	# spec rate size: rate in % of 10 GbE, SECS seconds of frames
+	local count=$(( $2 * 10000000000 / 100 / 8 / ($3 + 20) * SECS ))
 	$LR $EAL --lcores '0@0,1@0,2@1' --file-prefix ${PFX}_p -- \
-		lua/delay-chain.lua netem="$1" rate="$2" size="$3" count=$((SECS * 1000000)) \
+		lua/delay-chain.lua netem="$1" rate="$2%" size="$3" count=$count \
 		sink=null linger=0.5 json=/tmp/${PFX}.json >/dev/null 2>&1
 	/usr/bin/python3 - "$1" "$2" "$3" /tmp/${PFX}.json <<'PY'
 import json, sys
@@ -63,10 +71,11 @@ spec, rate, size, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 d = json.load(open(path))
 f = d["delay"]["forward"]
 l = f["lateness"]
-print("%-38s %5d B %8s  late (sent - due): p50 %8d ns  p99 %9d ns  p99.9 %9d ns  "
-      "> 10 us: %6.3f %%  out %d of %d" % (spec, size, rate, l.get("p50_ns", 0),
-      l.get("p99_ns", 0), l.get("p999_ns", 0), 100.0 * f["late"] / max(f["out"], 1),
-      f["out"], f["in"]))
+t = [t for t in d["tasks"] if t["role"] == "delay"][0]
+print("%-38s %5d B %4s%%  late (sent - due): p50 %8d ns  p99 %9d ns  p99.9 %9d ns  "
+      "> 10 us: %6.3f %%  out %d of %d  stalled %.0f us" % (spec, size, rate,
+      l.get("p50_ns", 0), l.get("p99_ns", 0), l.get("p999_ns", 0),
+      100.0 * f["late"] / max(f["out"], 1), f["out"], f["in"], t["stalled_us"]))
 PY
 }
 
@@ -80,8 +89,10 @@ for size in 64 1518; do
 done
 echo "== paced: gen (CPU 0) -> delay (CPU 1) -> net_null"
 for spec in "delay 184ms" "delay 184ms 8us distribution normal"; do
-	for rate in 1Mpps 2Mpps 5Mpps; do
+	for rate in 10 20 40; do	# 1.5, 3.0, 6.0 Mpps: one lcore's share
 		paced "$spec" "$rate" 64
 	done
-	paced "$spec" 100% 1518
+	for rate in 10 50 100; do
+		paced "$spec" "$rate" 1518
+	done
 done

@@ -19,7 +19,9 @@
 -- Per point: the probe's packets per second while sharing the lcore with its
 -- source, its drops (ring full; gen's local drops), its cycles per packet
 -- (parse, cache, free: bursts it handled, the PMD's rx not counted) and so
--- the rate one lcore of probe alone would take, tsc_hz / cycles per packet.
+-- the rate one lcore of probe alone would take, tsc_hz / cycles per packet;
+-- last, cyc/pkt against the size's first flow count, measured in the run
+-- (issue 27's 131072 / 16384: flows=16384,131072).
 local linerate = require("linerate")
 local testbed = require("testbed")
 
@@ -64,9 +66,10 @@ end
 
 linerate.live(false)
 local tb <close> = opt.mode == "pcap" and pcap_source() or testbed.open(opt)
-print(("%6s %8s %10s %10s %8s %10s %14s"):format("size", "flows", "shared Mpps",
-      "drops", "cyc/pkt", "alone Mpps", "flows made"))
+print(("%6s %8s %10s %10s %8s %10s %14s %10s"):format("size", "flows", "shared Mpps",
+      "drops", "cyc/pkt", "alone Mpps", "flows made", "cyc/first"))
 for _, size in ipairs(opt.sizes) do
+	local first	-- cyc/pkt of the size's first flow count: the ratio's base
 	for _, flows in ipairs(opt.flows) do
 		local probe = assert(linerate.task{ role = "probe", port = tb.rx_port,
 		                                    entries = math.max(65536, 2 * flows),
@@ -80,8 +83,10 @@ for _, size in ipairs(opt.sizes) do
 			secs, drops = point_gen(tb, size, flows, probe)
 		end
 		local p = probe:stats()
-		print(("%6d %8d %10.2f %10d %8.0f %10.2f %14d"):format(size, flows,
+		first = first or p.cycles_per_packet
+		print(("%6d %8d %10.2f %10d %8.0f %10.2f %14d %10.2f"):format(size, flows,
 		      p.rx_packets / secs / 1e6, p.export_ring_full + drops,
-		      p.cycles_per_packet, p.mpps_per_lcore, p.flows_created))
+		      p.cycles_per_packet, p.mpps_per_lcore, p.flows_created,
+		      first > 0 and p.cycles_per_packet / first or 0))
 	end
 end
