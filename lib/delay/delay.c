@@ -147,8 +147,15 @@ rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
 		for (i = 0; i < whole; i++)
 			_mm_stream_si128(dst++, _mm_loadu_si128(
 				(const __m128i *)(const void *)(src + 16 * i)));
-		if (len % 16 != 0) {
-			/* Not past the frame's end: it may be the buffer's. */
+		if (len % 16 == 0)
+			return;
+		/* The last 16 bytes: read past the frame's end where the
+		 * buffer goes on (the bytes are never sent), else through a
+		 * copy (a frame that ends its buffer). */
+		if (likely(rte_pktmbuf_tailroom(m) >= 16 - len % 16)) {
+			_mm_stream_si128(dst, _mm_loadu_si128(
+				(const __m128i *)(const void *)(src + 16 * whole)));
+		} else {
 			memset(tail, 0, sizeof(tail));
 			memcpy(tail, src + 16 * whole, len % 16);
 			_mm_stream_si128(dst, _mm_loadu_si128((const __m128i *)(const void *)tail));
