@@ -419,13 +419,24 @@ l_live(lua_State *L)
 }
 
 /* linerate.metrics{listen = "[ADDR:]PORT", linger = S}: serve /metrics
- * (lr_metrics.h); returns its URL, or nil and why. */
+ * (lr_metrics.h); returns its URL, or nil and why. linerate.metrics():
+ * the URL and the scrapes answered so far, or nil and why. */
 static int
 l_metrics(lua_State *L)
 {
 	const char *listen, *k;
 	double linger = 0;
 
+	if (lua_isnoneornil(L, 1)) {
+		if (lr_metrics_url() == NULL) {
+			lua_pushnil(L);
+			lua_pushstring(L, "metrics: not serving");
+			return 2;
+		}
+		lua_pushstring(L, lr_metrics_url());
+		lua_pushinteger(L, (lua_Integer)lr_metrics_scrapes());
+		return 2;
+	}
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_pushnil(L);
 	while (lua_next(L, 1) != 0) {

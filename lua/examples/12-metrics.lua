@@ -3,6 +3,7 @@
 -- returned). Scrapes are answered while the script waits or sleeps
 -- (linerate.wait, task:wait, linerate.sleep); linger keeps the server up
 -- after the script, until a scrape has read the final counts, at most S s.
+-- linerate.metrics() gives the URL and the scrapes answered so far.
 linerate.live(false)
 local url = assert(linerate.metrics{ listen = "127.0.0.1:0", linger = 0 })
 print("metrics at", url)
@@ -25,5 +26,6 @@ linerate.stop()
 local text = assert(io.open(body)):read("a")
 local got = text:match('linerate_tx_packets_total{role="gen",port="net_ring_ex12a"'
                        .. ',queue="0",task="1"} (%d+)')
-print(("scraped %d bytes; gen's tx_packets there: %s"):format(#text, got))
+print(("scraped %d bytes; gen's tx_packets there: %s; scrapes answered: %d"):format(
+	#text, got, select(2, linerate.metrics())))
 assert(text:find("# TYPE linerate_rx_latency_seconds histogram", 1, true))

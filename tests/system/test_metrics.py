@@ -5,7 +5,7 @@ document.
 
 - A gen -> rx over a virtual wire and a gen -> probe, with --metrics and
   --metrics-linger: Prometheus (its own config and storage in a temp dir,
-  a 200 ms scrape interval) scrapes the run; its API's answers at the last
+  a 300 ms scrape interval) scrapes the run; its API's answers at the last
   scrape (a counter's value, rate() over the run, histogram_quantile() of
   rx's latency, the probe's records) equal the JSON's.
 - The exposition parsed by the text format's rules: HELP and TYPE before
@@ -29,12 +29,13 @@ import urllib.request
 from lrtest import LINERATE, SRC, eal, expect, load_json, main, run, tmpdir
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
-SCRAPE_S = 0.2
+SCRAPE_S = 0.3
 
 # gen -> rx over a wire, paced so that it runs a while (scrapes see it
 # move), and gen -> probe. The tasks are made, then scraped at 0 before
 # they start (linerate.sleep serves scrapes), so that a counter's first
-# sample in Prometheus is 0 and rate() over the run is exact.
+# sample in Prometheus is 0 and rate() over the run is exact
+# (linerate.metrics() says how many scrapes it answered).
 SCRIPT = r"""
 local name = ...
 linerate.live(false)
@@ -47,7 +48,14 @@ local probe = assert(linerate.task{ role = "probe", port = d, entries = 4096,
                                     export = "none", count = 3000 })
 local g2 = assert(linerate.task{ role = "gen", port = c, flows = 30,
                                  rate = 3000, count = 3000 })
-linerate.sleep(0.8)
+-- Scraped twice at 0 (the scrapes take turns: the first is stored).
+local url, n = assert(linerate.metrics())
+local t = 0
+while n < 2 and t < 30 do
+	linerate.sleep(0.05)
+	t = t + 0.05
+	url, n = linerate.metrics()
+end
 linerate.start()
 assert(gen:wait(60) and g2:wait(60) and probe:wait(60))
 rx:wait{ idle = 0.3, timeout = 30 }
@@ -316,7 +324,7 @@ def test_exposition_format():
     script = os.path.join(d, "run.lua")
     # A wire whose name needs escaping in a label value: " and \.
     with open(script, "w") as f:
-        f.write(SCRIPT.replace("linerate.sleep(0.8)", "linerate.sleep(0.1)"))
+        f.write(SCRIPT.replace("n < 2 and", "n < 0 and"))
     port = free_port()
     p = subprocess.Popen([LINERATE] + eal("mxfmt") +
                          ["--", "--metrics", "127.0.0.1:%d" % port,
@@ -439,12 +447,15 @@ def test_bad_metrics():
     d = tmpdir()
     lua = os.path.join(d, "m.lua")
     with open(lua, "w") as f:
-        f.write('local ok, err = linerate.metrics{listen = "1.2.3:4"}\n'
+        f.write('assert(select(2, linerate.metrics()) == "metrics: not serving")\n'
+                'local ok, err = linerate.metrics{listen = "1.2.3:4"}\n'
                 'assert(ok == nil and err:find("--metrics"), err)\n'
                 'local url = assert(linerate.metrics{listen = "127.0.0.1:0", linger = 0})\n'
                 'assert(url:match("^http://127.0.0.1:%d+/metrics$"), url)\n'
                 'assert(select(2, linerate.metrics{listen = "127.0.0.1:0"}):find("already"))\n'
-                'assert(not pcall(linerate.metrics, {lisen = "1"}))\n')
+                'assert(not pcall(linerate.metrics, {lisen = "1"}))\n'
+                'local u, n = linerate.metrics()\n'
+                'assert(u == url and n == 0, tostring(n))\n')
     r = run(eal("mxlua") + ["--", lua])
     expect(r.returncode == 0, r.stderr[-800:])
 
