@@ -64,7 +64,7 @@ sum32(uint32_t v)
 	return (v & 0xffff) + (v >> 16);
 }
 
-/* Offsets in the frame, both families. */
+/* Offsets in the frame, both families, after 0, 1 or 2 VLAN tags. */
 struct layout {
 	uint32_t l3;		/* IP header */
 	uint32_t l4;		/* UDP header */
@@ -72,16 +72,25 @@ struct layout {
 };
 
 static struct layout
-layout_of(bool ipv6)
+layout_of(const struct gen *g)
 {
-	struct layout l = { RTE_ETHER_HDR_LEN, RTE_ETHER_HDR_LEN + 20,
-			    LR_UDP4_HDRS_BYTES };
+	uint32_t tags = RTE_VLAN_HLEN * lr_gen_tags(&g->conf);
+	struct layout l = { RTE_ETHER_HDR_LEN + tags,
+			    RTE_ETHER_HDR_LEN + tags + 20,
+			    LR_UDP4_HDRS_BYTES + tags };
 
-	if (ipv6) {
-		l.l4 = RTE_ETHER_HDR_LEN + 40;
-		l.pay = LR_UDP6_HDRS_BYTES;
+	if (g->ipv6) {
+		l.l4 = RTE_ETHER_HDR_LEN + tags + 40;
+		l.pay = LR_UDP6_HDRS_BYTES + tags;
 	}
 	return l;
+}
+
+/* A tag's TCI (802.1Q 9.6: PCP 3 bits, DEI 1, VID 12), network order. */
+static rte_be16_t
+tci_of(const struct lr_gen_tag *tag, uint16_t vid)
+{
+	return rte_cpu_to_be_16((uint16_t)(tag->pcp << 13 | tag->dei << 12 | vid));
 }
 
 /* The frame's constant bytes, up to the largest size: Ethernet, IP and UDP
@@ -91,9 +100,12 @@ build_template(const struct gen *g, const struct lr_ip_range *src,
 	       const struct lr_ip_range *dst, uint8_t *d)
 {
 	const struct lr_gen_conf *c = &g->conf;
-	struct layout l = layout_of(g->ipv6);
+	struct layout l = layout_of(g);
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)d;
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + l.l4);
+	/* The EtherType of what follows the Ethernet addresses and tags. */
+	rte_be16_t *type = (rte_be16_t *)(d + l.l3 - 2);
+	uint8_t tos = (uint8_t)(c->dscp << 2 | c->ecn);	/* RFC 2474, 3168 */
 	uint64_t seed = c->seed;
 	uint32_t i;
 
@@ -117,22 +129,40 @@ build_template(const struct gen *g, const struct lr_ip_range *src,
 	memset(d, 0, l.pay + LR_HDR_BYTES);
 	eth->src_addr = c->src_mac;
 	eth->dst_addr = c->dst_mac;
+	/* The tags, outer first: each a TPID and a TCI (the first flow's
+	 * VIDs; build_flow() makes each flow's). */
+	if (c->outer.set) {
+		struct rte_vlan_hdr *v = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(c->outer.tpid);
+		v->vlan_tci = tci_of(&c->outer, c->outer.vid);
+		v->eth_proto = rte_cpu_to_be_16(c->vlan.tpid);
+		v[1].vlan_tci = tci_of(&c->vlan, c->vlan.vid);
+	} else if (c->vlan.set) {
+		struct rte_vlan_hdr *v = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(c->vlan.tpid);
+		v->vlan_tci = tci_of(&c->vlan, c->vlan.vid);
+	}
 	if (g->ipv6) {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + l.l3);
 
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		*type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		/* Version 6, then the traffic class: DSCP and ECN. */
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
 		ip->proto = IPPROTO_UDP;
-		ip->hop_limits = 64;
+		ip->hop_limits = c->ttl;
 		memcpy(ip->src_addr, src->addr, 16);
 		memcpy(ip->dst_addr, dst->addr, 16);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + l.l3);
 
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		*type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-		ip->time_to_live = 64;
+		ip->type_of_service = tos;
+		ip->fragment_offset = c->df ?
+			rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0;
+		ip->time_to_live = c->ttl;
 		ip->next_proto_id = IPPROTO_UDP;
 	}
 	udp->dst_port = rte_cpu_to_be_16(c->dst_port);
@@ -144,7 +174,8 @@ static void
 build_flow(const struct gen *g, const uint8_t *tmpl, const struct lr_gen_tuple *t,
 	   uint32_t id, struct gen_flow *f)
 {
-	struct layout l = layout_of(g->ipv6);
+	const struct lr_gen_conf *c = &g->conf;
+	struct layout l = layout_of(g);
 	uint8_t hdr[60];
 	rte_be32_t idbe = rte_cpu_to_be_32(id);
 	rte_be16_t magic = rte_cpu_to_be_16(LR_HDR_MAGIC);
@@ -172,6 +203,19 @@ build_flow(const struct gen *g, const uint8_t *tmpl, const struct lr_gen_tuple *
 		f->udp_sum = sum16(t->src_ip, 4) + sum16(t->dst_ip, 4);
 	}
 	f->udp_sum += proto + f->src_port + f->dst_port + magic + sum32(idbe);
+	/* The tags with this flow's VIDs; no checksum covers them. */
+	memcpy(f->l2, tmpl + 12, sizeof(f->l2));
+	if (c->outer.set) {
+		rte_be16_t o = tci_of(&c->outer, t->outer_vid);
+		rte_be16_t v = tci_of(&c->vlan, t->vid);
+
+		memcpy(f->l2 + 2, &o, 2);
+		memcpy(f->l2 + 6, &v, 2);
+	} else if (c->vlan.set) {
+		rte_be16_t v = tci_of(&c->vlan, t->vid);
+
+		memcpy(f->l2 + 2, &v, 2);
+	}
 }
 
 /* rte_mempool_obj_iter callback: write the whole frame once (libmoon's
@@ -198,22 +242,24 @@ static inline void
 write_frame(const struct gen *g, uint8_t *d, const struct gen_flow *f,
 	    const struct gen_size *s, uint32_t flow_id, uint32_t seq, uint64_t tsc)
 {
-	uint16_t ulen = (uint16_t)(s->len - (g->ipv6 ? RTE_ETHER_HDR_LEN + 40 :
-					     RTE_ETHER_HDR_LEN + 20));
+	uint16_t ulen = (uint16_t)(s->len - g->l4);
 	rte_be16_t ulen_be = rte_cpu_to_be_16(ulen);
 	struct rte_udp_hdr *udp;
 	struct lr_pkt_hdr *h;
 	uint64_t sum;
 
+	/* Bytes 12..19 first: the IP fields below overwrite those of them
+	 * that are IP's in an untagged frame (its lengths). */
+	memcpy(d + 12, f->l2, sizeof(f->l2));
 	if (g->ipv6) {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + RTE_ETHER_HDR_LEN);
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + g->l3);
 
 		ip->payload_len = ulen_be;
 		memcpy(ip->src_addr + 12, &f->src_lo, 4);
 		memcpy(ip->dst_addr + 12, &f->dst_lo, 4);
 		udp = (struct rte_udp_hdr *)(ip + 1);
 	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + g->l3);
 		rte_be16_t ilen = rte_cpu_to_be_16((uint16_t)(ulen + 20));
 
 		ip->total_length = ilen;
@@ -250,7 +296,7 @@ write_frame(const struct gen *g, uint8_t *d, const struct gen_flow *f,
 static void
 fix_frame(const struct gen *g, uint8_t *d)
 {
-	struct layout l = layout_of(g->ipv6);
+	struct layout l = layout_of(g);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + l.l4);
 
 	write_frame(g, d, &g->flows[0], &g->sizes[0], LR_FLOW_NONE, 0, 0);
@@ -287,6 +333,10 @@ static int
 build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 {
 	const struct lr_gen_conf *c = &g->conf;
+	struct layout l = layout_of(g);
+	/* The least frame: its headers, tags, linerate's header and FCS. */
+	uint32_t min = l.pay + LR_HDR_BYTES + LR_FCS_BYTES;
+	unsigned int tags = lr_gen_tags(c);
 	uint32_t *tab, i, max_l3;
 	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
 	double sum_cost = 0, sum_frame = 0, line;
@@ -318,19 +368,29 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	for (i = 0; i < g->nb_sizes; i++) {
 		uint32_t f = tab[i];
 
-		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES ||
-		    (g->ipv6 && f < LR_UDP6_HDRS_BYTES + LR_HDR_BYTES + LR_FCS_BYTES)) {
+		/* --size is the frame on the wire, tags included (as
+		 * MoonGen and TRex count it): the tags take from the
+		 * payload, and below the least frame linerate's header
+		 * would not fit. */
+		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES || f < min) {
+			char why[64] = "";
+
+			if (tags != 0 || g->ipv6)
+				snprintf(why, sizeof(why), " (%s%s%sthe 18 B "
+					 "header need %u B)", g->ipv6 ? "IPv6" : "",
+					 g->ipv6 && tags ? ", " : g->ipv6 ? " and " : "",
+					 tags == 0 ? "" : tags == 1 ?
+					 "a VLAN tag and " : "2 VLAN tags and ", min);
 			ret = lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s",
-				     f, g->ipv6 ? LR_UDP6_HDRS_BYTES + LR_HDR_BYTES +
-				     LR_FCS_BYTES : LR_FRAME_MIN_BYTES,
-				     LR_FRAME_MAX_BYTES, g->ipv6 ?
-				     " (IPv6 and the 18 B header need 84 B)" : "");
+				     f, RTE_MAX(min, (uint32_t)LR_FRAME_MIN_BYTES),
+				     LR_FRAME_MAX_BYTES, why);
 			break;
 		}
-		if (f - RTE_ETHER_HDR_LEN - LR_FCS_BYTES > max_l3) {
+		/* The MTU is the IP datagram's: no tag counts in it. */
+		if (f - l.l3 - LR_FCS_BYTES > max_l3) {
 			ret = lr_err(EINVAL, "gen: %u B frames exceed port %s's MTU %u "
 				     "(set the port's mtu=%u)", f, pi->name, max_l3,
-				     f - RTE_ETHER_HDR_LEN - LR_FCS_BYTES);
+				     f - l.l3 - LR_FCS_BYTES);
 			break;
 		}
 		g->sizes[i].len = f - LR_FCS_BYTES;
@@ -379,7 +439,7 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 static int
 pay_sums(struct gen *g, const uint8_t *tmpl)
 {
-	struct layout l = layout_of(g->ipv6);
+	struct layout l = layout_of(g);
 	const uint16_t *words;
 	uint64_t *cum;
 	uint32_t i;
@@ -486,6 +546,8 @@ gen_init(struct lr_task *t, const void *arg)
 	t->priv = g;
 	g->conf = *c;
 	g->ipv6 = src.ipv6;
+	g->l3 = (uint16_t)layout_of(g).l3;
+	g->l4 = (uint16_t)layout_of(g).l4;
 	g->cksum = c->udp_cksum == 1 || (c->udp_cksum == -1 && g->ipv6);
 	g->fixed = c->fixed;
 	g->burst = c->burst;
@@ -634,6 +696,7 @@ gen_report(const struct lr_task *t, json_t *o)
 			    json_integer(g->max_len + LR_FCS_BYTES));
 	json_object_set_new(o, "sizes", json_integer(g->nb_sizes));
 	json_object_set_new(o, "ipv6", json_boolean(g->ipv6));
+	json_object_set_new(o, "vlan_tags", json_integer(lr_gen_tags(&g->conf)));
 	json_object_set_new(o, "flow_base", json_integer(g->first_flow));
 	json_object_set_new(o, "flows", json_integer(g->nb_flows));
 	json_object_set_new(o, "rate", json_string(lr_rate_str(&g->conf.rate, rs,

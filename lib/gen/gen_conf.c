@@ -70,6 +70,12 @@ lr_gen_conf_init(struct lr_gen_conf *c)
 	c->stall_timeout_s = GEN_STALL_TIMEOUT_S;
 	c->speed = 1;
 	c->loops = 1;
+	c->vlan.vids = 1;
+	c->vlan.tpid = RTE_ETHER_TYPE_VLAN;
+	c->outer.vids = 1;
+	c->outer.tpid = RTE_ETHER_TYPE_QINQ;	/* 802.1ad's S-tag */
+	c->ttl = 64;
+	c->df = true;
 	/* Locally administered addresses. */
 	c->src_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x01 }};
 	c->dst_mac = (struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 0x02 }};
@@ -109,7 +115,8 @@ lr_gen_tuples(const struct lr_gen_conf *c)
 
 	if (lr_gen_ranges(c, &s, &d) != 0)
 		return 0;
-	n = (double)c->src_ports * c->dst_ports * s.n * d.n;
+	n = (double)c->src_ports * c->dst_ports * s.n * d.n * c->vlan.vids *
+	    c->outer.vids;
 	return n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
 }
 
@@ -133,6 +140,10 @@ lr_gen_flow_at(const struct lr_gen_conf *c, uint32_t i, struct lr_gen_tuple *t)
 
 	if (lr_gen_ranges(c, &s, &d) != 0 || i >= lr_gen_tuples(c))
 		return -EINVAL;
+	t->vid = (uint16_t)(c->vlan.vid + k % c->vlan.vids);
+	k /= c->vlan.vids;
+	t->outer_vid = (uint16_t)(c->outer.vid + k % c->outer.vids);
+	k /= c->outer.vids;
 	t->src_port = rte_cpu_to_be_16((uint16_t)(c->src_port + k % c->src_ports));
 	k /= c->src_ports;
 	t->dst_port = rte_cpu_to_be_16((uint16_t)(c->dst_port + k % c->dst_ports));
@@ -153,7 +164,9 @@ lr_gen_size_table(const struct lr_gen_conf *c, uint32_t *out, uint32_t max)
 	if (c->data_bytes != 0) {
 		if (max < 1)
 			return -EINVAL;
-		out[0] = lr_frame_for_user(c->data_bytes, lr_gen_ipv6(c));
+		/* The tags are on the wire too (4 B each). */
+		out[0] = lr_frame_for_user(c->data_bytes, lr_gen_ipv6(c)) +
+			 4 * lr_gen_tags(c);
 		return 1;
 	}
 	switch (c->size_mode) {
@@ -601,6 +614,52 @@ opt_stall(void *conf, const char *key, const char *val)
 			   &((struct lr_gen_conf *)conf)->stall_timeout_s);
 }
 
+/* "VID" or "FIRST-LAST", 0..4095: the tag's VLAN ids, one per flow. */
+static int
+opt_vlan(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	struct lr_gen_tag *tag = key[0] == 'o' ? &c->outer : &c->vlan;
+	char buf[32], *dash;
+	uint64_t a, b;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (strlen(val) >= sizeof(buf) || lr_parse_u64(buf, &a) != 0 || a > 4095)
+		goto bad;
+	b = a;
+	if (dash != NULL && (lr_parse_u64(dash + 1, &b) != 0 || b > 4095 || b < a))
+		goto bad;
+	tag->vid = (uint16_t)a;
+	tag->vids = (uint16_t)(b - a + 1);
+	tag->set = true;
+	return 0;
+bad:
+	return lr_err(EINVAL, "gen: %s '%s': want a VLAN id or FIRST-LAST in "
+		      "0..4095", key, val);
+}
+
+/* The outer tag's TPID: 802.1ad's, or 802.1Q's (what some switches put
+ * on both tags), or the pre-standard 0x9100. */
+static int
+opt_tpid(void *conf, const char *key, const char *val)
+{
+	struct lr_gen_conf *c = conf;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(val, &end, 16);
+	if (errno != 0 || end == val || *end != '\0' ||
+	    (v != 0x88a8 && v != 0x8100 && v != 0x9100))
+		return lr_err(EINVAL, "gen: %s '%s': want 0x88a8, 0x8100 or 0x9100",
+			      key, val);
+	c->outer.tpid = (uint16_t)v;
+	return 0;
+}
+
 #define GC(field) LR_OPT_FIELD(struct lr_gen_conf, field)
 #define FUNC(fn) LR_OPT_FUNC, 0, 0, 0, 0, fn
 
@@ -646,8 +705,9 @@ opt_stall(void *conf, const char *key, const char *val)
 	{ "dst-port", FUNC(opt_port_range), "P[-Q]", \
 	  "UDP destination port range (5001)", "`--dst-port 53`", NULL }, \
 	{ "order", FUNC(opt_order), "seq|shuffle", \
-	  "flow i takes the i-th tuple, source port fastest, then destination " \
-	  "port, source address, destination address; `shuffle` sends the flows " \
+	  "flow i takes the i-th tuple: the VLAN ids fastest (vlan, then " \
+	  "outer-vlan, when ranges), then source port, destination port, " \
+	  "source address, destination address; `shuffle` sends the flows " \
 	  "in a random order that is the same for every run with the same seed " \
 	  "(seq)", "`--order shuffle`", NULL }, \
 	{ "seed", LR_OPT_UINT, GC(seed), 0, UINT64_MAX, NULL, "N", \
@@ -681,7 +741,44 @@ opt_stall(void *conf, const char *key, const char *val)
 	{ "stall-timeout", FUNC(opt_stall), "S", \
 	  "end the task when its port has taken no frame for S s while frames " \
 	  "wait (link down, peer gone or not reading); 0: never (1)", \
-	  "`--stall-timeout 5`", NULL },
+	  "`--stall-timeout 5`", NULL }, \
+	{ "vlan", FUNC(opt_vlan), "VID[-LAST]", \
+	  "an 802.1Q tag (TPID 0x8100) with VLAN id VID, 0..4095; a range " \
+	  "gives flow i the VID FIRST + i mod the range's size (the VID varies " \
+	  "fastest of the flow's fields). --size is the frame on the wire, the " \
+	  "tag's 4 B included: a tag and linerate's 18 B header need 68 B " \
+	  "(no tag)", "`--vlan 100 --size 68`, " \
+	  "`--vlan 100-199 --flows 100 --size 128`", NULL }, \
+	{ "vlan-pcp", LR_OPT_UINT, GC(vlan.pcp), 0, 7, NULL, "P", \
+	  "the vlan tag's priority code point, 0..7 (0)", \
+	  "`--vlan 100 --vlan-pcp 5 --size 68`", NULL }, \
+	{ "vlan-dei", LR_OPT_UINT, GC(vlan.dei), 0, 1, NULL, "0|1", \
+	  "the vlan tag's drop eligible indicator (0)", \
+	  "`--vlan 100 --vlan-dei 1 --size 68`", NULL }, \
+	{ "outer-vlan", FUNC(opt_vlan), "VID[-LAST]", \
+	  "QinQ: an outer tag (802.1ad S-tag, TPID 0x88a8) before the vlan " \
+	  "tag, VLAN id or range as vlan's, varying per flow after the vlan " \
+	  "tag's VID; 72 B frames hold both tags and the header (no tag)", \
+	  "`--outer-vlan 10 --vlan 100-103 --flows 4 --size 72`", NULL }, \
+	{ "outer-pcp", LR_OPT_UINT, GC(outer.pcp), 0, 7, NULL, "P", \
+	  "the outer tag's priority code point, 0..7 (0)", \
+	  "`--outer-vlan 10 --outer-pcp 3 --vlan 100 --size 72`", NULL }, \
+	{ "outer-dei", LR_OPT_UINT, GC(outer.dei), 0, 1, NULL, "0|1", \
+	  "the outer tag's drop eligible indicator (0)", \
+	  "`--outer-vlan 10 --outer-dei 1 --vlan 100 --size 72`", NULL }, \
+	{ "outer-tpid", FUNC(opt_tpid), "T", \
+	  "the outer tag's TPID: 0x88a8 (802.1ad), 0x8100 or 0x9100 (0x88a8)", \
+	  "`--outer-vlan 10 --outer-tpid 0x8100 --vlan 100 --size 72`", NULL }, \
+	{ "dscp", LR_OPT_UINT, GC(dscp), 0, 63, NULL, "D", \
+	  "DiffServ code point in the IPv4 ToS or IPv6 traffic class, 0..63 " \
+	  "(0)", "`--dscp 46`", NULL }, \
+	{ "ecn", LR_OPT_UINT, GC(ecn), 0, 3, NULL, "E", \
+	  "ECN field beside the DSCP, 0..3: 1 ECT(1), 2 ECT(0), 3 CE (0)", \
+	  "`--dscp 10 --ecn 2`", NULL }, \
+	{ "ttl", LR_OPT_UINT, GC(ttl), 1, 255, NULL, "N", \
+	  "IPv4 TTL or IPv6 hop limit, 1..255 (64)", "`--ttl 1`", NULL }, \
+	{ "df", LR_OPT_BOOL, GC(df), 0, 1, NULL, "0|1", \
+	  "IPv4 don't fragment flag (1)", "`--df 0`", NULL },
 
 /* gen's options, in --help's and doc/usage.md's order. */
 const struct lr_opt lr_gen_opts[] = {
@@ -782,6 +879,14 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	if (c->fixed && (c->flows != 1 || c->size_mode != LR_SIZE_FIXED))
 		return lr_err(EINVAL, "gen: fixed sends one pre-built frame: give "
 			      "one size and one flow");
+	if (!c->vlan.set && (c->outer.set || c->vlan.pcp || c->vlan.dei))
+		return lr_err(EINVAL, "gen: %s without vlan: give the (inner) "
+			      "tag's --vlan", c->outer.set ? "outer-vlan" :
+			      "vlan-pcp or vlan-dei");
+	if (!c->outer.set && (c->outer.pcp || c->outer.dei ||
+			      c->outer.tpid != RTE_ETHER_TYPE_QINQ))
+		return lr_err(EINVAL, "gen: outer-pcp, outer-dei or outer-tpid "
+			      "without outer-vlan");
 	if (c->udp_cksum == 0 && src->ipv6)
 		return lr_err(EINVAL, "gen: UDP over IPv6 needs its checksum "
 			      "(RFC 8200)");
@@ -795,11 +900,13 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 	    c->flows != 1 || src->set || c->dst_ip.set || c->shuffle ||
 	    c->src_ports != 65536 - 1024 || c->dst_ports != 1 ||
 	    c->src_port != 1024 || c->dst_port != 5001 ||
-	    c->pattern != LR_PATTERN_INC || c->udp_cksum != -1)
+	    c->pattern != LR_PATTERN_INC || c->udp_cksum != -1 ||
+	    lr_gen_tags(c) != 0 || c->dscp != 0 || c->ecn != 0 || c->ttl != 64 ||
+	    !c->df)
 		return lr_err(EINVAL, "gen: pcap sends the capture's frames: not "
 			      "with size, data-size, bytes, fixed, flows, src-ip, "
-			      "dst-ip, src-port, dst-port, order, pattern or "
-			      "udp-cksum");
+			      "dst-ip, src-port, dst-port, order, pattern, "
+			      "udp-cksum, vlan, outer-vlan, dscp, ecn, ttl or df");
 	if (c->rate_given && c->speed != 1)
 		return lr_err(EINVAL, "gen: multiplier scales the capture's timing; "
 			      "rate replaces it: give one");

@@ -34,6 +34,11 @@ struct gen_flow {
 	uint32_t ip_sum;	/* IPv4 header without length and checksum */
 	uint32_t udp_sum;	/* pseudo-header addresses and protocol, ports,
 				 * magic and flow id */
+	uint8_t l2[8];		/* frame bytes 12..19: the tags with this
+				 * flow's VIDs (untagged: the EtherType and
+				 * the IP header's first bytes, as the
+				 * template has them), written per packet as
+				 * one store: no branch on "tagged" */
 };
 
 struct gen_size {
@@ -51,6 +56,8 @@ struct gen {
 	uint32_t nb_sizes;
 	uint32_t next_size;
 	uint16_t burst;
+	uint16_t l3;			/* IP header: 14 + 4 per VLAN tag */
+	uint16_t l4;			/* UDP header */
 	bool ipv6;
 	bool cksum;			/* UDP checksum per packet */
 	bool fixed;

@@ -49,6 +49,19 @@ struct lr_ip_range {
 	bool set;		/**< given by the user, not the default */
 };
 
+/**
+ * An 802.1Q tag gen writes (IEEE 802.1Q-2018 9.6: TPID, then the TCI of
+ * PCP 3 bits, DEI 1, VID 12): n consecutive VIDs from vid, one per flow.
+ */
+struct lr_gen_tag {
+	uint16_t vid;		/**< first VLAN id, 0..4095 */
+	uint16_t vids;		/**< how many, 1..4096 */
+	uint8_t pcp;		/**< priority code point, 0..7 */
+	uint8_t dei;		/**< drop eligible, 0..1 */
+	uint16_t tpid;		/**< host order: 0x8100, or 0x88a8 (802.1ad) */
+	bool set;		/**< given: the frame carries this tag */
+};
+
 /** What a gen task sends. */
 struct lr_gen_conf {
 	enum lr_size_mode size_mode;
@@ -96,6 +109,13 @@ struct lr_gen_conf {
 	uint32_t loop_ip_step;		/**< loop k adds k x this to source
 					 *   addresses (0) */
 	bool stamp;			/**< linerate's header into UDP frames */
+	/* The headers' fields that are not addresses and ports. */
+	struct lr_gen_tag vlan;		/**< the (inner) 802.1Q tag */
+	struct lr_gen_tag outer;	/**< QinQ's outer tag, before vlan */
+	uint8_t dscp;			/**< DiffServ code point, 0..63 (0) */
+	uint8_t ecn;			/**< ECN field, 0..3 (0) */
+	uint8_t ttl;			/**< IPv4 TTL, IPv6 hop limit (64) */
+	bool df;			/**< IPv4 don't fragment (1) */
 };
 
 /**
@@ -116,17 +136,28 @@ lr_gen_share(uint64_t total, unsigned int i, unsigned int n)
 	return total / n + (i < total % n ? 1 : 0);
 }
 
-/** One flow's addresses and ports, network order. */
+/** One flow's addresses and ports, network order, and its VLAN ids. */
 struct lr_gen_tuple {
 	uint8_t src_ip[16];
 	uint8_t dst_ip[16];
 	rte_be16_t src_port;
 	rte_be16_t dst_port;
+	uint16_t vid;		/**< the vlan tag's VID, host order */
+	uint16_t outer_vid;	/**< the outer tag's */
 };
 
+/** VLAN tags of the frames of @p c: 0, 1 or 2. */
+static inline unsigned int
+lr_gen_tags(const struct lr_gen_conf *c)
+{
+	return (unsigned int)c->vlan.set + (unsigned int)c->outer.set;
+}
+
 /**
- * The tuple of flow @p i (0 .. flows-1): the source port varies fastest,
- * then the destination port, the source address, the destination address.
+ * The tuple of flow @p i (0 .. flows-1): the vlan tag's VID varies
+ * fastest (with a VID range, flow i is in VLAN vid + i mod vids), then the
+ * outer tag's, the source port, the destination port, the source address,
+ * the destination address.
  * @return 0, or -EINVAL when the ranges hold fewer than i+1 tuples.
  */
 int lr_gen_flow_at(const struct lr_gen_conf *c, uint32_t i,

@@ -16,6 +16,7 @@
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_gen.h"
+#include "lr_pkt.h"
 #include "lr_pool.h"
 #include "lr_port.h"
 #include "../lr_test.h"
@@ -697,6 +698,211 @@ stall_counted_late(void **state)
 	assert_int_equal(lr_task_verdict(t, NULL, 0), LR_VERDICT_OK);
 }
 
+/* The tags' and IP header's keys: each bad value a one-line error, each
+ * good one in the conf; VID ranges are flows, the VIDs fastest. */
+static void
+vlan_keys(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "vlan", "4096" }, { "vlan", "5-3" }, { "vlan", "-1" },
+		{ "vlan", "1-4096" }, { "vlan", "x" }, { "outer-vlan", "4096" },
+		{ "vlan-pcp", "8" }, { "vlan-dei", "2" }, { "outer-pcp", "8" },
+		{ "outer-dei", "2" }, { "outer-tpid", "0x0800" },
+		{ "outer-tpid", "88a8x" }, { "dscp", "64" }, { "ecn", "4" },
+		{ "ttl", "0" }, { "ttl", "256" }, { "df", "2" },
+	};
+	struct lr_gen_conf c;
+	struct lr_gen_tuple t;
+	unsigned int i;
+
+	(void)state;
+	lr_gen_conf_init(&c);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		if (lr_role_set(&lr_gen_role, &c, bad[i][0], bad[i][1]) != -EINVAL)
+			fail_msg("%s=%s taken", bad[i][0], bad[i][1]);
+		if (strchr(lr_errmsg(), '\n') != NULL ||
+		    strstr(lr_errmsg(), bad[i][0]) == NULL)
+			fail_msg("%s=%s: '%s'", bad[i][0], bad[i][1], lr_errmsg());
+	}
+	assert_int_equal(lr_gen_tags(&c), 0);
+	assert_int_equal(c.ttl, 64);
+	assert_true(c.df);
+	set(&c, "vlan", "100-102");
+	set(&c, "outer-vlan", "4094-4095");
+	set(&c, "vlan-pcp", "7");
+	set(&c, "outer-tpid", "0x9100");
+	set(&c, "dscp", "63");
+	set(&c, "ecn", "3");
+	set(&c, "ttl", "255");
+	assert_int_equal(lr_gen_tags(&c), 2);
+	assert_int_equal(c.vlan.vid, 100);
+	assert_int_equal(c.vlan.vids, 3);
+	assert_int_equal(c.outer.vids, 2);
+	assert_int_equal(c.outer.tpid, 0x9100);
+	set(&c, "src-port", "1000-1001");
+	assert_true(lr_gen_tuples(&c) == 3 * 2 * 2);
+	assert_int_equal(lr_gen_flow_at(&c, 0, &t), 0);
+	assert_int_equal(t.vid, 100);
+	assert_int_equal(t.outer_vid, 4094);
+	assert_int_equal(lr_gen_flow_at(&c, 2, &t), 0);
+	assert_int_equal(t.vid, 102);
+	assert_int_equal(lr_gen_flow_at(&c, 4, &t), 0);
+	assert_int_equal(t.vid, 101);
+	assert_int_equal(t.outer_vid, 4095);
+	assert_int_equal(rte_be_to_cpu_16(t.src_port), 1000);
+	assert_int_equal(lr_gen_flow_at(&c, 11, &t), 0);
+	assert_int_equal(rte_be_to_cpu_16(t.src_port), 1001);
+	assert_int_equal(lr_gen_flow_at(&c, 12, &t), -EINVAL);
+	/* Sizes: the tags' bytes are on the wire, data-size adds them. */
+	set(&c, "data-size", "18");
+	{
+		uint32_t tab[1];
+
+		assert_int_equal(lr_gen_size_table(&c, tab, 1), 1);
+		assert_int_equal(tab[0], 72);
+	}
+}
+
+static void
+vlan_bad_confs(void **state)
+{
+	struct lr_gen_conf c;
+
+	(void)state;
+	lr_gen_conf_init(&c);
+	set(&c, "outer-vlan", "10");
+	create_fails(&c, "outer-vlan without vlan");
+	lr_gen_conf_init(&c);
+	set(&c, "vlan-pcp", "3");
+	create_fails(&c, "without vlan");
+	lr_gen_conf_init(&c);
+	set(&c, "vlan", "1");
+	set(&c, "outer-dei", "1");
+	create_fails(&c, "without outer-vlan");
+	/* 64 B holds no tag and linerate's header: said, never cut. */
+	lr_gen_conf_init(&c);
+	set(&c, "vlan", "10");
+	create_fails(&c, "a VLAN tag and the 18 B header need 68 B");
+	set(&c, "outer-vlan", "20");
+	set(&c, "size", "68");
+	create_fails(&c, "2 VLAN tags and the 18 B header need 72 B");
+	set(&c, "dst-ip", "fd00::2");
+	set(&c, "size", "88");
+	create_fails(&c, "IPv6, 2 VLAN tags and the 18 B header need 92 B");
+	lr_gen_conf_init(&c);
+	set(&c, "vlan", "10-11");
+	set(&c, "src-port", "1");
+	set(&c, "flows", "3");
+	create_fails(&c, "flows need");
+	/* The MTU is IP's: 1527 B with two tags is 1501 B of IP. */
+	lr_gen_conf_init(&c);
+	set(&c, "vlan", "10");
+	set(&c, "outer-vlan", "20");
+	set(&c, "size", "1527");
+	create_fails(&c, "mtu=1501");
+}
+
+struct tag_want {
+	unsigned int tags;
+	bool ipv6;
+	uint32_t len;
+	unsigned int seen;
+};
+
+/* Each frame where the locator finds it: its tags with the flow's VIDs,
+ * the header fields asked for, checksums that verify. */
+static void
+check_tagged(struct rte_mbuf *m, unsigned int k, void *arg)
+{
+	struct tag_want *w = arg;
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct lr_pkt_hdr *h;
+	struct lr_pkt p;
+	uint32_t flow;
+
+	(void)k;
+	assert_int_equal(m->pkt_len, w->len);
+	assert_int_equal(lr_pkt_locate(d, m->data_len, m->pkt_len, &p), LR_PKT_OK);
+	assert_int_equal(p.tags, w->tags);
+	assert_int_equal(p.l3, 14 + 4 * w->tags);
+	assert_int_equal(p.proto, IPPROTO_UDP);
+	h = (const struct lr_pkt_hdr *)(d + p.l4 + 8);
+	flow = rte_be_to_cpu_32(h->flow);
+	assert_true(flow < 6);
+	if (w->tags == 2) {
+		/* outer 0x88a8 VID 7 + flow / 3, PCP 3; inner 0x8100 VID
+		 * 100 + flow % 3, PCP 5, DEI 1. */
+		assert_int_equal(lr_pkt_rd16(d + 12), 0x88a8);
+		assert_int_equal(lr_pkt_rd16(d + 14), 3 << 13 | (7 + flow / 3));
+		assert_int_equal(lr_pkt_rd16(d + 16), 0x8100);
+		assert_int_equal(lr_pkt_rd16(d + 18), 5 << 13 | 1 << 12 |
+				 (100 + flow % 3));
+		assert_int_equal(lr_pkt_rd16(d + 20), 0x0800);
+	} else {
+		assert_int_equal(lr_pkt_rd16(d + 12), 0x8100);
+		assert_int_equal(lr_pkt_rd16(d + 14), 4000 + flow % 3);
+		assert_int_equal(lr_pkt_rd16(d + 16), 0x86dd);
+	}
+	if (w->ipv6) {
+		const struct rte_ipv6_hdr *ip = (const void *)(d + p.l3);
+
+		assert_int_equal(ip->hop_limits, 1);
+		/* Traffic class: DSCP 46, ECN 2. */
+		assert_int_equal(rte_be_to_cpu_32(ip->vtc_flow) >> 20,
+				 6 << 8 | 46 << 2 | 2);
+		assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip,
+				 (const void *)(d + p.l4)), 0);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const void *)(d + p.l3);
+
+		assert_int_equal(ip->time_to_live, 9);
+		assert_int_equal(ip->type_of_service, 10 << 2 | 1);
+		assert_int_equal(ip->fragment_offset, 0);	/* df 0 */
+		assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip,
+				 (const void *)(d + p.l4)), 0);
+	}
+	w->seen++;
+}
+
+static void
+tagged_frames(void **state)
+{
+	struct tag_want w = { 2, false, 80 - 4, 0 };
+	struct lr_gen_conf c;
+
+	(void)state;
+	lr_gen_conf_init(&c);
+	set(&c, "count", "60");
+	set(&c, "flows", "6");
+	set(&c, "size", "80");
+	set(&c, "vlan", "100-102");
+	set(&c, "vlan-pcp", "5");
+	set(&c, "vlan-dei", "1");
+	set(&c, "outer-vlan", "7-8");
+	set(&c, "outer-pcp", "3");
+	set(&c, "dscp", "10");
+	set(&c, "ecn", "1");
+	set(&c, "ttl", "9");
+	set(&c, "df", "0");
+	set(&c, "udp-cksum", "1");
+	run(&c, check_tagged, &w);
+	assert_int_equal(w.seen, 60);
+
+	w = (struct tag_want){ 1, true, 88 - 4, 0 };
+	lr_gen_conf_init(&c);
+	set(&c, "count", "60");
+	set(&c, "flows", "6");
+	set(&c, "size", "88");
+	set(&c, "dst-ip", "fd00::2");
+	set(&c, "vlan", "4000-4002");
+	set(&c, "dscp", "46");
+	set(&c, "ecn", "2");
+	set(&c, "ttl", "1");
+	run(&c, check_tagged, &w);
+	assert_int_equal(w.seen, 60);
+}
+
 /* Pre-built frames are paced too: 1 Mpps for 10 ms is 10,000 frames. */
 static void
 fixed_paced(void **state)
@@ -877,6 +1083,9 @@ main(void)
 		cmocka_unit_test(offered_synthetic),
 		cmocka_unit_test(conf_new_keys),
 		cmocka_unit_test(stalled_port_ends_task),
+		cmocka_unit_test(vlan_keys),
+		cmocka_unit_test(vlan_bad_confs),
+		cmocka_unit_test(tagged_frames),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
