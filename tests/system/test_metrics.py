@@ -23,6 +23,7 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -355,11 +356,6 @@ def test_exposition_format():
     rx = [v for n, lab, v in fams["linerate_rx_latency_seconds"][1]
           if n.endswith("_count")]
     expect(rx and rx[0] > 0, "no latency: %s" % rx)
-    # A 404 for anything but /metrics.
-    try:
-        urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=1)
-    except OSError:
-        pass
 
 
 def test_grafana_dashboard_names_exist():
@@ -395,6 +391,16 @@ def test_grafana_dashboard_names_exist():
                 text = scrape("http://127.0.0.1:%d/metrics" % port)
             except OSError:
                 time.sleep(0.2)
+        # Nothing but GET /metrics: 404 for another path, 405 for POST.
+        for path, data, code in (("/", None, 404), ("/metrics", b"x", 405)):
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path),
+                                       data=data, timeout=10)
+                got = 200
+            except urllib.error.HTTPError as e:
+                got = e.code
+            expect(got == code, "%s %s: %d, want %d" % (
+                "POST" if data else "GET", path, got, code))
     finally:
         p.terminate()
         p.communicate(timeout=30)
