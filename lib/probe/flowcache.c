@@ -10,6 +10,7 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 
+#include "lr_bigmem.h"
 #include "lr_common.h"
 #include "lr_flowcache.h"
 #include "lr_frag.h"
@@ -71,6 +72,7 @@ struct lr_fc {
 	struct fc_bucket *b;
 	struct lr_frag_slot *frag;	/* first fragments' ports */
 	struct fc_rev *rev;		/* [bucket * WAYS + way], biflow only */
+	struct lr_bigmem b_mem, rev_mem;	/* b's and rev's memory */
 	uint32_t mask;			/* buckets - 1 */
 	uint32_t scan_pos;		/* next bucket the expiry walk looks at */
 	uint64_t scan_ns;		/* time of the last walk */
@@ -131,8 +133,9 @@ lr_fc_create(const struct lr_fc_conf *c)
 				c->socket);
 	if (fc == NULL)
 		return lr_err_null(ENOMEM, "probe: no memory for a flow cache");
-	fc->b = rte_zmalloc_socket("lr_fc_table", sizeof(*fc->b) * nb,
-				   RTE_CACHE_LINE_SIZE, c->socket);
+	/* In 2 MB pages even without EAL hugepages (lr_bigmem.h). */
+	lr_bigmem_alloc(&fc->b_mem, "lr_fc_table", sizeof(*fc->b) * nb, c->socket);
+	fc->b = fc->b_mem.p;
 	if (fc->b == NULL) {
 		lr_err(ENOMEM, "probe: no memory for %u flows (%zu MB) on socket %d",
 		       nb * LR_FC_WAYS, sizeof(struct fc_bucket) * nb >> 20,
@@ -146,9 +149,9 @@ lr_fc_create(const struct lr_fc_conf *c)
 		goto free_table;
 	}
 	if (c->biflow) {
-		fc->rev = rte_zmalloc_socket("lr_fc_rev", sizeof(*fc->rev) * nb *
-					     LR_FC_WAYS, RTE_CACHE_LINE_SIZE,
-					     c->socket);
+		lr_bigmem_alloc(&fc->rev_mem, "lr_fc_rev", sizeof(*fc->rev) *
+				nb * LR_FC_WAYS, c->socket);
+		fc->rev = fc->rev_mem.p;
 		if (fc->rev == NULL) {
 			lr_err(ENOMEM, "probe: no memory for biflow");
 			goto free_frag;
@@ -163,7 +166,7 @@ lr_fc_create(const struct lr_fc_conf *c)
 free_frag:
 	rte_free(fc->frag);
 free_table:
-	rte_free(fc->b);
+	lr_bigmem_free(&fc->b_mem);
 free_fc:
 	rte_free(fc);
 	rte_errno = ENOMEM;
@@ -175,9 +178,9 @@ lr_fc_free(struct lr_fc *fc)
 {
 	if (fc == NULL)
 		return;
-	rte_free(fc->rev);
+	lr_bigmem_free(&fc->rev_mem);
 	rte_free(fc->frag);
-	rte_free(fc->b);
+	lr_bigmem_free(&fc->b_mem);
 	rte_free(fc);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lr_mbuf_free_bulk() (lr_mbuf.h) against what rte_pktmbuf_free() frees:
  * every mbuf back to its own pool, chains, clones, runs longer than its
- * array, NULL entries. */
+ * array, NULL entries. lr_bigmem (lr_bigmem.h) under an EAL without
+ * hugepages: 2 MB-aligned, zeroed, writable. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 #include <rte_mbuf.h>
 
+#include "lr_bigmem.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
 
@@ -95,12 +97,36 @@ chains_clones_nulls(void **state)
 	all_back();
 }
 
+static void
+bigmem_without_hugepages(void **state)
+{
+	struct lr_bigmem m;
+	size_t i;
+
+	(void)state;
+	assert_false(rte_eal_has_hugepages());	/* lr_test.h: --no-huge */
+	assert_int_equal(lr_bigmem_alloc(&m, "ut_big", 5u << 20, SOCKET_ID_ANY), 0);
+	assert_non_null(m.p);
+	assert_true(m.mapped);
+	assert_int_equal((uintptr_t)m.p % (2u << 20), 0);
+	assert_true(m.len >= (5u << 20));
+	for (i = 0; i < m.len; i += 4096) {
+		assert_int_equal(((uint8_t *)m.p)[i], 0);
+		((uint8_t *)m.p)[i] = 1;
+	}
+	((uint8_t *)m.p)[m.len - 1] = 1;
+	lr_bigmem_free(&m);
+	assert_null(m.p);
+	lr_bigmem_free(&m);	/* twice: nothing */
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mixed_pools_in_runs),
 		cmocka_unit_test(chains_clones_nulls),
+		cmocka_unit_test(bigmem_without_hugepages),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
