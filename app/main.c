@@ -19,6 +19,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
 #include "lr_cleanup.h"
 #include "lr_common.h"
@@ -71,6 +72,8 @@ struct opts {
 	char metrics[128];	/* [ADDR:]PORT of /metrics, "" none */
 	double metrics_linger_s;
 	bool no_live;
+	bool live;		/* the live line off a terminal too */
+	int log_level;		/* RTE_LOG_*; 0: not given */
 	bool allow_short;	/* a rate that fell short still exits 0 */
 	struct actions act;
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
@@ -150,6 +153,37 @@ asks_any_port(const char *listen)
 	       (n >= 2 && strcmp(listen + n - 2, ":0") == 0);
 }
 
+/* rte_log's levels by name, as EAL's --log-level takes them. */
+static const char *const log_levels[] = {
+	[RTE_LOG_EMERG] = "emerg", [RTE_LOG_ALERT] = "alert",
+	[RTE_LOG_CRIT] = "crit", [RTE_LOG_ERR] = "err",
+	[RTE_LOG_WARNING] = "warning", [RTE_LOG_NOTICE] = "notice",
+	[RTE_LOG_INFO] = "info", [RTE_LOG_DEBUG] = "debug",
+};
+
+static int
+set_log_level(void *conf, const char *key, const char *val)
+{
+	struct opts *o = conf;
+	unsigned int i;
+	char *end;
+	long n;
+
+	for (i = RTE_LOG_EMERG; i <= RTE_LOG_DEBUG; i++)
+		if (strcmp(val, log_levels[i]) == 0) {
+			o->log_level = (int)i;
+			return 0;
+		}
+	n = strtol(val, &end, 10);
+	if (end != val && *end == '\0' && n >= RTE_LOG_EMERG &&
+	    n <= RTE_LOG_DEBUG) {
+		o->log_level = (int)n;
+		return 0;
+	}
+	return lr_err(EINVAL, "--%s '%s': want emerg, alert, crit, err, "
+		      "warning, notice, info, debug or 1..8", key, val);
+}
+
 #define OC(field) LR_OPT_FIELD(struct opts, field)
 
 /* linerate's own options, in --help's and doc/usage.md's order; the port's
@@ -190,7 +224,19 @@ static const struct lr_opt app_opts[] = {
 	  "write rx's per-flow table as CSV (`-`: stdout, alone there as with "
 	  "`--json -`)", "`--csv flows.csv`", NULL },
 	{ "no-live", LR_OPT_FLAG, OC(no_live), 0, 1, NULL, NULL,
-	  "no live line once a second", "`--no-live`", NULL },
+	  "no live line once a second (a terminal has one, a pipe, file or "
+	  "journald none)", "`--no-live`", NULL },
+	{ "live", LR_OPT_FLAG, OC(live), 0, 1, NULL, NULL,
+	  "the live line once a second when stdout is not a terminal too "
+	  "(a pipe, a file, journald)", "`--live`", NULL },
+	{ "log-level", LR_OPT_FUNC, 0, 0, 0, 0, set_log_level, "LEVEL",
+	  "say what is at LEVEL or above: emerg, alert, crit, err, warning, "
+	  "notice, info, debug, or 1..8; DPDK's messages (rte_log's global "
+	  "level, from EAL's start), linerate's own log types (user.lr.*: an "
+	  "IPFIX collector lost is warning, found notice), the end-of-run "
+	  "summary (notice) and the live line on a terminal (info); linerate's "
+	  "errors at every level (no option: DPDK's default levels)",
+	  "`--log-level warning`", NULL },
 	{ "allow-short", LR_OPT_FLAG, OC(allow_short), 0, 1, NULL, NULL,
 	  "exit 0 even when a paced rate fell short (still flagged in the live "
 	  "line, on stderr and in the result document)", "`--allow-short`",
@@ -654,9 +700,10 @@ exports_to_stdout(const struct opts *o)
  * --proc-type other than primary, as auto may turn out).
  */
 static char **
-eal_args(int argc, char **argv, int *out_argc)
+eal_args(int argc, char **argv, char *log_opt, int *out_argc)
 {
 	static char unlink_opt[] = "--huge-unlink";
+	bool unlink = true;
 	char **v;
 	int i;
 
@@ -670,19 +717,23 @@ eal_args(int argc, char **argv, int *out_argc)
 		if (strncmp(a, "--huge-unlink", 13) == 0 ||
 		    strcmp(a, "--no-huge") == 0 || strcmp(a, "--in-memory") == 0 ||
 		    strcmp(a, "--single-file-segments") == 0 ||
-		    (type != NULL && strcmp(type, "primary") != 0)) {
-			*out_argc = argc;
-			return argv;
-		}
+		    (type != NULL && strcmp(type, "primary") != 0))
+			unlink = false;
 	}
-	v = calloc((size_t)argc + 2, sizeof(*v));
-	if (v == NULL) {
-		*out_argc = argc;
+	*out_argc = argc;
+	if (!unlink && log_opt == NULL)
 		return argv;
-	}
+	v = calloc((size_t)argc + 3, sizeof(*v));
+	if (v == NULL)
+		return argv;
 	memcpy(v, argv, sizeof(*v) * (size_t)argc);
-	v[argc] = unlink_opt;
-	*out_argc = argc + 1;
+	if (unlink)
+		v[(*out_argc)++] = unlink_opt;
+	/* Last, over a global level the user gave EAL: rte_eal_init() sets
+	 * rte_log's global level from its options (its default otherwise),
+	 * whatever was set before it. */
+	if (log_opt != NULL)
+		v[(*out_argc)++] = log_opt;
 	return v;
 }
 
@@ -887,6 +938,36 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 	_exit(EXIT_FORCED);
 }
 
+/* Is what linerate says at @p level said (--log-level)? Without one, as
+ * DPDK's default for a log type: info and above. */
+static bool
+said(const struct opts *o, int level)
+{
+	return level <= (o->log_level != 0 ? o->log_level : (int)RTE_LOG_INFO);
+}
+
+/*
+ * --log-level: linerate's log types (user.lr.*, registered at info) set
+ * to it, so that debug reaches theirs too; rte_log's global level is
+ * EAL's --log-level=N, given last (eal_args()), so that EAL's own start
+ * follows it. DPDK's messages go to
+ * stderr alone: EAL's default stream also copies each to syslog, which
+ * under systemd is the journal a second time (not with EAL --syslog,
+ * which asks for syslog).
+ */
+static void
+setup_log(const struct opts *o, int eal_argc, char **argv)
+{
+	int i;
+
+	if (o->log_level != 0)
+		rte_log_set_level_pattern("user.lr.*", (uint32_t)o->log_level);
+	for (i = 1; i < eal_argc; i++)
+		if (strncmp(argv[i], "--syslog", 8) == 0)
+			return;
+	rte_openlog_stream(stderr);
+}
+
 /* At exit() from anywhere (DPDK's rte_exit() too), what is registered. */
 static void
 cleanup_at_exit(void)
@@ -903,6 +984,7 @@ main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	void *rc = NULL, *wc = NULL;
 	char **eal_argv;
+	char log_opt[32];
 	int eal_argc, ret, rc_exit, checked;
 	FILE *human;
 
@@ -951,6 +1033,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "linerate: give SCRIPT.lua or --role, not both\n");
 		return EXIT_USAGE;
 	}
+	if (o.live && o.no_live) {
+		fprintf(stderr, "linerate: give --live or --no-live, not both\n");
+		return EXIT_USAGE;
+	}
 	lr_port_conf_init(&pc);
 	if (o.role[0] != '\0') {
 		role = lr_role_find(o.role);
@@ -995,7 +1081,20 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	eal_argv = eal_args(eal_argc, argv, &eal_argc);
+	/*
+	 * A hang-up (a terminal closed, systemctl kill -s HUP) has nothing to
+	 * make linerate re-open: results are written whole at the end, the
+	 * IPFIX exporter reconnects by itself, messages go to stderr. Its
+	 * default action would end the process with nothing written, so it
+	 * is ignored, from before EAL (hugepages can take seconds to map).
+	 * Ignored, not caught: no system call of a sleeping main lcore is cut
+	 * short (EINTR). Processes a script starts inherit it.
+	 */
+	signal(SIGHUP, SIG_IGN);
+	setup_log(&o, eal_argc, argv);
+	snprintf(log_opt, sizeof(log_opt), "--log-level=%d", o.log_level);
+	eal_argv = eal_args(eal_argc, argv, o.log_level != 0 ? log_opt : NULL,
+			    &eal_argc);
 	ret = rte_eal_init(eal_argc, eal_argv);
 	if (ret < 0) {
 		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
@@ -1032,7 +1131,11 @@ main(int argc, char **argv)
 	 * (lr_human_out()). */
 	human = strcmp(o.json, "-") == 0 || strcmp(o.csv, "-") == 0 ?
 		stderr : stdout;
-	lr_stats_live(!o.no_live, human);
+	/* A live line is for a terminal: off a pipe, a file or journald, one
+	 * line a second of rates is noise among the events (--live: still). */
+	lr_stats_live(!o.no_live && (o.live || (isatty(fileno(human)) &&
+						 said(&o, RTE_LOG_INFO))),
+		      human);
 	if (o.series_given)
 		lr_stats_series(o.series_s);
 	lr_engine_set_tick(lr_stats_tick);
@@ -1057,7 +1160,8 @@ main(int argc, char **argv)
 	lr_engine_stop();
 	lr_stats_series_flush();
 	if (o.role[0] != '\0' && lr_engine_task_count() > 0) {
-		print_summary(lr_human_out(human));
+		if (said(&o, RTE_LOG_NOTICE))
+			print_summary(lr_human_out(human));
 		/* A rate that fell short or a port that stopped is not a
 		 * success (a script judges its own tasks). */
 		if (rc_exit == 0)

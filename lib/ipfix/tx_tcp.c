@@ -10,8 +10,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_log.h>
+
 #include "lr_common.h"
 #include "tx_priv.h"
+
+/* The collector's comings and goings, one line each (journald's events);
+ * said on the main lcore or EAL's interrupt thread, never a worker's. */
+RTE_LOG_REGISTER(lr_ipfix_logtype, user.lr.ipfix, INFO);
+#define TLOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, lr_ipfix_logtype, "probe: export tcp:%s: " \
+		fmt "\n", t->dest, ##__VA_ARGS__)
 
 #define TCP_BACKOFF_MIN_MS 500
 #define TCP_BACKOFF_MAX_MS 30000
@@ -41,11 +50,27 @@ struct tcp_ctx {
 	uint64_t connects;
 	uint64_t refused;		/* messages refused: no room */
 	uint64_t cuts;			/* connections lost (FIN, RST, error) */
+	bool said_down;			/* this outage is said already */
+	char dest[128];			/* HOST:PORT, for what is said */
 };
 
+/* The connection is down or a try failed (@p err: errno, 0 for the
+ * collector's FIN). Said once an outage: when it is lost, or when the
+ * first try of one fails; not each try of the backoff. */
 static void
-tcp_down(struct tcp_ctx *t)
+tcp_down(struct tcp_ctx *t, int err)
 {
+	bool was_up = t->fd >= 0 && !t->connecting;
+
+	if (was_up)
+		TLOG(WARNING, "connection lost (%s): reconnecting, messages "
+		     "held meanwhile (%zu B waiting)",
+		     err ? strerror(err) : "closed by the collector", t->q.bytes);
+	else if (!t->said_down)
+		TLOG(WARNING, "cannot connect (%s): trying again every %.1f to "
+		     "%.0f s, messages held meanwhile", strerror(err ? err : EIO),
+		     TCP_BACKOFF_MIN_MS / 1e3, TCP_BACKOFF_MAX_MS / 1e3);
+	t->said_down = true;
 	if (t->fd >= 0) {
 		close(t->fd);
 		if (!t->connecting)
@@ -72,6 +97,8 @@ tcp_up(struct tcp_ctx *t)
 	t->connecting = false;
 	t->backoff_ms = TCP_BACKOFF_MIN_MS;
 	t->connects++;
+	TLOG(NOTICE, "connected (connection %" PRIu64 ")", t->connects);
+	t->said_down = false;
 	t->tm_off = t->tm_len = 0;
 	if (t->x == NULL)
 		return;
@@ -95,7 +122,7 @@ tcp_connect(struct tcp_ctx *t)
 		if (poll(&pfd, 1, 0) <= 0)
 			return;
 		if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err)
-			tcp_down(t);
+			tcp_down(t, err ? err : errno);
 		else
 			tcp_up(t);
 		return;
@@ -104,14 +131,14 @@ tcp_connect(struct tcp_ctx *t)
 		return;
 	t->fd = socket(t->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (t->fd < 0) {
-		tcp_down(t);
+		tcp_down(t, errno);
 		return;
 	}
 	t->connecting = true;
 	if (connect(t->fd, (struct sockaddr *)&t->sa, t->salen) == 0)
 		tcp_up(t);
 	else if (errno != EINPROGRESS)
-		tcp_down(t);
+		tcp_down(t, errno);
 }
 
 /*
@@ -122,7 +149,7 @@ tcp_connect(struct tcp_ctx *t)
  * the kernel takes them and the collector never sees them.
  */
 static bool
-tcp_peer_gone(struct tcp_ctx *t)
+tcp_peer_gone(struct tcp_ctx *t, int *err)
 {
 	uint8_t b[512];
 	int i;
@@ -130,6 +157,7 @@ tcp_peer_gone(struct tcp_ctx *t)
 	for (i = 0; i < 64; i++) {
 		ssize_t n = recv(t->fd, b, sizeof(b), MSG_DONTWAIT);
 
+		*err = n < 0 ? errno : 0;
 		if (n == 0)
 			return true;
 		if (n < 0)
@@ -164,12 +192,12 @@ tcp_push(struct tcp_ctx *t)
 	const uint8_t *m;
 	size_t len;
 	uint32_t rec;
-	int ret;
+	int ret, err;
 
 	if (t->fd < 0 || t->connecting)
 		return;
-	if (tcp_peer_gone(t)) {
-		tcp_down(t);
+	if (tcp_peer_gone(t, &err)) {
+		tcp_down(t, err);
 		return;
 	}
 	ret = tcp_write(t, t->tm, t->tm_len, &t->tm_off);
@@ -184,7 +212,7 @@ tcp_push(struct tcp_ctx *t)
 		}
 	}
 	if (ret < 0)
-		tcp_down(t);
+		tcp_down(t, errno);
 }
 
 int
@@ -206,6 +234,7 @@ lr_ipfix_tcp_open(const char *dest, size_t buffer_bytes, void **ctx)
 	}
 	t->sa = sa;
 	t->salen = salen;
+	snprintf(t->dest, sizeof(t->dest), "%s", dest);
 	t->fd = -1;
 	t->backoff_ms = TCP_BACKOFF_MIN_MS;
 	*ctx = t;

@@ -595,6 +595,16 @@ def test_tcp_collector_that_closes_loses_nothing():
     e = load_json(out)["probe"]["exporter"]
     expect(e["records_lost"] == 0 and e["tcp_cuts"] >= 1, e)
     expect(e["records"] == sum(m[1] for m in msgs), (e, sum(m[1] for m in msgs)))
+    # Each coming and going of the collector is one line on stderr (the
+    # journal's events): as many as the exporter counted.
+    lost = re.findall(r"(?m)^probe: export tcp:127\.0\.0\.1:%d: connection "
+                      r"lost \(closed by the collector\): reconnecting" % port,
+                      r.stderr)
+    made = re.findall(r"(?m)^probe: export tcp:127\.0\.0\.1:%d: connected "
+                      r"\(connection (\d+)\)$" % port, r.stderr)
+    expect(len(lost) == e["tcp_cuts"] and
+           made == [str(i + 1) for i in range(e["tcp_connects"])],
+           (e, r.stderr[-800:]))
 
 
 def test_same_flows_as_softflowd():
@@ -990,10 +1000,11 @@ def test_export_to_stdout_is_ipfix_only():
                            ["--", "--role", "probe", "--port",
                             "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
                             "--duration", "2.5", "--entries", "1024",
-                            "--export", "file:-", "--json", out],
+                            "--export", "file:-", "--json", out, "--live"],
                            stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
     expect(r.returncode == 0, r.stderr)
     expect("local drops" in r.stderr and "linerate: tx " in r.stderr, r.stderr)
+    expect(re.search(r"(?m)^\[ *[0-9.]+ s\] tx ", r.stderr), r.stderr)	# --live
     e = load_json(out)["probe"]["exporter"]
     recs = ipfix_stream(ipfix)
     expect(e["records_lost"] == 0 and len(recs) == e["records"], (len(recs), e))
@@ -1005,7 +1016,9 @@ def test_export_to_stdout_is_ipfix_only():
     with open(script, "w") as f:
         f.write(STDOUT_RUN)
     with open(ipfix, "wb") as f:
-        r = subprocess.run([LINERATE] + eal("sol", mem=1024) + ["--", script, out],
+        # --live: the live line (its "local drops") off a terminal too.
+        r = subprocess.run([LINERATE] + eal("sol", mem=1024) + ["--", "--live",
+                                                                script, out],
                            stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
     expect(r.returncode == 0, r.stderr)
     expect("local drops" in r.stderr and "stdout carries the IPFIX" in r.stderr,

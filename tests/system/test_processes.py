@@ -114,8 +114,9 @@ def test_telemetry_and_sigterm():
     args = eal("tel")
     prefix = args[args.index("--file-prefix") + 1]
     path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+    # --live: stdout is a pipe here, which has no live line by default.
     p = start(args + ["--", "--role", "gen", "--port", "net_null0", "--rate", "1M",
-                      "--json", out])
+                      "--json", out, "--live"])
     try:
         for _ in range(100):
             if os.path.exists(path):

@@ -31,7 +31,8 @@ def test_short_rate_exits_3():
     d = tmpdir()
     out = os.path.join(d, "r.json")
     r = run(eal("rate1") + ["--", "--role", "gen", "--port", "net_null0",
-                            "--duration", "1.5", "--json", out] + IMPOSSIBLE)
+                            "--duration", "1.5", "--json", out, "--live"] +
+            IMPOSSIBLE)
     expect(r.returncode == 3, "rc %d %s" % (r.returncode, r.stderr[-500:]))
     expect("rate short: offered" in r.stderr and "net_null0 queue 0" in r.stderr,
            r.stderr)
@@ -136,7 +137,7 @@ def test_memif_peer_killed():
         gen = start(eal("pkgen") + ["--", "--role", "gen", "--port",
                     memif(sock, "client"),
                     "--count", str(n), "--rate", "10k", "--link-timeout", "30",
-                    "--json", gen_json])
+                    "--json", gen_json, "--live"])
         procs.append(gen)
         # Until gen is sending (its live line), then kill the receiver.
         deadline = time.time() + 30
