@@ -207,6 +207,11 @@ def test_gen_rx_qinq_every_flow():
         expect(f["packets"] == 1000 and f["lost"] == 0, f)
     t = [t for t in doc["tasks"] if t["role"] == "rx"][0]
     expect(t["own_packets"] == 24000 and t["foreign_packets"] == 0, t)
+    g = [t for t in doc["tasks"] if t["role"] == "gen"][0]
+    expect(g["vlan_tags"] == 2 and g["frame_bytes_max"] == 72, g)
+    # The document as doc/schema says it is (gen's vlan_tags with it).
+    from test_schema import valid
+    valid("run.json", doc, "gen -> rx over QinQ")
 
 
 RTT_QINQ = """
