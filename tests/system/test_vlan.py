@@ -203,8 +203,8 @@ def test_gen_rx_qinq_every_flow():
            rx["latency"]["count"] == 24000, rx)
     expect(all(f["packets"] == 1000 and f["lost"] == 0 for f in rx["flows"]), rx["flows"])
     open(script, "w").write(RX_QINQ % (
-        'size = 72, ["outer-vlan"] = "10-13", vlan = "200-205", '
-        '["vlan-pcp"] = 2, dscp = 8, ttl = 3', js))
+        'size = 72, outer_vlan = "10-13", vlan = "200-205", '
+        'vlan_pcp = 2, dscp = 8, ttl = 3', js))
     r = run(eal("vrx", mem=1024) + ["--", script], timeout=120)
     expect(r.returncode == 0, r.stdout + r.stderr[-1500:])
     doc = load_json(js)
