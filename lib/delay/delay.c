@@ -34,6 +34,7 @@
  * is due is sent, waiting for due times up to SEND_AHEAD_NS.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -134,16 +135,22 @@ static inline void
 rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
 	  const struct rte_mbuf *m, bool stream)
 {
-	struct rec h = { .tts = tts, .next = NIL, .len = (uint16_t)len,
-			 .flags = flags };
 #ifdef RTE_ARCH_X86
+	RTE_BUILD_BUG_ON(offsetof(struct rec, next) != 8 ||
+			 offsetof(struct rec, len) != 12 ||
+			 offsetof(struct rec, flags) != 14);
 	if (likely(m->next == NULL) && stream) {
 		const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
 		__m128i *dst = (__m128i *)(void *)r;
 		uint32_t i, whole = len / 16;
 		uint8_t tail[16];
 
-		_mm_stream_si128(dst++, _mm_loadu_si128((const __m128i *)(const void *)&h));
+		/* The header made in a register: a 16-byte load of the
+		 * struct just written field by field misses store forwarding
+		 * (perf: 30 % of enqueue's samples on the store after it). */
+		_mm_stream_si128(dst++, _mm_set_epi64x((long long)((uint64_t)NIL |
+			((uint64_t)(uint16_t)len << 32) | ((uint64_t)flags << 48)),
+			(long long)tts));
 		for (i = 0; i < whole; i++)
 			_mm_stream_si128(dst++, _mm_loadu_si128(
 				(const __m128i *)(const void *)(src + 16 * i)));
@@ -166,7 +173,10 @@ rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
 	{
 		uint8_t *p = (uint8_t *)(r + 1);
 
-		*r = h;
+		r->tts = tts;
+		r->next = NIL;
+		r->len = (uint16_t)len;
+		r->flags = flags;
 		for (; m != NULL; m = m->next) {
 			rte_memcpy(p, rte_pktmbuf_mtod(m, const void *), m->data_len);
 			p += m->data_len;
@@ -175,6 +185,8 @@ rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
 }
 
 /* ---- the wheel ---- */
+
+#define WHEEL_PREFETCH 8
 
 static inline void
 wheel_insert(struct dir *d, struct rec *r, uint32_t id)
@@ -414,9 +426,11 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 		d->base++;
 		migrate(d);
 		/* A bucket holds a frame or two (256 ns at 10 GbE): the
-		 * first record of the one after the next, for later. */
+		 * first record of one WHEEL_PREFETCH buckets on, for when
+		 * the base gets there (a lcore catching up walks buckets
+		 * faster than a miss to memory). */
 		{
-			uint32_t ahead = d->wheel[(d->base + 2) & d->wmask].first;
+			uint32_t ahead = d->wheel[(d->base + WHEEL_PREFETCH) & d->wmask].first;
 
 			if (ahead != NIL)
 				rte_prefetch0(rec_id(d, ahead));
