@@ -441,7 +441,9 @@ def test_memif_two_processes():
         "--", "--role", "delay", "--port", memif(sa, "server"),
         "--peer", memif(sb, "server").replace("net_memif0", "net_memif1"),
         "--netem", "delay 2ms loss 1% seed 2", "--speed", "10G",
-        "--link-timeout", "30", "--duration", "25", "--json", out,
+        # Until the test's SIGINT once gen is done: a fixed duration ran
+        # out before gen had sent on a loaded host (in 3694 of 50000).
+        "--link-timeout", "30", "--duration", "300", "--json", out,
         "--no-live"])
     try:
         wait_for(sa)
