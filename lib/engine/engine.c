@@ -465,6 +465,23 @@ tell_capture_end(struct lr_task *t)
 	lr_capture_tell(t->capture, who, t->st.rx_pkts);
 }
 
+int
+lr_task_set(struct lr_task *t, const char *key, const char *val)
+{
+	int ret;
+
+	if (t->kind->set == NULL)
+		return lr_err(ENOTSUP, "task %u (%s): set: the role changes "
+			      "nothing live", t->id, t->role->name);
+	if (lr_task_state(t) == LR_TASK_DONE)
+		return lr_err(EINVAL, "task %u (%s): set: the task has ended",
+			      t->id, t->role->name);
+	lr_engine_lock();
+	ret = t->kind->set(t, key, val);
+	lr_engine_unlock();
+	return ret;
+}
+
 void
 lr_task_stop(struct lr_task *t)
 {

@@ -106,6 +106,11 @@ struct lr_task_kind {
 	/** May be NULL: does @p conf make a task that reads no queue of its
 	 *  port (a probe on a distributor's channel: LR_QUEUE_NONE)? */
 	bool (*queueless)(const void *conf);
+	/** May be NULL: nothing of the kind changes live. Change @p key to
+	 *  @p val in a created or running task (task:set{} in Lua): control
+	 *  path, under the engine lock; the worker takes the change at a
+	 *  burst boundary. @return 0 or < 0 with lr_errmsg() set. */
+	int (*set)(struct lr_task *t, const char *key, const char *val);
 };
 
 /**
@@ -336,6 +341,14 @@ lr_task_capture_end(struct lr_task *t)
 
 /** Ask a task to stop; its lcore finishes it after the current burst. */
 void lr_task_stop(struct lr_task *t);
+
+/**
+ * Change @p key to @p val in a created or running task (struct
+ * lr_task_kind's set). Control path; takes the engine lock.
+ * @return 0, or < 0 with lr_errmsg() set: -ENOTSUP (the role changes
+ *   nothing live), -EINVAL (the task ended, or the kind refused the value).
+ */
+int lr_task_set(struct lr_task *t, const char *key, const char *val);
 
 /** The state of a task (enum lr_task_state). */
 enum lr_task_state lr_task_state(const struct lr_task *t);

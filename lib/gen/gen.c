@@ -323,14 +323,83 @@ gen_free(struct lr_task *t)
 	if (g->pool != NULL && rte_mempool_full(g->pool))
 		rte_mempool_free(g->pool);
 	lr_replay_free(g);
+	while (g->nb_paces > 0)
+		rte_free(g->paces[--g->nb_paces]);
 	rte_free(g->flows);
 	rte_free(g->sizes);
 	rte_free(g);
 	t->priv = NULL;
 }
 
+/*
+ * The pacing of @p rate for g's sizes (set already) into @p p: each size's
+ * cost, in TSC cycles, of this task's share (a slice sends 1/slices of the
+ * rate: its frames cost slices times as long). At the start and at each
+ * task:set{rate=}: one check of the rate for both.
+ */
 static int
-build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
+pace_of(const struct gen *g, const struct lr_port_info *pi,
+	const struct lr_rate *rate, double hz, struct gen_pace *p)
+{
+	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
+	double sum_cost = 0, line;
+	unsigned int slices = g->conf.slices;
+	uint32_t i;
+	char rs[64];
+
+	if (lr_rate_cost(rate, link_bps, &per_pkt, &per_byte) != 0)
+		return lr_err(EINVAL, "gen: a rate in %% needs the link speed; port "
+			      "%s reports none (give the port speed=10G)", pi->name);
+	for (i = 0; i < g->nb_sizes; i++) {
+		p->cost[i] = per_pkt + per_byte * (g->sizes[i].len + LR_FCS_BYTES);
+		sum_cost += p->cost[i];
+	}
+	p->rate = *rate;
+	p->rate_pps = 0;
+	/* A rate above the line rate is a mistake, not "as fast as it goes". */
+	if (rate->unit != LR_RATE_MAX) {
+		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
+		if (link_bps > 0 && sum_cost / g->nb_sizes < line * (1 - 1e-9))
+			return lr_err(EINVAL, "gen: rate %s is above port %s's line "
+				      "rate of %.4g Mpps at %.0f B (%u Mb/s; set the "
+				      "port's speed= for a faster virtual port)",
+				      lr_rate_str(rate, rs, sizeof(rs)), pi->name,
+				      1e-6 / line, g->mean_frame, pi->link_speed_mbps);
+		p->rate_pps = g->nb_sizes / sum_cost / slices;
+	}
+	for (i = 0; i < g->nb_sizes; i++)
+		p->cost[i] *= hz * slices;
+	p->mean_cost = sum_cost / g->nb_sizes * hz * slices;
+	p->per_pkt_tsc = per_pkt * hz * slices;
+	p->per_byte_tsc = per_byte * hz * slices;
+	return 0;
+}
+
+/* A pacing block for g's sizes, on its socket. */
+static struct gen_pace *
+pace_new(const struct gen *g, int socket)
+{
+	return rte_zmalloc_socket("lr_gen_pace", sizeof(struct gen_pace) +
+				  sizeof(double) * g->nb_sizes,
+				  RTE_CACHE_LINE_SIZE, socket);
+}
+
+/* Make @p p the pacing the fast path reads (gen.sizes' costs and the
+ * means): at the start, and on the worker at a switch. */
+static void
+pace_use(struct gen *g, const struct gen_pace *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nb_sizes; i++)
+		g->sizes[i].cost = p->cost[i];
+	g->mean_cost = p->mean_cost;
+	g->per_pkt_tsc = p->per_pkt_tsc;
+	g->per_byte_tsc = p->per_byte_tsc;
+}
+
+static int
+build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 {
 	const struct lr_gen_conf *c = &g->conf;
 	struct layout l = layout_of(g);
@@ -338,8 +407,8 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	uint32_t min = l.pay + LR_HDR_BYTES + LR_FCS_BYTES;
 	unsigned int tags = lr_gen_tags(c);
 	uint32_t *tab, i, max_l3;
-	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
-	double sum_cost = 0, sum_frame = 0, line;
+	double sum_frame = 0, link_bps = pi->link_speed_mbps * 1e6;
+	struct gen_pace *p;
 	int n, ret = 0;
 	char rs[64];
 
@@ -350,11 +419,6 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	if (n <= 0) {
 		free(tab);
 		return lr_err(EINVAL, "gen: no frame sizes");
-	}
-	if (lr_rate_cost(&c->rate, link_bps, &per_pkt, &per_byte) != 0) {
-		free(tab);
-		return lr_err(EINVAL, "gen: a rate in %% needs the link speed; port "
-			      "%s reports none (give the port speed=10G)", pi->name);
 	}
 	g->sizes = rte_zmalloc_socket("lr_gen_sizes", sizeof(*g->sizes) * n,
 				      RTE_CACHE_LINE_SIZE, pi->socket);
@@ -394,8 +458,6 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 			break;
 		}
 		g->sizes[i].len = f - LR_FCS_BYTES;
-		g->sizes[i].cost = per_pkt + per_byte * f;
-		sum_cost += g->sizes[i].cost;
 		sum_frame += f;
 		g->max_len = RTE_MAX(g->max_len, g->sizes[i].len);
 	}
@@ -403,34 +465,24 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz)
 	if (ret != 0)
 		return ret;
 	g->mean_frame = sum_frame / g->nb_sizes;
-	/* A rate above the line rate is a mistake, not "as fast as it goes". */
-	if (c->rate.unit != LR_RATE_MAX) {
-		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
-		if (link_bps > 0 && sum_cost / g->nb_sizes < line * (1 - 1e-9))
-			return lr_err(EINVAL, "gen: rate %s is above port %s's line "
-				      "rate of %.4g Mpps at %.0f B (%u Mb/s; set the "
-				      "port's speed= for a faster virtual port)",
-				      lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
-				      1e-6 / line, g->mean_frame, pi->link_speed_mbps);
-		g->rate_pps = g->nb_sizes / sum_cost / c->slices;
-		/* Virtual ports report speeds of their own (memif 100G, null,
-		 * ring and pcap 10G): say which one the % took. */
-		if (c->rate.unit == LR_RATE_PCT && c->slice == 0)
-			GLOG(INFO, "rate %s of port %s's %.4g Gb/s (%s; the port's "
-			     "speed= sets it) = %.6g Mpps at %.0f B",
-			     lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
-			     link_bps / 1e9, pi->speed_from_conf ? "as set" :
-			     "as the PMD reports it", g->rate_pps * c->slices / 1e6,
-			     g->mean_frame);
-	}
-	/* Each slice sends 1/slices of the rate: its frames cost slices times
-	 * as long. Costs are kept in TSC cycles. */
-	for (i = 0; i < g->nb_sizes; i++)
-		g->sizes[i].cost *= hz * c->slices;
-	g->mean_cost = sum_cost / g->nb_sizes * hz * c->slices;
-	g->per_pkt_tsc = per_pkt * hz * c->slices;
-	g->per_byte_tsc = per_byte * hz * c->slices;
-
+	p = pace_new(g, socket);
+	if (p == NULL)
+		return lr_err(ENOMEM, "gen: no memory for the pacing");
+	g->paces[g->nb_paces++] = p;	/* gen_free frees it */
+	ret = pace_of(g, pi, &c->rate, hz, p);
+	if (ret != 0)
+		return ret;
+	pace_use(g, p);
+	g->rate_pps = p->rate_pps;
+	/* Virtual ports report speeds of their own (memif 100G, null,
+	 * ring and pcap 10G): say which one the % took. */
+	if (c->rate.unit == LR_RATE_PCT && c->slice == 0)
+		GLOG(INFO, "rate %s of port %s's %.4g Gb/s (%s; the port's "
+		     "speed= sets it) = %.6g Mpps at %.0f B",
+		     lr_rate_str(&c->rate, rs, sizeof(rs)), pi->name,
+		     link_bps / 1e9, pi->speed_from_conf ? "as set" :
+		     "as the PMD reports it", g->rate_pps * c->slices / 1e6,
+		     g->mean_frame);
 	return 0;
 }
 
@@ -565,7 +617,7 @@ gen_init(struct lr_task *t, const void *arg)
 			warn_shared_cpu(t->lcore);
 		return 0;
 	}
-	ret = build_sizes(g, pi, (double)rte_get_tsc_hz());
+	ret = build_sizes(g, pi, (double)rte_get_tsc_hz(), t->socket);
 	if (ret != 0)
 		goto fail;
 	/* One pre-built frame: the byte budget is a count of it, its last
@@ -675,13 +727,131 @@ end_of(const struct lr_task *t)
 	return end;
 }
 
-static double
-offered_of(const struct lr_task *t, double *window_tsc)
+/* What a gen offered against what its schedule asked. */
+struct offer {
+	double ratio;		/* offered / asked, 1: never polled */
+	double window_tsc;	/* the sending time */
+	double late_pkts;	/* given up after stalls */
+	unsigned int changes;	/* rate changes the worker took */
+};
+
+/*
+ * The offered ratio across rate changes: the schedule's time cut where the
+ * worker took each new pacing (its slot), each piece's time in packets at
+ * its own rate. What the schedule asked is the sum of the pieces (the rate's
+ * integral over the sending time), what was offered the same less each
+ * piece's late and unsent time: so a piece at 10 Mpps that fell short
+ * weighs ten times one at 1 Mpps. Without a change it is lr_gen_offered().
+ */
+static struct offer
+offered_of(const struct lr_task *t)
 {
 	const struct gen *g = t->priv;
-	struct lr_gen_sched sc = g->sched;	/* one snapshot */
+	const struct gen_pace *taken[GEN_PACE_MAX];
+	struct offer o = { 1, 0, 0, 0 };
+	struct lr_gen_sched sc;
+	double from, late, m, piece, next, end, asked = 0, sent = 0;
+	uint64_t end_tsc = end_of(t);
+	uint32_t i;
 
-	return lr_gen_offered(&sc, end_of(t), window_tsc);
+	/* The worker's switches first, then the schedule: it wrote each
+	 * switch's slot before its applied_tsc, and the schedule moves on
+	 * from there, so the snapshot below is at or past each slot. */
+	for (i = 1; i < g->nb_paces; i++)
+		if (__atomic_load_n(&g->paces[i]->applied_tsc, __ATOMIC_ACQUIRE))
+			taken[o.changes++] = g->paces[i];
+	sc = g->sched;
+	if (o.changes == 0 || sc.first_tsc == 0) {
+		o.ratio = lr_gen_offered(&sc, end_tsc, &o.window_tsc);
+		o.late_pkts = (double)sc.late_tsc / g->mean_cost;
+		return o;
+	}
+	/* Times from first_tsc, in cycles. */
+	from = 0;
+	late = 0;
+	m = g->paces[0]->mean_cost;
+	for (i = 0; i < o.changes; i++) {
+		const struct gen_pace *p = taken[i];
+		double slot = (double)(p->slot_tsc - sc.first_tsc) + p->slot_frac;
+
+		piece = RTE_MAX(slot - from, 0.0);
+		asked += piece / m;
+		sent += (piece - ((double)p->late_tsc - late)) / m;
+		o.late_pkts += ((double)p->late_tsc - late) / m;
+		from = slot;
+		late = (double)p->late_tsc;
+		m = p->mean_cost;
+	}
+	next = (double)(sc.next_tsc - sc.first_tsc) + sc.next_frac;
+	end = end_tsc > sc.first_tsc ? (double)(end_tsc - sc.first_tsc) : 0;
+	piece = RTE_MAX(RTE_MAX(next, end) - from, 0.0);
+	asked += piece / m;
+	sent += (RTE_MAX(next - from, 0.0) - ((double)sc.late_tsc - late) -
+		 sc.unsent_tsc) / m;
+	o.late_pkts += ((double)sc.late_tsc - late) / m;
+	o.window_tsc = RTE_MAX(next, end);
+	o.ratio = asked > 0 ? RTE_MAX(sent, 0.0) / asked : 1;
+	return o;
+}
+
+/* The rate changes asked of a task (task:set{rate=}), each with when it
+ * was asked and when the worker took it. */
+static json_t *
+changes_json(const struct lr_task *t, double hz)
+{
+	const struct gen *g = t->priv;
+	const struct gen_pace *from = g->paces[0];
+	json_t *a = json_array();
+	uint32_t i;
+	char rs[64];
+
+	for (i = 1; i < g->nb_paces; i++) {
+		const struct gen_pace *p = g->paces[i];
+		uint64_t at = __atomic_load_n(&p->applied_tsc, __ATOMIC_ACQUIRE);
+		json_t *c = json_object();
+		double start = (double)t->st.start_tsc;
+
+		json_object_set_new(c, "rate", json_string(
+				    lr_rate_str(&p->rate, rs, sizeof(rs))));
+		json_object_set_new(c, "rate_pps", json_real(p->rate_pps));
+		json_object_set_new(c, "asked_s", json_real(
+				    ((double)p->asked_tsc - start) / hz));
+		if (at == 0) {
+			json_object_set_new(c, "applied_s", json_null());
+			json_object_set_new(c, "why_not", json_string(
+					    i + 1 < g->nb_paces ?
+					    "a later change came before the worker's next burst" :
+					    lr_task_state(t) == LR_TASK_DONE ?
+					    "the task ended before its next burst" :
+					    "not yet: the task's next burst is not due"));
+		} else {
+			/* The pacing in force before: the last one taken. */
+			json_object_set_new(c, "from_rate", json_string(
+					    lr_rate_str(&from->rate, rs, sizeof(rs))));
+			json_object_set_new(c, "from_rate_pps",
+					    json_real(from->rate_pps));
+			json_object_set_new(c, "applied_s", json_real(
+					    ((double)at - start) / hz));
+			json_object_set_new(c, "slot_s", json_real(
+					    ((double)p->slot_tsc - start +
+					     p->slot_frac) / hz));
+			/* How far behind its schedule the worker was when it
+			 * took it (a stall); negative: ahead, its next slot
+			 * not yet due (by a burst of the old rate at most). */
+			json_object_set_new(c, "lag_us", json_real(
+					    ((double)at - (double)p->slot_tsc -
+					     p->slot_frac) * 1e6 / hz));
+			json_object_set_new(c, "packets_before", json_integer(
+					    (json_int_t)p->pkts_before));
+			json_object_set_new(c, "late_before_us", json_real(
+					    (double)p->late_tsc * 1e6 / hz));
+			json_object_set_new(c, "burst_us", json_real(
+					    g->burst * from->mean_cost * 1e6 / hz));
+			from = p;
+		}
+		json_array_append_new(a, c);
+	}
+	return a;
 }
 
 static void
@@ -689,6 +859,7 @@ gen_report(const struct lr_task *t, json_t *o)
 {
 	const struct gen *g = t->priv;
 	double hz = (double)rte_get_tsc_hz(), window, offered;
+	struct offer of;
 	char rs[64];
 
 	json_object_set_new(o, "frame_bytes_mean", json_real(g->mean_frame));
@@ -705,15 +876,19 @@ gen_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
 	if (g->rp != NULL)
 		lr_replay_report(g, o);
+	if (g->rp == NULL)
+		json_object_set_new(o, "rate_changes", changes_json(t, hz));
 	if (!g->paced)
 		return;
-	offered = offered_of(t, &window);
+	of = offered_of(t);
+	offered = of.ratio;
+	window = of.window_tsc;
 	json_object_set_new(o, "offered", json_real(offered));
 	json_object_set_new(o, "send_s", json_real(window / hz));
 	json_object_set_new(o, "achieved_pps", json_real(window > 0 ?
 			    (double)t->st.tx_pkts * hz / window : 0));
 	json_object_set_new(o, "late_packets", json_integer((json_int_t)
-			    ((double)g->sched.late_tsc / g->mean_cost + 0.5)));
+			    (of.late_pkts + 0.5)));
 	json_object_set_new(o, "max_stall_us",
 			    json_real((double)g->max_lag_seen_tsc * 1e6 / hz));
 	json_object_set_new(o, "catch_up_us", json_real(g->conf.catch_up_s * 1e6));
@@ -728,7 +903,8 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	const struct gen *g = t->priv;
 	const struct lr_port_info *pi = lr_port_info(t->port);
 	double offered, hz = (double)rte_get_tsc_hz();
-	char rs[64], share[64];
+	struct offer of;
+	char rs[96], share[64];
 
 	if (g == NULL)
 		return LR_VERDICT_OK;
@@ -738,10 +914,15 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	}
 	if (!g->paced || t->st.start_tsc == 0)
 		return LR_VERDICT_OK;
-	offered = offered_of(t, NULL);
+	of = offered_of(t);
+	offered = of.ratio;
 	if (!lr_gen_is_short(offered, g->conf.rate_tolerance))
 		return LR_VERDICT_OK;
-	if (g->rp != NULL && !g->conf.rate_given)
+	if (of.changes > 0)
+		snprintf(rs, sizeof(rs), "the schedule asked (%s, %u rate "
+			 "changes)", lr_rate_str(&g->conf.rate, share,
+						 sizeof(share)), of.changes);
+	else if (g->rp != NULL && !g->conf.rate_given)
 		/* A replay at the capture's timing: its rate is the
 		 * capture's over --multiplier, not --rate's default (max). */
 		snprintf(rs, sizeof(rs), "the capture's timing x %g",
@@ -751,6 +932,8 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	if (g->conf.slices > 1)
 		snprintf(share, sizeof(share), " (this queue's 1/%u: %.0f pps)",
 			 g->conf.slices, g->rate_pps);
+	else if (of.changes > 0)
+		share[0] = '\0';
 	else if (g->rp != NULL || g->conf.rate.unit != LR_RATE_PPS)
 		snprintf(share, sizeof(share), " (%.0f pps)", g->rate_pps);
 	else
@@ -759,8 +942,7 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 		 "%s%s < %.3g %%; %.0f packets late after stalls (longest "
 		 "%.0f us)", pi ? pi->name : "?", t->queue, offered * 100,
 		 rs, share,
-		 g->conf.rate_tolerance * 100,
-		 (double)g->sched.late_tsc / g->mean_cost,
+		 g->conf.rate_tolerance * 100, of.late_pkts,
 		 (double)g->max_lag_seen_tsc * 1e6 / hz);
 	return LR_VERDICT_SHORT;
 }
@@ -787,7 +969,7 @@ gen_live(char *buf, size_t len)
 		if (!g->paced || t->st.start_tsc == 0)
 			continue;
 		paced++;
-		o = offered_of(t, NULL);
+		o = offered_of(t).ratio;
 		if (o < worst) {
 			worst = o;
 			tol = g->conf.rate_tolerance;
@@ -864,6 +1046,73 @@ gen_tick(void)
 	}
 }
 
+/*
+ * The worker takes a published pacing at its first poll after it, between
+ * two bursts: the packets built so far kept the old rate's slots, the
+ * schedule's next slot (at most a burst of the old rate ahead, or behind by
+ * what the worker lagged) is the new rate's first. No slot is dropped or
+ * given twice: the schedule's time runs on, only the costs of the packets
+ * after it change. Rare: out of line.
+ */
+static void __rte_noinline
+pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
+	    uint64_t now)
+{
+	struct gen_pace *want = p;
+
+	if (g->sched.first_tsc == 0)	/* before the first burst */
+		g->sched.first_tsc = g->sched.next_tsc = now;
+	pace_use(g, p);
+	p->slot_tsc = g->sched.next_tsc;
+	p->slot_frac = g->sched.next_frac;
+	p->late_tsc = g->sched.late_tsc;
+	p->pkts_before = t->st.tx_pkts;	/* none pending: flushed first */
+	/* The TSC now, not the poll's start: that may precede the ask. */
+	__atomic_store_n(&p->applied_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
+	/* Taken, unless a newer one came meanwhile: the next burst takes
+	 * that (this one's record says when it ran). */
+	__atomic_compare_exchange_n(&g->pace_pub, &want, NULL, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* task:set{rate=}: a new pacing for the worker to take. Control path. */
+static int
+gen_set(struct lr_task *t, const char *key, const char *val)
+{
+	struct gen *g = t->priv;
+	struct gen_pace *p;
+	struct lr_rate r;
+	int ret;
+
+	if (strcmp(key, "rate") != 0)
+		return lr_err(EINVAL, "gen: set: '%s' cannot change live (rate "
+			      "can)", key);
+	if (g->rp != NULL)
+		return lr_err(ENOTSUP, "gen: set rate: a --pcap replay's pacing "
+			      "(--rate or --multiplier) cannot change live");
+	if (lr_rate_parse(val, &r) != 0)
+		return lr_err(EINVAL, "gen: set rate '%s': want PPS, 1.5Mpps, "
+			      "10Gbps, 10Gbpsl1 or N%%", val);
+	if (!g->paced || r.unit == LR_RATE_MAX)
+		return lr_err(EINVAL, "gen: set rate %s: a task cannot change "
+			      "between paced and unpaced (max) live", val);
+	if (g->nb_paces == GEN_PACE_MAX)
+		return lr_err(ENOSPC, "gen: set rate: at most %d changes per "
+			      "task", GEN_PACE_MAX - 1);
+	p = pace_new(g, t->socket);
+	if (p == NULL)
+		return lr_err(ENOMEM, "gen: set rate: no memory");
+	ret = pace_of(g, lr_port_info(t->port), &r, (double)rte_get_tsc_hz(), p);
+	if (ret != 0) {
+		rte_free(p);
+		return ret;
+	}
+	p->asked_tsc = rte_rdtsc();
+	g->paces[g->nb_paces++] = p;
+	__atomic_store_n(&g->pace_pub, p, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* The fast path: one burst per poll. */
 static int
 gen_poll(struct lr_task *t, uint64_t now)
@@ -881,9 +1130,16 @@ gen_poll(struct lr_task *t, uint64_t now)
 		return 1;
 	if (g->paced) {
 		struct lr_gen_sched *sc = &g->sched;
+		struct gen_pace *p;
 		uint64_t lag;
 		double owed;
 
+		/* A new rate (task:set{}): the fast path's one load for it,
+		 * before the catch-up bound moves a late schedule on, so
+		 * that the switch's record has the lag the worker had. */
+		p = __atomic_load_n(&g->pace_pub, __ATOMIC_ACQUIRE);
+		if (unlikely(p != NULL))
+			pace_switch(t, g, p, now);
 		if (!lr_gen_due(g, now, &lag))
 			return 0;		/* not yet due */
 		/* Only what is due: a burst is sent early by no packet,
@@ -954,6 +1210,7 @@ static const struct lr_task_kind gen_task = {
 	.free = gen_free,
 	.verdict = gen_verdict,
 	.slice = lr_gen_conf_slice,
+	.set = gen_set,
 };
 
 static const struct lr_plan gen_plan = {

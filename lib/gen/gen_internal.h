@@ -47,6 +47,36 @@ struct gen_size {
 	double cost;		/* TSC cycles this frame takes at the rate */
 };
 
+/* Most rate changes (task:set{rate=}) a task takes: each keeps its block,
+ * for the result document and so that the worker never reads freed or
+ * rewritten memory. */
+#define GEN_PACE_MAX 256
+
+/*
+ * A pacing: the rate and what it costs each size in TSC cycles. paces[0] is
+ * the task's start; each task:set{rate=} makes a new block on the control
+ * path and publishes it (gen.pace_pub, a release store); the worker takes it
+ * at a due burst (an acquire load per burst), writes where the schedule
+ * stood, then applied_tsc (a release store) and is the block's only writer
+ * from then on.
+ */
+struct gen_pace {
+	struct lr_rate rate;
+	double rate_pps;		/* this task's share, 0: unlimited */
+	double mean_cost;		/* cycles per packet on average */
+	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
+	double per_byte_tsc;
+	uint64_t asked_tsc;		/* control path: when published */
+	/* the worker's, at the switch */
+	uint64_t slot_tsc;		/* the schedule's next slot: the first
+					 * paced at this rate */
+	double slot_frac;
+	uint64_t late_tsc;		/* the schedule's late_tsc then */
+	uint64_t pkts_before;		/* packets sent at the rates before */
+	uint64_t applied_tsc;		/* when taken, 0: not (yet) */
+	double cost[];			/* per size, as gen.sizes */
+};
+
 struct gen {
 	struct rte_mempool *pool;	/* mbufs pre-filled with the template */
 	struct gen_flow *flows;
@@ -71,12 +101,17 @@ struct gen {
 	 * whole cycles) and rounds every slot the same way: a rate error
 	 * that grows with the uptime. */
 	struct lr_gen_sched sched;	/* written by the lcore */
+	/* A pacing published and not yet taken, NULL: none. The worker
+	 * loads it once per due burst; the control path stores it. */
+	struct gen_pace *pace_pub;
 	uint64_t max_lag_tsc;		/* the catch-up bound */
 	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
 	double mean_cost;		/* TSC cycles per packet on average */
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
 	/* control path only */
+	struct gen_pace *paces[GEN_PACE_MAX];	/* [0]: the start's */
+	uint32_t nb_paces;
 	struct lr_gen_conf conf;
 	uint32_t first_flow;		/* global id of flows[0]'s slice start */
 	uint32_t max_len;

@@ -285,6 +285,27 @@ task_stop(lua_State *L)
 }
 
 static int
+task_set_one(void *arg, const char *key, const char *val)
+{
+	return lr_task_set(arg, key, val);
+}
+
+/* task:set{rate=...}: change a created or running task (lr_task_set());
+ * a refused change is a one-line error. -> true */
+static int
+task_set(lua_State *L)
+{
+	struct lr_task *t = check_task(L, 1);
+	char what[64];
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	snprintf(what, sizeof(what), "task %u (%s): set", t->id, t->role->name);
+	lr_lua_apply_table(L, 2, what, t, task_set_one, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int
 task_stats(lua_State *L)
 {
 	/* Check before taking the lock: a Lua error longjmps past the
@@ -479,6 +500,7 @@ static const luaL_Reg funcs[] = {
 static const luaL_Reg task_methods[] = {
 	{ "wait", task_wait },
 	{ "stop", task_stop },
+	{ "set", task_set },
 	{ "stats", task_stats },
 	{ "state", task_state },
 	{ NULL, NULL },
