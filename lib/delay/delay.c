@@ -25,8 +25,8 @@
  * Timing. A frame is copied out of the ring into a new mbuf of the
  * direction's own pool up to SEND_AHEAD_NS before it is due; a poll that
  * finds one due that soon waits for its due time and sends it then, with
- * the frames after it that are due by the time they reach the wire (a burst
- * leaves at the link's rate). Without it a frame left at the first poll
+ * the others due by then; and every SEND_EVERY frames of an rx burst what
+ * is ready and due goes out. Without it a frame left at the first poll
  * after its due time: half a poll late in the median (150-500 ns here).
  *
  * Fast path per poll: each direction sends what it could not before, takes
@@ -515,8 +515,57 @@ pass(struct dir *d, struct lr_task_stats *st)
 	tx(d, m, n, st);
 }
 
+/*
+ * Send the ready frames due by @p now, the handover to the tx queue. A
+ * frame's lateness is @p now less its due time. Frames that came in one rx
+ * burst carry the burst's arrival time (no NIC stamps here), so they are
+ * due together and leave together: the wire spaces them on the way out as
+ * it did on the way in.
+ */
 static inline void
-enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
+send_ready(struct dir *d, uint64_t now, struct lr_task_stats *st)
+{
+	unsigned int n;
+
+	if (d->nb_ready == 0 || !flush_pend(d, st))
+		return;
+	for (n = 0; n < d->nb_ready && d->ready_tts[n] <= now; n++) {
+		uint64_t late = now - d->ready_tts[n];
+
+		lr_hist_add(d->lateness, late);
+		if (late > d->late_ns)
+			d->c.late++;
+	}
+	if (n == 0)
+		return;
+	d->c.held -= n;
+	if (d->c.held == 0)
+		lr_netem_queue_empty(&d->q);
+	tx(d, d->ready, (uint16_t)n, st);
+	d->nb_ready -= n;
+	if (d->nb_ready != 0) {
+		memmove(d->ready, d->ready + n, d->nb_ready * sizeof(d->ready[0]));
+		memmove(d->ready_tts, d->ready_tts + n,
+			d->nb_ready * sizeof(d->ready_tts[0]));
+	}
+}
+
+/* What is ready and due now, both directions: between the frames of an
+ * rx burst too, so that a frame falls due while the lcore takes a burst
+ * in and still leaves within a few frames' work of its time. */
+static inline void
+send_due(struct delay *dl, struct lr_task_stats *st)
+{
+	uint64_t now = now_ns(dl, rte_rdtsc());
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (dl->d[i].nb_ready != 0)
+			send_ready(&dl->d[i], now, st);
+}
+
+static inline void
+enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 {
 	struct rte_mbuf *m[LR_BURST];
 	struct lr_netem_copy cp[2];
@@ -534,6 +583,8 @@ enqueue(struct dir *d, const struct delay *dl, struct lr_task_stats *st)
 	for (i = 0; i < n; i++) {
 		uint32_t len = m[i]->pkt_len;
 
+		if ((i & (SEND_EVERY - 1)) == SEND_EVERY - 1)
+			send_due(dl, st);
 		st->rx_bytes += len;
 		k = lr_netem_enqueue(&d->q, len, now, (uint32_t)d->c.held, cp);
 		d->c.duplicated += k - 1;
@@ -634,43 +685,6 @@ prepare(struct dir *d, uint64_t until, struct lr_task_stats *st)
 		r[i]->flags |= F_FREE;
 	}
 	tail_advance(d);
-}
-
-/*
- * Send the ready frames that are due when they reach the wire, at @p now:
- * the frames of a burst leave one after the other at the link's rate, so
- * the burst is cut before the first frame that would leave before its due
- * time. A frame's lateness is when it leaves less when it was due.
- */
-static inline void
-send_ready(struct dir *d, uint64_t now, struct lr_task_stats *st)
-{
-	uint64_t at = now;
-	unsigned int n;
-
-	if (d->nb_ready == 0 || !flush_pend(d, st))
-		return;
-	for (n = 0; n < d->nb_ready && d->ready_tts[n] <= at; n++) {
-		uint64_t late = at - d->ready_tts[n];
-
-		lr_hist_add(d->lateness, late);
-		if (late > d->late_ns)
-			d->c.late++;
-		at += (uint64_t)((double)(d->ready[n]->pkt_len + WIRE_EXTRA_BYTES) *
-				 d->wire_ns_per_byte);
-	}
-	if (n == 0)
-		return;
-	d->c.held -= n;
-	if (d->c.held == 0)
-		lr_netem_queue_empty(&d->q);
-	tx(d, d->ready, (uint16_t)n, st);
-	d->nb_ready -= n;
-	if (d->nb_ready != 0) {
-		memmove(d->ready, d->ready + n, d->nb_ready * sizeof(d->ready[0]));
-		memmove(d->ready_tts, d->ready_tts + n,
-			d->nb_ready * sizeof(d->ready_tts[0]));
-	}
 }
 
 int

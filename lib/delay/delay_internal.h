@@ -42,8 +42,8 @@
  * leaves at its due time, not at the next poll (a poll with a burst in
  * takes 1-3 us). Also the longest a frame waits in the rx queue for it. */
 #define SEND_AHEAD_NS 1000u
-/* On the wire a frame takes its bytes and the FCS, preamble and gap. */
-#define WIRE_EXTRA_BYTES 24u
+/* Frames of an rx burst between two looks at what is ready and due. */
+#define SEND_EVERY 8u
 /* 1 %: this VM's CPUs stop for up to 0.5 ms, which makes the frames of
  * that time late on an idle machine too; a box past 1 % late has not
  * emulated the path it was asked for. */
@@ -141,7 +141,6 @@ struct dir {
 	uint64_t ahead_ns;	/* SEND_AHEAD_NS, or 0 where netem decides at
 				 * the dequeue (slots) or sends ahead of the
 				 * queue (reorder) */
-	double wire_ns_per_byte;	/* of the out port's link */
 	struct dir_counts c;
 	struct lr_hist *lateness;
 	uint64_t bdp_bytes;	/* what the ring was sized for */

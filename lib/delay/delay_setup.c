@@ -266,7 +266,6 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	 * no later arrival may be due before them, so at most the least
 	 * delay; none where netem decides at the dequeue (slots) or sends
 	 * ahead of the queue (reorder). */
-	d->wire_ns_per_byte = 8e9 / bps;
 	d->ahead_ns = d->nc.slot || d->nc.reorder != 0 || d->nc.gap != 0 ?
 		      0 : RTE_MIN((uint64_t)SEND_AHEAD_NS, (uint64_t)dmin);
 	d->gshift = GRAIN_MIN_SHIFT;
