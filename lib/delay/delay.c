@@ -564,7 +564,8 @@ send_due(struct delay *dl, struct lr_task_stats *st)
 			send_ready(&dl->d[i], now, st);
 }
 
-static inline void
+/* @return the frames the rx burst took. */
+static inline uint16_t
 enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 {
 	struct rte_mbuf *m[LR_BURST];
@@ -575,7 +576,7 @@ enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 
 	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
 	if (n == 0)
-		return;
+		return 0;
 	/* The burst's arrival: after the PMD's work, which is not delay. */
 	now = now_ns(dl, rte_rdtsc());
 	d->c.in += n;
@@ -633,6 +634,7 @@ enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 	_mm_sfence();
 #endif
 	lr_mbuf_free_bulk(m, n);
+	return n;
 }
 
 /* Copy what is due by @p until out of the ring into new mbufs, after what
@@ -694,6 +696,7 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 	uint64_t moved = t->st.rx_pkts + t->st.tx_pkts;
 	uint64_t t0 = rte_rdtsc();	/* now_tsc is the lcore's pass, not ours */
 	uint64_t waited = 0, now, end;
+	bool backlog = false;	/* an rx queue had a full burst or more */
 	unsigned int i;
 
 	RTE_SET_USED(now_tsc);
@@ -713,14 +716,15 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			pass(d, &t->st);
 			continue;
 		}
-		if (d->nb_pend == d->pend_off)
-			enqueue(d, dl, &t->st);
+		if (d->nb_pend == d->pend_off &&
+		    enqueue(d, dl, &t->st) == LR_BURST)
+			backlog = true;
 	}
 	/*
 	 * Send what is due; copy out what falls due within ahead_ns and wait
-	 * for it, while that is within ahead_ns of this poll: a frame leaves
-	 * at its due time, not at the poll after it (the rx queues wait at
-	 * most that long).
+	 * for it, while that is within ahead_ns of this poll and no rx queue
+	 * had more than a burst: a frame leaves at its due time, not at the
+	 * poll after it (the rx queues wait at most that long).
 	 */
 	now = now_ns(dl, rte_rdtsc());
 	end = now + SEND_AHEAD_NS;
@@ -739,7 +743,9 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			    d->ready_tts[0] < next)
 				next = d->ready_tts[0];
 		}
-		if (next > end)
+		/* No waiting while frames wait in an rx queue: they would
+		 * come in late (their arrival is when they are read). */
+		if (next > end || backlog)
 			break;
 		{
 			uint64_t w0 = rte_rdtsc();
