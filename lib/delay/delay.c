@@ -755,7 +755,6 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			waited += rte_rdtsc() - w0;
 		}
 	}
-	dl->wait_cycles += waited;
 	/* Cycles of the polls that moved frames: what a frame costs. */
 	if (t->st.rx_pkts + t->st.tx_pkts != moved)
 		dl->busy_cycles += rte_rdtsc() - t0 - waited;

@@ -150,7 +150,6 @@ struct delay {
 	struct dir d[2];
 	uint64_t busy_cycles;	/* of polls that moved frames, less the
 				 * waits for a due time */
-	uint64_t wait_cycles;	/* spent waiting for a due time */
 	uint64_t last_poll_tsc;	/* when the last poll began */
 	uint64_t max_gap_cycles; /* the longest time between two polls: a
 				  * stall of the lcore (the host took its CPU)
