@@ -519,19 +519,25 @@ local function run_size(size)
 			if not t.invalid and t.lost == 0 and t.pps > (nb and nb.pps or 0) then nb = t end
 		end
 		r.ndr_pps = nb and nb.pps or nil
-		r.ndr_limited_by = bounded_by(n, top_is)
+		r.ndr_limited_by, r.ndr_why = bounded_by(n, top_is), n.why
 		if nb and n.best ~= nb then
-			-- Bounded as the PDR search saw it above that rate.
-			r.ndr_limited_by = bounded_by(p, top_is)
+			-- Bounded as the PDR search saw it above that rate, and
+			-- why as it said.
+			r.ndr_limited_by, r.ndr_why = bounded_by(p, top_is), p.why
 		end
 		-- Without a valid trial, the NDR is none; a device that lost
 		-- frames at every rate tried has an NDR below the lowest.
 		if not nb and n.limited_by == "dut" then r.ndr_pps = 0 end
-		r.ndr_why = n.why
 		if r.ndr_limited_by == "dut" and path_is_tester then
 			r.ndr_limited_by = "tester"	-- the wire is the tester's path
 		end
-		r.ndr_hi_pps = n.hi
+		-- The lowest rate above the NDR that did not pass, of every
+		-- trial (the PDR search's too: the NDR may be one of its).
+		r.ndr_hi_pps = nil
+		for _, t in ipairs(known) do
+			if (t.invalid or t.lost > 0) and t.pps > (r.ndr_pps or 0) and
+			    t.pps < (r.ndr_hi_pps or math.huge) then r.ndr_hi_pps = t.pps end
+		end
 		r.pdr_pps = pb and pb.pps or nil
 		r.pdr_limited_by = bounded_by(p, top_is)
 		if r.pdr_limited_by == "dut" and path_is_tester then r.pdr_limited_by = "tester" end

@@ -66,6 +66,8 @@ def check_verdicts(r, doc):
                 expect(pps is None and s.get(k + "_why"), (k, s))
                 continue
             expect(pps is not None and pps >= 0, (k, s))
+            if k == "ndr" and s.get("ndr_hi_pps") is not None:
+                expect(s["ndr_hi_pps"] > pps, (k, "upper end below the answer", s))
             dut = trials_of(doc, s["size"])
             if by == "dut":
                 # A valid trial the DUT lost frames in, above the answer,
