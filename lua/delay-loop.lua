@@ -60,7 +60,7 @@ local function stage(spec, samples, dist_out)
 	-- Frames the delay role sent late say the lcore was not free (another
 	-- busy process on its CPU): then the samples measure the machine.
 	local late = d:stats().forward.lateness
-	if late.p99_ns and late.p99_ns > 100000 then
+	if late and late.p99_ns and late.p99_ns > 100000 then
 		print(("warning: '%s': 1 %% of the frames left over %.0f us late: "
 		       .. "the lcore's CPU was busy, the samples are not the path's")
 		      :format(spec, late.p99_ns / 1e3))

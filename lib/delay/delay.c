@@ -439,6 +439,44 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 	return k;
 }
 
+/* ---- a change of SPEC (task:set{netem=}) ---- */
+
+/*
+ * Take the change published for @p d: frames from this poll's rx burst on
+ * are decided by its SPEC, those held keep their due times (sch_netem's
+ * netem_change() leaves its queue alone); rate's and no-reorder's
+ * references are the queue's, kept. A SPEC that copies out less far ahead
+ * waits until what is ready has left: a frame that comes now may be due
+ * before it (at most SEND_AHEAD_NS).
+ */
+static void __rte_noinline
+take_change(struct dir *d)
+{
+	struct change *ch = __atomic_load_n(&d->pub, __ATOMIC_ACQUIRE);
+	struct change *want = ch;
+	uint64_t last_tts = d->q.last_tts, max_tts = d->q.max_tts;
+	bool last_valid = d->q.last_valid;
+
+	if (ch->ahead_ns < d->ahead_ns) {
+		d->ahead_ns = ch->ahead_ns;
+		if (d->nb_ready != 0)
+			return;
+	}
+	d->q = ch->q;
+	d->q.last_tts = last_tts;
+	d->q.last_valid = last_valid;
+	d->q.max_tts = max_tts;
+	d->ahead_ns = ch->ahead_ns;
+	ch->from = d->in_force;
+	d->in_force = ch->index + 1;
+	ch->in_before = d->c.in;
+	ch->held_before = d->c.held;
+	__atomic_store_n(&ch->applied_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
+	/* Taken, unless a newer one came meanwhile: the next poll takes it. */
+	__atomic_compare_exchange_n(&d->pub, &want, NULL, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 /* ---- the fast path: a burst each way ---- */
 
 static inline uint64_t
@@ -716,6 +754,8 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			pass(d, &t->st);
 			continue;
 		}
+		if (unlikely(__atomic_load_n(&d->pub, __ATOMIC_RELAXED) != NULL))
+			take_change(d);
 		if (d->nb_pend == d->pend_off &&
 		    enqueue(d, dl, &t->st) == LR_BURST)
 			backlog = true;

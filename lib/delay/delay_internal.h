@@ -95,6 +95,26 @@ struct dir_counts {
 #undef DELAY_FIELD
 };
 
+/*
+ * A new SPEC for a running direction (task:set{netem=}): parsed, sized and
+ * its netem state started on the control path, published in dir.pub; the
+ * worker takes it at a poll's start (take_change()). Kept to the task's
+ * end: the worker's netem state points into it, and the report lists it.
+ */
+struct change {
+	struct lr_netem_conf nc;
+	struct lr_netem q;	/* started on nc: the kernel's netem_change()
+				 * re-seeds and re-draws the correlations */
+	uint64_t ahead_ns;	/* dir.ahead_ns under it */
+	uint64_t asked_tsc;
+	uint64_t applied_tsc;	/* by the worker (release); 0: not taken */
+	uint64_t in_before;	/* the direction's in when taken */
+	uint64_t held_before;	/* frames held then: they keep their due times */
+	uint32_t index;		/* in dir.changes */
+	uint32_t from;		/* index of the change in force before, + 1
+				 * (0: the SPEC the task started with) */
+};
+
 struct dir {
 	struct lr_netem q;
 	struct lr_netem_conf nc;
@@ -144,6 +164,13 @@ struct dir {
 	struct dir_counts c;
 	struct lr_hist *lateness;
 	uint64_t bdp_bytes;	/* what the ring was sized for */
+	/* task:set{netem=}: the change for the worker to take (NULL: none),
+	 * and every change asked (control path only) */
+	struct change *pub;
+	struct change **changes;
+	uint32_t nb_changes;
+	uint32_t in_force;	/* index + 1 of the change last taken (0:
+				 * the start's SPEC); the worker's */
 };
 
 struct delay {
@@ -161,6 +188,7 @@ struct delay {
 	uint64_t stall_min_cycles;	/* STALL_US in TSC cycles */
 	uint64_t tsc0;
 	double ns_per_tsc;
+	uint64_t delay_max_ns;	/* --delay-max: changes may ask up to it */
 };
 
 /* A gap between two polls longer than this is the host's (a poll of the
@@ -170,6 +198,10 @@ struct delay {
 
 /* delay.c: a burst each way (lr_engine.h's poll). */
 int lr_delay_poll(struct lr_task *t, uint64_t now_tsc);
+
+/* delay_setup.c: how far ahead of due a frame may be copied out under @p c
+ * (SEND_AHEAD_NS, at most the least delay; 0 with slots or reorder). */
+uint64_t lr_delay_ahead_ns(const struct lr_netem_conf *c);
 
 /* delay_report.c (lr_engine.h's report, results, live, verdict, check). */
 void lr_delay_report(const struct lr_task *t, json_t *o);

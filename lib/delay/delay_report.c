@@ -18,7 +18,8 @@
 
 static const char *const dir_name[2] = { "forward", "back" };
 
-/* The counters of a direction, and what they say of each other. */
+/* The counters of a direction, and what they say of each other. The
+ * lateness of the frames sent, or null and why there is none. */
 static void
 counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
 {
@@ -26,8 +27,55 @@ counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
 	json_object_set_new(o, key, json_integer((json_int_t)c->name));
 	DELAY_COUNTERS(DELAY_JSON)
 #undef DELAY_JSON
-	json_object_set_new(o, "lateness", late != NULL && late->count != 0 ?
-			    lr_hist_json(late) : json_object());
+	if (late != NULL && late->count != 0) {
+		json_object_set_new(o, "lateness", lr_hist_json(late));
+		return;
+	}
+	json_object_set_new(o, "lateness", json_null());
+	json_object_set_new(o, "lateness_why", json_string(late == NULL ?
+			    "no impairment: frames pass straight through, not "
+			    "held to a due time" : "no frame held to a due time was sent"));
+}
+
+/* The changes of SPEC asked of a direction (task:set{netem=}), each with
+ * when it was asked and when the worker took it. */
+static json_t *
+changes_json(const struct lr_task *t, const struct dir *d)
+{
+	double hz = (double)rte_get_tsc_hz(), start = (double)t->st.start_tsc;
+	json_t *a = json_array();
+	char buf[LR_DELAY_SPEC_MAX];
+	uint32_t i;
+
+	for (i = 0; i < d->nb_changes; i++) {
+		const struct change *ch = d->changes[i];
+		uint64_t at = __atomic_load_n(&ch->applied_tsc, __ATOMIC_ACQUIRE);
+		json_t *c = json_object();
+
+		lr_netem_conf_format(&ch->nc, buf, sizeof(buf));
+		json_object_set_new(c, "netem", json_string(buf));
+		json_object_set_new(c, "asked_s", json_real(
+				    ((double)ch->asked_tsc - start) / hz));
+		if (at == 0) {
+			json_object_set_new(c, "applied_s", json_null());
+			json_object_set_new(c, "why_not", json_string(
+					    i + 1 < d->nb_changes ?
+					    "a later change came before the worker's next poll" :
+					    lr_task_state(t) == LR_TASK_DONE ?
+					    "the task ended before its next poll" :
+					    "not yet taken by the worker"));
+			json_array_append_new(a, c);
+			continue;
+		}
+		lr_netem_conf_format(ch->from == 0 ? &d->nc :
+				     &d->changes[ch->from - 1]->nc, buf, sizeof(buf));
+		json_object_set_new(c, "from", json_string(buf));
+		json_object_set_new(c, "applied_s", json_real(((double)at - start) / hz));
+		json_object_set_new(c, "in_before", json_integer((json_int_t)ch->in_before));
+		json_object_set_new(c, "held_before", json_integer((json_int_t)ch->held_before));
+		json_array_append_new(a, c);
+	}
+	return a;
 }
 
 /* Frames taken from the ring or the rx queue that the tx queue has not
@@ -68,6 +116,8 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 	unsigned int i;
 
 	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
+	if (dl->delay_max_ns != 0)
+		json_object_set_new(o, "delay_max_ns", json_integer((json_int_t)dl->delay_max_ns));
 	json_object_set_new(o, "max_poll_gap_us",
 			    json_real((double)dl->max_gap_cycles * 1e6 / (double)rte_get_tsc_hz()));
 	json_object_set_new(o, "stalled_us",
@@ -90,6 +140,8 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 			json_object_set_new(j, "bdp_bytes", json_integer((json_int_t)d->bdp_bytes));
 		}
 		counts_json(j, &d->c, d->pass ? NULL : d->lateness);
+		if (dl->delay_max_ns != 0)
+			json_object_set_new(j, "netem_changes", changes_json(t, d));
 		json_object_set_new(o, dir_name[i], j);
 	}
 }
@@ -110,7 +162,7 @@ lr_delay_results(json_t *doc)
 	uint64_t wait[2] = { 0, 0 }, cycles = 0;
 	json_t *o = json_object();
 	unsigned int it = 0, i, n = 0;
-	bool running = false;
+	bool running = false, timed[2] = { false, false };
 	struct lr_task *t;
 
 	memset(sum, 0, sizeof(sum));
@@ -130,6 +182,7 @@ lr_delay_results(json_t *doc)
 				continue;
 			counts_add(&sum[i], &dl->d[i].c);
 			wait[i] += tx_wait(&dl->d[i]);
+			timed[i] |= !dl->d[i].pass;
 			if (late[i] != NULL && !dl->d[i].pass)
 				lr_hist_merge(late[i], dl->d[i].lateness);
 		}
@@ -143,7 +196,13 @@ lr_delay_results(json_t *doc)
 	for (i = 0; i < 2; i++) {
 		json_t *j = json_object();
 
-		counts_json(j, &sum[i], late[i]);
+		if (timed[i] && late[i] == NULL) {
+			counts_json(j, &sum[i], NULL);
+			json_object_set_new(j, "lateness_why",
+					    json_string("no memory to sum it"));
+		} else {
+			counts_json(j, &sum[i], timed[i] ? late[i] : NULL);
+		}
 		/* While the lcores count, a read sees frames between two
 		 * counters: the sum holds at rest, and is checked then. */
 		json_object_set_new(j, "conserved", running ? json_null() :

@@ -63,6 +63,20 @@ set_late_share(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+/* TIME as the SPEC writes it: 200ms, 1.5s (a bare number is ns). */
+static int
+set_delay_max(void *conf, const char *key, const char *val)
+{
+	struct lr_delay_conf *c = conf;
+	int64_t ns;
+
+	if (lr_netem_parse_time(val, &ns) != 0 || ns < 0)
+		return lr_err(EINVAL, "delay: %s '%s': want a time (200ms, 1.5s)",
+			      key, val);
+	c->delay_max_ns = (uint64_t)ns;
+	return 0;
+}
+
 #define DC(field) LR_OPT_FIELD(struct lr_delay_conf, field)
 
 static const struct lr_opt delay_opts[] = {
@@ -85,6 +99,11 @@ static const struct lr_opt delay_opts[] = {
 	  "storage of a direction of a queue pair, 0: the bandwidth-delay "
 	  "product of the port's speed and the greatest delay (0)",
 	  "`--buffer 512M`", NULL },
+	{ "delay-max", LR_OPT_FUNC, 0, 0, 0, 0, set_delay_max, "TIME",
+	  "the greatest delay (with its jitter) task:set{netem=} may change "
+	  "a direction to: each direction's storage and timing wheel are "
+	  "sized for it and kept in due-time order, whatever the SPEC (0: "
+	  "no live changes)", "`--delay-max 200ms`", NULL },
 	{ "late", LR_OPT_UINT, DC(late_ns), 0, UINT32_MAX, NULL, "NS",
 	  "a frame sent later than due by more than NS ns is counted late "
 	  "(10000)", "`--late 1000`", NULL },
@@ -142,6 +161,14 @@ dir_free(struct dir *d)
 	d->late = NULL;
 	d->lateness = NULL;
 	lr_netem_conf_free(&d->nc);
+	while (d->nb_changes > 0) {
+		struct change *ch = d->changes[--d->nb_changes];
+
+		lr_netem_conf_free(&ch->nc);
+		rte_free(ch);
+	}
+	free(d->changes);
+	d->changes = NULL;
 }
 
 static void
@@ -212,6 +239,23 @@ limit_warning(const struct dir *d, const char *what, const char *spec,
 	     (double)dmax / 1e6);
 }
 
+/*
+ * Frames are copied out up to ahead_ns before due (send_ready()): no later
+ * arrival may be due before them, so at most the least delay; none where
+ * netem decides at the dequeue (slots) or sends ahead of the queue
+ * (reorder).
+ */
+uint64_t
+lr_delay_ahead_ns(const struct lr_netem_conf *c)
+{
+	int64_t dmin, dmax;
+
+	if (c->slot || c->reorder != 0 || c->gap != 0)
+		return 0;
+	lr_netem_delay_bounds(c, &dmin, &dmax);
+	return dmin <= 0 ? 0 : RTE_MIN((uint64_t)SEND_AHEAD_NS, (uint64_t)dmin);
+}
+
 static uint64_t
 pow2_at_least(uint64_t v)
 {
@@ -246,6 +290,19 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		dmin = 0;
 	if (dmin > dmax)
 		dmin = dmax;
+	d->ahead_ns = lr_delay_ahead_ns(&d->nc);
+	d->stream = dmin >= STREAM_MIN_NS;
+	d->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
+		       d->nc.rate_Bps != 0;
+	/* A box whose SPEC may change sizes for the greatest delay a change
+	 * may ask, and for any least one (0): after a step down, the frames
+	 * that came before are due later than those after (the kernel's
+	 * tfifo sorts them; so does the wheel, not FIFO mode). */
+	if (c->delay_max_ns != 0) {
+		dmax = RTE_MAX(dmax, (int64_t)c->delay_max_ns);
+		dmin = 0;
+		d->fifo_mode = false;
+	}
 	/* The wheel spans the jitter (how much earlier than the frame
 	 * before it a frame can be due) and WHEEL_AHEAD_NS more: frames
 	 * enter it that long before they are due. Late enough that a record
@@ -257,17 +314,8 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	 * the records enter in order as it goes; the late heap takes only
 	 * what is due before the base when it jumps over an empty wheel. */
 	span = (uint64_t)(dmax - dmin) + WHEEL_AHEAD_NS;
-	d->stream = dmin >= STREAM_MIN_NS;
-	d->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
-		       d->nc.rate_Bps != 0;
 	if (d->fifo_mode)
 		span = 0;	/* the wheel is not used */
-	/* Frames are copied out up to ahead_ns before due (send_ready()):
-	 * no later arrival may be due before them, so at most the least
-	 * delay; none where netem decides at the dequeue (slots) or sends
-	 * ahead of the queue (reorder). */
-	d->ahead_ns = d->nc.slot || d->nc.reorder != 0 || d->nc.gap != 0 ?
-		      0 : RTE_MIN((uint64_t)SEND_AHEAD_NS, (uint64_t)dmin);
 	d->gshift = GRAIN_MIN_SHIFT;
 	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
 		d->gshift++;
@@ -380,7 +428,8 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		return 0;	/* a port that only receives (pcap tx) */
 	}
 	d->active = true;
-	d->pass = lr_netem_conf_is_none(&d->nc);
+	/* A box that may change (--delay-max) keeps a ring each way. */
+	d->pass = lr_netem_conf_is_none(&d->nc) && c->delay_max_ns == 0;
 	if (d->pass)
 		return 0;
 	if (dir_setup(d, t, c, nq, what, spec) != 0)
@@ -419,6 +468,7 @@ delay_init(struct lr_task *t, const void *conf)
 	dl->tsc0 = rte_rdtsc();
 	dl->stall_min_cycles = rte_get_tsc_hz() / 1000000 * STALL_US;
 	dl->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	dl->delay_max_ns = c->delay_max_ns;
 	ret = dir_init(&dl->d[0], t, c, c->netem, t->port, peer, RTE_MAX(nq, 1u),
 		       true);
 	if (ret == 0)
@@ -469,6 +519,74 @@ delay_finish(struct lr_task *t)
 }
 
 /*
+ * task:set{netem=SPEC} (A -> B) or {netem_back=SPEC}: a new SPEC for a
+ * running direction, as `tc qdisc change` gives one to sch_netem. Parsed
+ * and its netem state started here; the worker takes it at its next poll
+ * (take_change()). Frames held keep their due times; frames that come
+ * after are decided by the new SPEC. Control path.
+ */
+static int
+delay_set(struct lr_task *t, const char *key, const char *val)
+{
+	struct delay *dl = t->priv;
+	struct change *ch, **grown;
+	struct dir *d;
+	int64_t dmin, dmax;
+	char err[256], ms[32];
+
+	if (strcmp(key, "netem") == 0)
+		d = &dl->d[0];
+	else if (strcmp(key, "netem_back") == 0 || strcmp(key, "netem-back") == 0)
+		d = &dl->d[1];
+	else
+		return lr_err(EINVAL, "delay: set: '%s' cannot change live "
+			      "(netem and netem_back can)", key);
+	if (dl->delay_max_ns == 0)
+		return lr_err(EINVAL, "delay: set %s: start the box with "
+			      "delay_max= (--delay-max TIME), the greatest delay "
+			      "a change may ask: its storage is sized for it", key);
+	if (!d->active)
+		return lr_err(EINVAL, "delay: set %s: the direction has no "
+			      "queue pair (its port does not receive)", key);
+	ch = rte_zmalloc_socket("lr_delay_change", sizeof(*ch),
+				RTE_CACHE_LINE_SIZE, t->socket);
+	if (ch == NULL)
+		return lr_err(ENOMEM, "delay: set %s: no memory", key);
+	if (lr_netem_parse(val, &ch->nc, err, sizeof(err)) != 0) {
+		rte_free(ch);
+		return lr_err(EINVAL, "delay: set %s: %s", key, err);
+	}
+	lr_netem_delay_bounds(&ch->nc, &dmin, &dmax);
+	if (dmax > (int64_t)dl->delay_max_ns) {
+		snprintf(ms, sizeof(ms), "%.6g ms", (double)dl->delay_max_ns / 1e6);
+		lr_netem_conf_free(&ch->nc);
+		rte_free(ch);
+		return lr_err(EINVAL, "delay: set %s '%s': delays up to %.6g ms, "
+			      "past the box's delay_max of %s", key, val,
+			      (double)dmax / 1e6, ms);
+	}
+	grown = realloc(d->changes, sizeof(*grown) * (d->nb_changes + 1));
+	if (grown == NULL) {
+		lr_netem_conf_free(&ch->nc);
+		rte_free(ch);
+		return lr_err(ENOMEM, "delay: set %s: no memory", key);
+	}
+	d->changes = grown;
+	/* netem's limit: the SPEC's, else what the ring was sized for. */
+	if (!ch->nc.limit_given)
+		ch->nc.limit = d->limit;
+	lr_netem_init(&ch->q, &ch->nc);
+	ch->ahead_ns = lr_delay_ahead_ns(&ch->nc);
+	ch->asked_tsc = rte_rdtsc();
+	ch->index = d->nb_changes;
+	d->changes[d->nb_changes++] = ch;
+	/* A change not taken yet is replaced: the worker takes the newest
+	 * (the older one's record says it never ran). */
+	__atomic_store_n(&d->pub, ch, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
  * --role delay --port A --peer B: B is set up as A was (if it is not yet),
  * and a task serves each queue pair, both directions, lcores in turn.
  */
@@ -507,6 +625,7 @@ static const struct lr_task_kind delay_task = {
 	.report = lr_delay_report,
 	.free = delay_free,
 	.verdict = lr_delay_verdict,
+	.set = delay_set,
 };
 
 static const struct lr_plan delay_plan = {

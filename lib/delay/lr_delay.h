@@ -36,6 +36,9 @@ struct lr_delay_conf {
 				 *   this is counted late (10000) */
 	double late_share;	/**< a direction with more of its frames late
 				 *   than this fraction: verdict late (0.01) */
+	uint64_t delay_max_ns;	/**< the greatest delay task:set{netem=} may
+				 *   ask: storage and wheel sized for it;
+				 *   0: no live changes */
 };
 
 /** The delay role (lr_engine.h). */

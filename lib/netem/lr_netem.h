@@ -172,6 +172,10 @@ struct lr_netem_conf {
 int lr_netem_parse(const char *spec, struct lr_netem_conf *c, char *err,
 		   size_t errlen);
 
+/** A TIME of the SPEC's grammar ("184ms", "8us", "1.5s"; a bare number is
+ *  ns) into @p ns. @return 0 or -EINVAL. */
+int lr_netem_parse_time(const char *s, int64_t *ns);
+
 /** Free the tables a parsed conf holds. */
 void lr_netem_conf_free(struct lr_netem_conf *c);
 

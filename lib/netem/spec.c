@@ -173,6 +173,12 @@ get_time64(int64_t *t, const char *s)
 	return 0;
 }
 
+int
+lr_netem_parse_time(const char *s, int64_t *ns)
+{
+	return get_time64(ns, s) == 0 ? 0 : -EINVAL;
+}
+
 /* parse_percent() + set_percent(): "30%" or "30" is 0.3, kept as
  * rint(0.3 * UINT32_MAX). 1 out of [0, 100] %, -1 malformed. */
 static int
