@@ -376,8 +376,8 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 }
 
 /* A pacing block for g's sizes, on its socket. */
-static struct gen_pace *
-pace_new(const struct gen *g, int socket)
+struct gen_pace *
+lr_gen_pace_new(const struct gen *g, int socket)
 {
 	return rte_zmalloc_socket("lr_gen_pace", sizeof(struct gen_pace) +
 				  sizeof(double) * g->nb_sizes,
@@ -385,9 +385,10 @@ pace_new(const struct gen *g, int socket)
 }
 
 /* Make @p p the pacing the fast path reads (gen.sizes' costs and the
- * means): at the start, and on the worker at a switch. */
-static void
-pace_use(struct gen *g, const struct gen_pace *p)
+ * means; a replay's gap factor): at the start, and on the worker at a
+ * switch. */
+void
+lr_gen_pace_use(struct gen *g, const struct gen_pace *p)
 {
 	uint32_t i;
 
@@ -396,6 +397,7 @@ pace_use(struct gen *g, const struct gen_pace *p)
 	g->mean_cost = p->mean_cost;
 	g->per_pkt_tsc = p->per_pkt_tsc;
 	g->per_byte_tsc = p->per_byte_tsc;
+	g->gap_k = p->gap_k;
 }
 
 static int
@@ -465,14 +467,14 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 	if (ret != 0)
 		return ret;
 	g->mean_frame = sum_frame / g->nb_sizes;
-	p = pace_new(g, socket);
+	p = lr_gen_pace_new(g, socket);
 	if (p == NULL)
 		return lr_err(ENOMEM, "gen: no memory for the pacing");
 	g->paces[g->nb_paces++] = p;	/* gen_free frees it */
 	ret = pace_of(g, pi, &c->rate, hz, p);
 	if (ret != 0)
 		return ret;
-	pace_use(g, p);
+	lr_gen_pace_use(g, p);
 	g->rate_pps = p->rate_pps;
 	/* Virtual ports report speeds of their own (memif 100G, null,
 	 * ring and pcap 10G): say which one the % took. */
@@ -674,7 +676,9 @@ gen_finish(struct lr_task *t)
 
 	/* Stopped with packets the queue never took: they were not sent,
 	 * so their slots in the schedule do not count as offered. */
-	if (g->paced)
+	if (g->paced && g->rp != NULL)
+		g->sched.unsent_tsc += lr_replay_pend_cost(g);
+	else if (g->paced)
 		for (i = 0; i < g->nb_pend; i++)
 			g->sched.unsent_tsc += g->per_pkt_tsc + g->per_byte_tsc *
 				(g->pend[i]->pkt_len + LR_FCS_BYTES);
@@ -811,8 +815,14 @@ changes_json(const struct lr_task *t, double hz)
 		json_t *c = json_object();
 		double start = (double)t->st.start_tsc;
 
-		json_object_set_new(c, "rate", json_string(
-				    lr_rate_str(&p->rate, rs, sizeof(rs))));
+		/* A replay at the capture's timing changes its multiplier;
+		 * its rate_pps is the capture's mean at it. */
+		if (p->multiplier != 0)
+			json_object_set_new(c, "multiplier",
+					    json_real(p->multiplier));
+		else
+			json_object_set_new(c, "rate", json_string(
+					    lr_rate_str(&p->rate, rs, sizeof(rs))));
 		json_object_set_new(c, "rate_pps", json_real(p->rate_pps));
 		json_object_set_new(c, "asked_s", json_real(
 				    ((double)p->asked_tsc - start) / hz));
@@ -826,8 +836,13 @@ changes_json(const struct lr_task *t, double hz)
 					    "not yet: the task's next burst is not due"));
 		} else {
 			/* The pacing in force before: the last one taken. */
-			json_object_set_new(c, "from_rate", json_string(
-					    lr_rate_str(&from->rate, rs, sizeof(rs))));
+			if (from->multiplier != 0)
+				json_object_set_new(c, "from_multiplier",
+						    json_real(from->multiplier));
+			else
+				json_object_set_new(c, "from_rate", json_string(
+						    lr_rate_str(&from->rate, rs,
+								sizeof(rs))));
 			json_object_set_new(c, "from_rate_pps",
 					    json_real(from->rate_pps));
 			json_object_set_new(c, "applied_s", json_real(
@@ -876,8 +891,7 @@ gen_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
 	if (g->rp != NULL)
 		lr_replay_report(g, o);
-	if (g->rp == NULL)
-		json_object_set_new(o, "rate_changes", changes_json(t, hz));
+	json_object_set_new(o, "rate_changes", changes_json(t, hz));
 	if (!g->paced)
 		return;
 	of = offered_of(t);
@@ -918,7 +932,11 @@ gen_verdict(const struct lr_task *t, char *why, size_t len)
 	offered = of.ratio;
 	if (!lr_gen_is_short(offered, g->conf.rate_tolerance))
 		return LR_VERDICT_OK;
-	if (of.changes > 0)
+	if (of.changes > 0 && g->rp != NULL && !g->conf.rate_given)
+		snprintf(rs, sizeof(rs), "the schedule asked (the capture's "
+			 "timing x %g, %u multiplier changes)", g->conf.speed,
+			 of.changes);
+	else if (of.changes > 0)
 		snprintf(rs, sizeof(rs), "the schedule asked (%s, %u rate "
 			 "changes)", lr_rate_str(&g->conf.rate, share,
 						 sizeof(share)), of.changes);
@@ -1054,15 +1072,15 @@ gen_tick(void)
  * given twice: the schedule's time runs on, only the costs of the packets
  * after it change. Rare: out of line.
  */
-static void __rte_noinline
-pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
+void __rte_noinline
+lr_gen_pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
 	    uint64_t now)
 {
 	struct gen_pace *want = p;
 
 	if (g->sched.first_tsc == 0)	/* before the first burst */
 		g->sched.first_tsc = g->sched.next_tsc = now;
-	pace_use(g, p);
+	lr_gen_pace_use(g, p);
 	p->slot_tsc = g->sched.next_tsc;
 	p->slot_frac = g->sched.next_frac;
 	p->late_tsc = g->sched.late_tsc;
@@ -1084,12 +1102,20 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 	struct lr_rate r;
 	int ret;
 
+	if (g->rp != NULL) {
+		/* A replay: its multiplier, or its rate under --rate. */
+		if (g->nb_paces == GEN_PACE_MAX)
+			return lr_err(ENOSPC, "gen: set %s: at most %d changes "
+				      "per task", key, GEN_PACE_MAX - 1);
+		ret = lr_replay_set(t, g, key, val, &p);
+		if (ret != 0)
+			return ret;
+		goto publish;
+	}
 	if (strcmp(key, "rate") != 0)
 		return lr_err(EINVAL, "gen: set: '%s' cannot change live (rate "
-			      "can)", key);
-	if (g->rp != NULL)
-		return lr_err(ENOTSUP, "gen: set rate: a --pcap replay's pacing "
-			      "(--rate or --multiplier) cannot change live");
+			      "can%s)", key, strcmp(key, "multiplier") == 0 ?
+			      "; multiplier is a --pcap replay's" : "");
 	if (lr_rate_parse(val, &r) != 0)
 		return lr_err(EINVAL, "gen: set rate '%s': want PPS, 1.5Mpps, "
 			      "10Gbps, 10Gbpsl1 or N%%", val);
@@ -1099,7 +1125,7 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 	if (g->nb_paces == GEN_PACE_MAX)
 		return lr_err(ENOSPC, "gen: set rate: at most %d changes per "
 			      "task", GEN_PACE_MAX - 1);
-	p = pace_new(g, t->socket);
+	p = lr_gen_pace_new(g, t->socket);
 	if (p == NULL)
 		return lr_err(ENOMEM, "gen: set rate: no memory");
 	ret = pace_of(g, lr_port_info(t->port), &r, (double)rte_get_tsc_hz(), p);
@@ -1107,6 +1133,7 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 		rte_free(p);
 		return ret;
 	}
+publish:
 	p->asked_tsc = rte_rdtsc();
 	g->paces[g->nb_paces++] = p;
 	__atomic_store_n(&g->pace_pub, p, __ATOMIC_RELEASE);
@@ -1139,7 +1166,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 		 * that the switch's record has the lag the worker had. */
 		p = __atomic_load_n(&g->pace_pub, __ATOMIC_ACQUIRE);
 		if (unlikely(p != NULL))
-			pace_switch(t, g, p, now);
+			lr_gen_pace_switch(t, g, p, now);
 		if (!lr_gen_due(g, now, &lag))
 			return 0;		/* not yet due */
 		/* Only what is due: a burst is sent early by no packet,

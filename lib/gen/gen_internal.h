@@ -53,8 +53,10 @@ struct gen_size {
 #define GEN_PACE_MAX 256
 
 /*
- * A pacing: the rate and what it costs each size in TSC cycles. paces[0] is
- * the task's start; each task:set{rate=} makes a new block on the control
+ * A pacing: the rate and what it costs each size in TSC cycles (a replay's
+ * frames: the capture's gap times gap_k, plus per_pkt_tsc and per_byte_tsc
+ * per frame under --rate). paces[0] is the task's start; each
+ * task:set{rate=} (a replay's: multiplier= or rate=) makes a new block on the control
  * path and publishes it (gen.pace_pub, a release store); the worker takes it
  * at a due burst (an acquire load per burst), writes where the schedule
  * stood, then applied_tsc (a release store) and is the block's only writer
@@ -66,6 +68,9 @@ struct gen_pace {
 	double mean_cost;		/* cycles per packet on average */
 	double per_pkt_tsc;		/* cost of a frame: per_pkt + per_byte x */
 	double per_byte_tsc;
+	double gap_k;			/* replay at the capture's timing: 1 /
+					 * multiplier, 0: not */
+	double multiplier;		/* and the multiplier, 0: not */
 	uint64_t asked_tsc;		/* control path: when published */
 	/* the worker's, at the switch */
 	uint64_t slot_tsc;		/* the schedule's next slot: the first
@@ -107,6 +112,9 @@ struct gen {
 	uint64_t max_lag_tsc;		/* the catch-up bound */
 	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
 	double mean_cost;		/* TSC cycles per packet on average */
+	double gap_k;			/* replay: its frames' capture gaps
+					 * (cycles) to their slots, 1 /
+					 * multiplier; 0: --rate */
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
 	/* control path only */
@@ -128,6 +136,14 @@ struct gen {
 };
 
 struct lr_replay;
+
+/* Pacing blocks (gen.c), for replay.c too: a new one for g's sizes on
+ * @p socket; made the fast path's (at the start); taken by the worker at a
+ * burst boundary with nothing pending (pace_pub). */
+struct gen_pace *lr_gen_pace_new(const struct gen *g, int socket);
+void lr_gen_pace_use(struct gen *g, const struct gen_pace *p);
+void lr_gen_pace_switch(const struct lr_task *t, struct gen *g,
+			struct gen_pace *p, uint64_t now);
 
 /* The fast path's shared steps (gen.c and replay.c). */
 /* Move the schedule on by @p cost cycles: the whole ones into the

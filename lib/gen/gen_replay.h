@@ -21,6 +21,13 @@ int lr_replay_init(struct lr_task *t, struct gen *g, double hz);
 int lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now);
 void lr_replay_report(const struct gen *g, json_t *o);
 void lr_replay_free(struct gen *g);
+/* task:set{multiplier=} (at the capture's timing) or {rate=} (under
+ * --rate) on a replay: a new pacing block in *@p p for gen_set() to
+ * publish. 0 or -errno (lr_errmsg: a one-line why). Control path. */
+int lr_replay_set(struct lr_task *t, struct gen *g, const char *key,
+		  const char *val, struct gen_pace **p);
+/* The slots of the frames built and not sent (g->pend), in cycles. */
+double lr_replay_pend_cost(const struct gen *g);
 
 /* For tests/fuzz/fuzz_replay (not the fast path): where parse() found a
  * frame's headers, and what a replay would rewrite. */

@@ -3,9 +3,10 @@
  * gen --pcap: a capture's frames replayed. The capture is read once, with
  * libpcap, into one buffer on the task's socket, with what the fast path
  * needs of each frame worked out beforehand: where its IP and L4 headers
- * are, its flow (for --stamp) and its slot in the schedule (the gap to the
- * next frame at the capture's timing over --speed, or its share of
- * --rate). Per packet the fast path copies the frame into an mbuf of the
+ * are, its flow (for --stamp) and its gap to the next frame in the
+ * capture. Its slot in the schedule is that gap over the multiplier, or
+ * its share of --rate: the pacing block's factors (gen_pace), which
+ * task:set{} changes live as it does a gen's rate. Per packet the fast path copies the frame into an mbuf of the
  * task's pool and, when asked, rewrites it in place: MAC addresses, the
  * source address shifted per loop (checksums by incremental update, RFC
  * 1624), linerate's header in the UDP data.
@@ -45,7 +46,8 @@ enum { L3_NONE, L3_V4, L3_V6 };
 /* One frame of the capture, as the fast path sends it. */
 struct rp_frame {
 	uint64_t off;		/* in rp->data */
-	double cost;		/* its slot: TSC cycles to the next frame */
+	double cost;		/* TSC cycles to the next frame in the
+				 * capture (at multiplier 1) */
 	uint32_t len;		/* bytes captured, sent as they are */
 	uint32_t flow;		/* index of its 5-tuple, UINT32_MAX: none */
 	uint16_t l3;		/* IP header, 0: not IP */
@@ -77,8 +79,19 @@ struct lr_replay {
 	uint32_t first_back;	/* the first of them (0-based) */
 	double first_back_s;	/* and how far back */
 	double span_s, loop_gap_s;
+	double gaps_tsc;	/* the frames' costs summed: a loop's time at
+				 * multiplier 1 */
 	bool timing;
 };
+
+/* Frame @p f's slot at the pacing in force: its capture gap over the
+ * multiplier (gap_k), or its share of --rate (gap_k 0). */
+static inline double
+slot_of(const struct gen *g, const struct rp_frame *f)
+{
+	return f->cost * g->gap_k + g->per_pkt_tsc +
+	       g->per_byte_tsc * (f->len + LR_FCS_BYTES);
+}
 
 /* RFC 1624's eqn. 3: checksum @p c after a 32-bit word changed. */
 static inline rte_be16_t
@@ -445,31 +458,28 @@ index_frames(struct lr_replay *rp, const struct rp_time *ts, const char *hname,
 	return ret;
 }
 
-/* The slots, in TSC cycles: the capture's gaps over the speed, or each
- * frame's share of the rate; the rate in pps it comes to. */
+/*
+ * A pacing block @p p for replay g: at the capture's timing over
+ * @p multiplier, or at @p rate (--rate; NULL: the timing). The frames'
+ * costs stay the capture's gaps; the block holds the factors the fast path
+ * takes them by (slot_of()), at the start and at each task:set{}.
+ */
 static int
-schedule(struct gen *g, const struct lr_port_info *pi, double hz)
+pace_of(const struct gen *g, const struct lr_port_info *pi,
+	const struct lr_rate *rate, double multiplier, double hz,
+	struct gen_pace *p)
 {
-	const struct lr_gen_conf *c = &g->conf;
-	struct lr_replay *rp = g->rp;
-	double per_pkt, per_byte, sum = 0, frames = 0, line;
-	double link_bps = pi->link_speed_mbps * 1e6;
-	uint32_t i;
+	const struct lr_replay *rp = g->rp;
+	double per_pkt, per_byte, line, link_bps = pi->link_speed_mbps * 1e6;
 	char rs[64];
 
-	rp->timing = !c->rate_given;
-	g->paced = rp->timing ? rp->span_s + rp->loop_gap_s > 0 :
-		   c->rate.unit != LR_RATE_MAX;
-	for (i = 0; i < rp->nb; i++)
-		frames += rp->f[i].len + LR_FCS_BYTES;
-	g->mean_frame = frames / rp->nb;
-	if (rp->timing) {
-		for (i = 0; i < rp->nb; i++) {
-			rp->f[i].cost *= hz / 1e9 / c->speed;
-			sum += rp->f[i].cost;
-		}
-	} else if (g->paced) {
-		if (lr_rate_cost(&c->rate, link_bps, &per_pkt, &per_byte) != 0)
+	p->rate = g->conf.rate;
+	if (rate == NULL) {
+		p->multiplier = multiplier;
+		p->gap_k = 1 / multiplier;
+		p->mean_cost = rp->gaps_tsc * p->gap_k / rp->nb;
+	} else if (rate->unit != LR_RATE_MAX) {
+		if (lr_rate_cost(rate, link_bps, &per_pkt, &per_byte) != 0)
 			return lr_err(EINVAL, "gen: a rate in %% needs the link "
 				      "speed; port %s reports none (give the "
 				      "port speed=10G)", pi->name);
@@ -478,21 +488,123 @@ schedule(struct gen *g, const struct lr_port_info *pi, double hz)
 		    line * (1 - 1e-9))
 			return lr_err(EINVAL, "gen: rate %s is above port %s's "
 				      "line rate for this capture (%.0f B a frame "
-				      "on average)", lr_rate_str(&c->rate, rs,
+				      "on average)", lr_rate_str(rate, rs,
 				      sizeof(rs)), pi->name, g->mean_frame);
-		for (i = 0; i < rp->nb; i++) {
-			rp->f[i].cost = (per_pkt + per_byte *
-					 (rp->f[i].len + LR_FCS_BYTES)) * hz;
-			sum += rp->f[i].cost;
-		}
+		p->rate = *rate;
+		p->per_pkt_tsc = per_pkt * hz;
+		p->per_byte_tsc = per_byte * hz;
+		p->mean_cost = p->per_pkt_tsc + p->per_byte_tsc * g->mean_frame;
 	}
+	p->rate_pps = p->mean_cost > 0 ? hz / p->mean_cost : 0;
+	return 0;
+}
+
+/* The start's pacing: the capture's gaps over the multiplier, or --rate;
+ * the rate in pps it comes to. */
+static int
+schedule(struct lr_task *t, struct gen *g, const struct lr_port_info *pi,
+	 double hz)
+{
+	const struct lr_gen_conf *c = &g->conf;
+	struct lr_replay *rp = g->rp;
+	struct gen_pace *p;
+	double frames = 0;
+	uint32_t i;
+	int ret;
+
+	rp->timing = !c->rate_given;
+	g->paced = rp->timing ? rp->span_s + rp->loop_gap_s > 0 :
+		   c->rate.unit != LR_RATE_MAX;
+	for (i = 0; i < rp->nb; i++) {
+		frames += rp->f[i].len + LR_FCS_BYTES;
+		rp->f[i].cost *= hz / 1e9;	/* ns to cycles */
+		rp->gaps_tsc += rp->f[i].cost;
+	}
+	g->mean_frame = frames / rp->nb;
+	p = lr_gen_pace_new(g, t->socket);
+	if (p == NULL)
+		return lr_err(ENOMEM, "gen: no memory for the pacing");
+	g->paces[g->nb_paces++] = p;	/* gen_free frees it */
+	ret = pace_of(g, pi, rp->timing ? NULL : &c->rate, c->speed, hz, p);
+	if (ret != 0)
+		return ret;
 	if (g->paced) {
-		g->mean_cost = sum / rp->nb;
-		g->rate_pps = g->mean_cost > 0 ? hz / g->mean_cost : 0;
-		g->per_pkt_tsc = g->mean_cost;	/* unsent frames' slots */
-		g->per_byte_tsc = 0;
+		lr_gen_pace_use(g, p);
+		g->rate_pps = p->rate_pps;
 	}
 	return 0;
+}
+
+int
+lr_replay_set(struct lr_task *t, struct gen *g, const char *key,
+	      const char *val, struct gen_pace **out)
+{
+	const struct lr_replay *rp = g->rp;
+	double hz = (double)rte_get_tsc_hz(), mult = 0;
+	struct gen_pace *p;
+	struct lr_rate r;
+	char *end;
+	int ret;
+
+	if (strcmp(key, "multiplier") == 0) {
+		if (!rp->timing)
+			return lr_err(EINVAL, "gen: set multiplier: this replay "
+				      "is paced by --rate, not the capture's "
+				      "timing (set rate= instead)");
+		if (!g->paced)
+			return lr_err(EINVAL, "gen: set multiplier: the capture's "
+				      "frames all have one time: the replay goes "
+				      "out unpaced, no gap to divide");
+		errno = 0;
+		mult = strtod(val, &end);
+		if (errno != 0 || end == val || *end != '\0' ||
+		    !(mult >= 1e-3 && mult <= 1e6))
+			return lr_err(EINVAL, "gen: set multiplier '%s': want a "
+				      "factor of the capture's timing in "
+				      "0.001..1e6", val);
+	} else if (strcmp(key, "rate") == 0) {
+		if (rp->timing)
+			return lr_err(EINVAL, "gen: set rate: this replay runs at "
+				      "the capture's timing, not --rate (set "
+				      "multiplier= instead)");
+		if (lr_rate_parse(val, &r) != 0)
+			return lr_err(EINVAL, "gen: set rate '%s': want PPS, "
+				      "1.5Mpps, 10Gbps, 10Gbpsl1 or N%%", val);
+		if (!g->paced || r.unit == LR_RATE_MAX)
+			return lr_err(EINVAL, "gen: set rate %s: a task cannot "
+				      "change between paced and unpaced (max) "
+				      "live", val);
+	} else {
+		return lr_err(EINVAL, "gen: set: '%s' cannot change live (a "
+			      "replay's %s can)", key, rp->timing ? "multiplier" :
+			      "rate");
+	}
+	p = lr_gen_pace_new(g, t->socket);
+	if (p == NULL)
+		return lr_err(ENOMEM, "gen: set %s: no memory", key);
+	ret = pace_of(g, lr_port_info(t->port), rp->timing ? NULL : &r, mult,
+		      hz, p);
+	if (ret != 0) {
+		rte_free(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+double
+lr_replay_pend_cost(const struct gen *g)
+{
+	const struct lr_replay *rp = g->rp;
+	uint32_t i, k = rp->next;
+	double sum = 0;
+
+	/* The frames pending are the last built: those before rp->next. */
+	for (i = 0; i < g->nb_pend; i++) {
+		k = k == 0 ? rp->nb - 1 : k - 1;
+		sum += slot_of(g, &rp->f[k]);
+	}
+	return sum;
 }
 
 int
@@ -562,7 +674,7 @@ lr_replay_init(struct lr_task *t, struct gen *g, double hz)
 		if (rp->seq == NULL)
 			return lr_err(ENOMEM, "gen: no memory");
 	}
-	ret = schedule(g, pi, hz);
+	ret = schedule(t, g, pi, hz);
 	if (ret != 0)
 		return ret;
 	g->nb_flows = rp->nb_flows;
@@ -655,6 +767,14 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 	if (g->remaining == 0)
 		return 1;
 	if (g->paced) {
+		/* A new multiplier or rate (task:set{}): as gen's, taken
+		 * here, with nothing pending: the frames before keep their
+		 * slots, the next one is the new pacing's first. */
+		struct gen_pace *p = __atomic_load_n(&g->pace_pub,
+						     __ATOMIC_ACQUIRE);
+
+		if (unlikely(p != NULL))
+			lr_gen_pace_switch(t, g, p, now);
 		if (!lr_gen_due(g, now, &lag))
 			return 0;
 		owed = (double)lag - g->sched.next_frac;
@@ -663,7 +783,7 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 	while (n < g->burst && n < g->remaining && more &&
 	       (n == 0 || pos <= owed)) {
 		if (g->paced)
-			pos += rp->f[next].cost;
+			pos += slot_of(g, &rp->f[next]);
 		n++;
 		more = step(rp, &next, &loop);
 	}
@@ -698,7 +818,7 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 			}
 		}
 		if (g->paced)
-			lr_gen_advance(&g->sched, f->cost);
+			lr_gen_advance(&g->sched, slot_of(g, f));
 		if (!step(rp, &rp->next, &rp->loop)) {
 			g->remaining = 0;	/* the last loop is done */
 		} else if (rp->next == 0 && rp->step != 0 && rp->nb_flows != 0) {

@@ -6,8 +6,9 @@
 -- asked and applied times, old and new rate, the slot it paced from, the
 -- packets sent before it. offered then compares the frames sent with what
 -- the changing schedule asked (each step at its own rate).
--- Refused with an error: max (paced <-> unpaced), a --pcap replay, a rate
--- above the line rate, another option, a task of another role, a task done.
+-- Refused with an error: max (paced <-> unpaced), a rate above the line
+-- rate, another option, a task of another role, a task done. A --pcap
+-- replay changes its multiplier (15-replay-multiplier.lua) or its rate.
 linerate.live(false)
 local a, b = assert(linerate.wire("ex13"))
 local rx = assert(linerate.task{ role = "rx", port = b })

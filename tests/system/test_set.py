@@ -188,6 +188,213 @@ def test_ramp():
               ["%.0f" % ((c["applied_s"] - c["asked_s"]) * 1e6) for c in ch]))
 
 
+REPLAY = """
+linerate.live(false)
+local p = assert(linerate.port("net_pcap0,tx_pcap=" .. arg[2]))
+local g = assert(linerate.task{ role = "gen", port = p, pcap = arg[3], loops = 0,
+                                catch_up = 500000 })
+linerate.start()
+linerate.sleep(0.1)
+assert(g:set{ multiplier = 4 })
+linerate.sleep(0.06)
+assert(g:set{ multiplier = "2" })
+linerate.sleep(0.1)
+g:stop()
+assert(g:wait(20))
+linerate.stop()
+assert(linerate.write_json(arg[1]))
+"""
+
+REPLAY_BAD = """
+linerate.live(false)
+local a, b = assert(linerate.wire("set6"))
+local rx = assert(linerate.task{ role = "rx", port = b })
+local t = assert(linerate.task{ role = "gen", port = a, pcap = arg[1], loops = 0 })
+local r = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null2")),
+                                pcap = arg[1], rate = 1000, loops = 0 })
+local m = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null0")),
+                                pcap = arg[1], rate = "max", count = 10 })
+local z = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null1")),
+                                pcap = arg[2], count = 10 })
+local function err(f)
+	local ok, e = pcall(f)
+	assert(not ok, "no error")
+	e = tostring(e)
+	assert(not e:find("\\n"), "not one line: " .. e)
+	print("ERR " .. e)
+end
+err(function() t:set{ rate = 1000 } end)
+err(function() t:set{ multiplier = 0 } end)
+err(function() t:set{ multiplier = "fast" } end)
+err(function() t:set{ loops = 2 } end)
+err(function() r:set{ multiplier = 2 } end)
+err(function() r:set{ rate = "max" } end)
+err(function() r:set{ rate = "20Gbps" } end)
+err(function() m:set{ rate = 1000 } end)
+err(function() m:set{ multiplier = 2 } end)
+err(function() z:set{ multiplier = 2 } end)
+assert(r:set{ rate = "2000" })
+linerate.start()
+linerate.sleep(0.1)
+t:stop()
+r:stop()
+assert(t:wait(10) and r:wait(10) and m:wait(10) and z:wait(10))
+rx:wait{ idle = 0.2, timeout = 10 }
+linerate.stop()
+err(function() t:set{ multiplier = 2 } end)
+local c = r:stats().rate_changes
+assert(#c == 1 and c[1].rate == "2000 pps" and c[1].from_rate == "1000 pps", c[1].rate)
+print("RATE " .. c[1].rate_pps .. " " .. c[1].from_rate_pps)
+"""
+
+
+def capture(path, n, seed, gaps):
+    """A capture of @p n UDP frames, frame i carrying i in its data, the
+    gaps between them drawn from @p gaps (s); -> the stamps (s)."""
+    import logging
+    import random
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    rnd = random.Random(seed)
+    pkts, t = [], 1700000000.0
+    for i in range(n):
+        p = Ether() / IP() / UDP(sport=7, dport=9) / Raw(i.to_bytes(4, "big") + bytes(26))
+        p.time = t
+        pkts.append(p)
+        t += rnd.choice(gaps)
+    wrpcap(path, pkts)
+    return [float(p.time) for p in pkts]
+
+
+def test_replay_multiplier():
+    """task:set{multiplier=} on a replay at the capture's timing: 1, then
+    4, then 2, looping over 300 frames until stopped. Every frame goes out once, in
+    the capture's order (net_pcap's output, frame by frame); the schedule
+    between the two changes is the capture's gaps over 4 to the rounding
+    (the worker's slots and counts, exact); the gaps net_pcap stamped are
+    the capture's over the multiplier in force when the frame before was
+    sent, but for the host's stalls, measured while it runs."""
+    import statistics
+    from scapy.all import rdpcap
+    from lrtest import HostStalls
+    d = tmpdir()
+    src = os.path.join(d, "in.pcap")
+    out = os.path.join(d, "out.pcap")
+    js = os.path.join(d, "rp.json")
+    n = 300
+    ts = capture(src, n, 7, [200e-6, 500e-6, 1e-3])
+    gap = [b - a for a, b in zip(ts, ts[1:])]
+    gap.append((ts[-1] - ts[0]) / (n - 1))	# a loop starts a mean gap after
+    with HostStalls() as stalls:
+        r = lua(d, "rp.lua", REPLAY, js, out, src, prefix="set5")
+    expect(r.returncode in (0, 3), "rc %d\n%s" % (r.returncode, r.stderr[-800:]))
+    doc = load_json(js)
+    schema_check(doc)
+    g = doc["tasks"][0]
+    expect(g["timing"] == "capture" and g["multiplier"] == 1, g)
+    # Every frame once, in order: the capture three times over.
+    got = [int.from_bytes(bytes(p)[42:46], "big") for p in rdpcap(out)]
+    expect(got == [k % n for k in range(len(got))] and g["tx_packets"] == len(got),
+           (len(got), g["tx_packets"]))
+    ch = g["rate_changes"]
+    expect(len(ch) == 2 and [c.get("multiplier") for c in ch] == [4, 2] and
+           [c.get("from_multiplier") for c in ch] == [1, 4] and
+           all(c["applied_s"] is not None and "rate" not in c for c in ch), ch)
+    a, b = ch
+    for c in ch:
+        expect(c["applied_s"] >= c["asked_s"], c)
+    # The capture's mean rate at each multiplier.
+    mean = sum(gap) / n
+    for c in ch:
+        expect(abs(c["rate_pps"] - c["multiplier"] / mean) < 1e-6 * c["rate_pps"] and
+               abs(c["from_rate_pps"] - c["from_multiplier"] / mean) <
+               1e-6 * c["from_rate_pps"], c)
+    # Between the changes: the frames sent at x4 spanned their capture
+    # gaps over 4 (less what stalls gave up: none at a 0.5 s catch-up).
+    want = sum(gap[k % n] for k in range(a["packets_before"], b["packets_before"])) / 4
+    span = b["slot_s"] - a["slot_s"] - (b["late_before_us"] - a["late_before_us"]) * 1e-6
+    expect(a["packets_before"] < b["packets_before"] < len(got) and
+           abs(span - want) < 1e-6, (a, b, span, want))
+    # On the wire (net_pcap stamps each frame as the worker hands it over):
+    # frame k's slot is frame 0's time plus the gaps before it, each the
+    # capture's over the multiplier in force when the frame before it was
+    # built. A frame is late by the host's stalls, never early, and the
+    # frames due in a stall go out at once after it: the worker is back on
+    # its slots (lateness near 0) soon after. A multiplier not taken, or
+    # taken at another frame, drifts instead: frames early, or late by ever
+    # more (at x1 instead of x4, 3/4 of the piece's time by its end). The
+    # gaps themselves are the host's to spoil (with both CPUs busy half of
+    # them were off by a stall).
+    t_out = [float(p.time) for p in rdpcap(out)]
+    def mult(k):
+        return 1 if k < a["packets_before"] else 4 if k < b["packets_before"] else 2
+    slot, late = 0.0, {1: [], 4: [], 2: []}
+    for k in range(len(t_out)):
+        if k > 0:
+            slot += gap[(k - 1) % n] / mult(k - 1)
+        late[mult(k)].append((t_out[k] - t_out[0] - slot, slot))
+    early = -min(x for v in late.values() for x, _ in v)
+    print("earliest frame %.1f us before its slot; host stalls p50 %.1f p90 %.1f max %.1f us"
+          % (early * 1e6, stalls.p50 * 1e6, stalls.p90 * 1e6, stalls.max * 1e6))
+    expect(early < 100e-6 + stalls.max, (early, stalls.max))
+    for m in (1, 4, 2):
+        v = late[m]
+        expect(len(v) > 20, (m, len(v)))
+        back = min(x for x, _ in v[len(v) // 2:])
+        length = v[-1][1] - v[0][1]
+        print("multiplier %g: %d frames over %.1f ms, lateness median %.1f us, max %.1f us, "
+              "least over the second half %.1f us" % (
+                  m, len(v), length * 1e3, statistics.median(x for x, _ in v) * 1e6,
+                  max(x for x, _ in v) * 1e6, back * 1e6))
+        expect(back < max(1e-3, 100e-6 + stalls.max) and back < length / 8,
+               (m, back, stalls.max, length))
+    # offered over the changing schedule: each piece's time in packets at
+    # its own mean (the capture's over its multiplier), what the frames
+    # sent filled over what the schedule asked up to its end (send_s from
+    # the schedule's start). Not asserted: that this host kept up.
+    tx = g["tx_packets"]
+    def filled(k0, k1, m):
+        return sum(gap[k % n] for k in range(k0, k1)) / m
+    s1 = filled(0, a["packets_before"], 1)
+    s2 = filled(a["packets_before"], b["packets_before"], 4)
+    s3 = filled(b["packets_before"], tx, 2)
+    first = a["slot_s"] - s1 - a["late_before_us"] * 1e-6
+    asked = (a["slot_s"] - first) + 4 * (b["slot_s"] - a["slot_s"]) + \
+        2 * (first + g["send_s"] - b["slot_s"])
+    want = (s1 + 4 * s2 + 2 * s3) / asked
+    expect(abs(g["offered"] - want) < 1e-4, (g["offered"], want))
+    expect(g["short"] == (g["offered"] < g["rate_tolerance"]), g)
+    expect(g["verdict"] == ("short" if g["short"] else "ok"), g)
+    print("replay: %d frames, offered %.4f of the changing schedule, %d late, changes "
+          "taken %s us after asked" % (
+              tx, g["offered"], g["late_packets"],
+              ["%.0f" % ((c["applied_s"] - c["asked_s"]) * 1e6) for c in ch]))
+
+
+def test_replay_bad_input():
+    """What a replay cannot change live is a one-line error: a rate at the
+    capture's timing, a multiplier under --rate, max, an unpaced replay, a
+    bad factor, another key, a task done. Under --rate, rate= changes it."""
+    d = tmpdir()
+    src = os.path.join(d, "in.pcap")
+    flat = os.path.join(d, "flat.pcap")
+    capture(src, 50, 3, [1e-3])
+    capture(flat, 5, 3, [0])
+    r = lua(d, "rpbad.lua", REPLAY_BAD, src, flat, prefix="set6")
+    expect(r.returncode == 0, "rc %d\n%s\n%s" % (r.returncode, r.stdout, r.stderr[-800:]))
+    errs = [l[4:] for l in r.stdout.splitlines() if l.startswith("ERR ")]
+    want = ["set multiplier= instead", "0.001..1e6", "0.001..1e6",
+            "'loops' cannot change live", "set rate= instead",
+            "between paced and unpaced", "above port",
+            "between paced and unpaced", "set rate= instead",
+            "no gap to divide", "has ended"]
+    expect(len(errs) == len(want), r.stdout)
+    for e, w in zip(errs, want):
+        expect(w in e, (w, e))
+    rate = [l.split()[1:] for l in r.stdout.splitlines() if l.startswith("RATE ")]
+    expect(rate and float(rate[0][0]) == 2000 and float(rate[0][1]) == 1000, r.stdout)
+
+
 def test_bad_input():
     d = tmpdir()
     r = lua(d, "bad.lua", BAD, prefix="set2")
@@ -280,4 +487,5 @@ def test_bad_delay_input():
 
 
 if __name__ == "__main__":
-    main([test_ramp, test_bad_input, test_delay_step, test_bad_delay_input])
+    main([test_ramp, test_replay_multiplier, test_replay_bad_input, test_bad_input,
+          test_delay_step, test_bad_delay_input])
