@@ -124,14 +124,16 @@ def expect(cond, msg):
 
 
 def main(tests):
+    import time
     failed = 0
     for t in tests:
+        t0 = time.monotonic()
         try:
             t()
-            print("ok   %s" % t.__name__)
+            print("ok   %s (%.1f s)" % (t.__name__, time.monotonic() - t0))
         except Exception:
             failed += 1
-            print("FAIL %s" % t.__name__)
+            print("FAIL %s (%.1f s)" % (t.__name__, time.monotonic() - t0))
             traceback.print_exc()
     for p in _prefixes:
         shutil.rmtree("/var/run/dpdk/" + p, ignore_errors=True)

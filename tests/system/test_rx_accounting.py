@@ -16,7 +16,10 @@ def lr_frame(flow, seq, tsc, v6=False, vlan=None, pad=10):
     from scapy.all import IP, UDP, Dot1Q, Ether, IPv6, Raw
     hdr = struct.pack(">HIIQ", 0x4C52, flow, seq, tsc)
     l3 = IPv6(src="fd00::1", dst="fd00::2") if v6 else IP(src="10.0.0.1", dst="10.0.0.2")
-    l2 = Ether() / Dot1Q(vlan=vlan) if vlan is not None else Ether()
+    # An explicit dst: without it scapy solicits an IPv6 destination's
+    # neighbour on the host's network and waits 1 s for each frame.
+    eth = Ether(dst="02:00:00:00:00:02")
+    l2 = eth / Dot1Q(vlan=vlan) if vlan is not None else eth
     return l2 / l3 / UDP(sport=1024 + flow % 1000, dport=5001) / Raw(hdr + bytes(pad))
 
 
