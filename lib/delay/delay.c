@@ -29,7 +29,8 @@
  * is ready and due goes out. Without it a frame left at the first poll
  * after its due time: half a poll late in the median (150-500 ns here).
  *
- * Fast path per poll: each direction sends what it could not before, takes
+ * Fast path per poll: each direction takes a new SPEC if one was published
+ * (task:set{netem=}, take_change()), sends what it could not before, takes
  * one rx burst (netem's enqueue decisions, bytes into the ring); then what
  * is due is sent, waiting for due times up to SEND_AHEAD_NS.
  */

@@ -103,7 +103,7 @@ static const struct lr_opt delay_opts[] = {
 	  "the greatest delay (with its jitter) task:set{netem=} may change "
 	  "a direction to: each direction's storage and timing wheel are "
 	  "sized for it and kept in due-time order, whatever the SPEC (0: "
-	  "no live changes)", "`--delay-max 200ms`", NULL },
+	  "no live changes)", "`--delay-max 50ms`", NULL },
 	{ "late", LR_OPT_UINT, DC(late_ns), 0, UINT32_MAX, NULL, "NS",
 	  "a frame sent later than due by more than NS ns is counted late "
 	  "(10000)", "`--late 1000`", NULL },

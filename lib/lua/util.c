@@ -14,6 +14,7 @@
 #include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_engine.h"
+#include "lr_netem.h"
 #include "lua_internal.h"
 
 static int
@@ -108,6 +109,25 @@ l_parse_bps(lua_State *L)
 	return 1;
 }
 
+/* linerate.netem_check(spec): true, or nil and what is wrong with it, in
+ * --netem's words: a scenario checks a schedule before it starts. */
+static int
+l_netem_check(lua_State *L)
+{
+	const char *s = luaL_checkstring(L, 1);
+	struct lr_netem_conf c;
+	char err[256];
+
+	if (lr_netem_parse(s, &c, err, sizeof(err)) != 0) {
+		lua_pushnil(L);
+		lua_pushstring(L, err);
+		return 2;
+	}
+	lr_netem_conf_free(&c);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 static int
 l_overhead(lua_State *L)
 {
@@ -167,6 +187,7 @@ static const luaL_Reg funcs[] = {
 	{ "line_rate", l_line_rate },
 	{ "overhead", l_overhead },
 	{ "parse_bps", l_parse_bps },
+	{ "netem_check", l_netem_check },
 	{ "workers", l_workers },
 	{ "now", l_now },
 	{ "tsc_hz", l_tsc_hz },
