@@ -59,12 +59,15 @@ def commands(path):
 
 
 def trace_pcap(d):
-    """trace.pcap in d: UDP and TCP flows, as the examples read."""
+    """trace.pcap in d: UDP and TCP flows, as the examples read, 20 us
+    apart (scapy's own times are when it built each frame: a replay that
+    keeps them took as long as scapy did)."""
     script = ("from scapy.all import *\n"
               "p=[Ether()/IP(src='10.0.0.%%d'%%(i%%50+1),dst='10.1.0.1')/"
               "UDP(sport=1000+i%%7,dport=53)/Raw(b'x'*40) for i in range(600)]\n"
               "p+=[Ether()/IP(src='10.2.0.1',dst='10.3.0.1')/TCP(sport=5000,dport=80,flags=f)"
               " for f in ('S','A','FA')]\n"
+              "for i, x in enumerate(p): x.time = 1700000000 + i * 20e-6\n"
               "wrpcap(%r, p)\n" % os.path.join(d, "trace.pcap"))
     subprocess.run(["/usr/bin/python3", "-c", script], check=True)
 
@@ -132,8 +135,13 @@ def adapt(cmd, name):
         # A scenario: its steps cut short (seconds= is every sweep's).
         rfc = any(o.endswith("rfc2544.lua") or o == "rfc2544" for o in opts)
         if not rfc and not any(o.startswith("seconds=") for o in opts) and \
-                takes_seconds(opts):
+                takes(opts, "seconds"):
             opts.append("seconds=0.2")
+        if not rfc and takes(opts, "sizes"):
+            # A sweep (per-sweep's 17 sizes took 10 s): two sizes run
+            # each step of it; the sizes themselves are test_rx_accounting's
+            # and test_plot's.
+            opts.append("sizes=64,1472")
         if rfc:
             # RFC 2544 over every size and test takes minutes: the
             # example's DUT and options, one size, a few short trials
@@ -143,13 +151,13 @@ def adapt(cmd, name):
     return base + ne + ["--", "--no-live"] + opts, None
 
 
-def takes_seconds(opts):
-    """Whether the scenario in @p opts describes a seconds= argument
+def takes(opts, key):
+    """Whether the scenario in @p opts describes a @p key= argument
     (testbed.params refuses a key it does not describe)."""
     for o in opts:
         for path in (os.path.join(SRC, o), os.path.join(SRC, "lua", o + ".lua")):
             if os.path.isfile(path) and path.endswith(".lua"):
-                return '{ "seconds",' in open(path).read()
+                return '{ "%s",' % key in open(path).read()
     return False
 
 
@@ -253,8 +261,10 @@ TABLES = {
                           "100"],
     "### reflect options": ["--role", "reflect", "--port", "net_null0",
                             "--duration", "0.3"],
+    # Nothing comes back on net_null: --drain 0.2, not the default 1 s
+    # (40 examples), ends each run once its frames are out.
     "### rtt options": ["--role", "rtt", "--port", "net_null0", "--count",
-                        "1000", "--duration", "1"],
+                        "1000", "--duration", "1", "--drain", "0.2"],
 }
 
 
