@@ -51,6 +51,17 @@ print(("%6s %6s %6s | %8s %8s | %7s %7s | %12s %12s %10s %9s | %8s | %8s %8s")
 print(("%6s %6s %6s | %8s %8s | %7s %7s |"):format("B", "B", "", "Mpps", "Mpps",
                                                    "Gb/s", "Gb/s"))
 local worst, shorts, faults = 0, {}, {}
+-- JSON rows: none is linerate.null (nil would leave the key out), and
+-- says why.
+local null = linerate.null
+local function nul(v)
+	if v == nil then return null end
+	return v
+end
+local function why(v, reason)
+	if v == nil then return reason end
+	return null
+end
 for step, data in ipairs(sizes) do
 	local frame = linerate.frame_size(data)
 	local theo_pps = linerate.line_rate(speed, frame)
@@ -87,35 +98,48 @@ for step, data in ipairs(sizes) do
 		worst = math.max(worst, per)
 	end
 	local lat = r.latency or {}
-	local row = {
-		data = data, frame = frame,
-		overhead = linerate.overhead(data, frame),	-- fraction, as Lua's
-		theo_mpps = theo_pps / 1e6, mpps = s.tx_mpps,
-		theo_gbps = theo_pps * data * 8 / 1e9,
-		gbps = s.tx_mpps * 1e6 * data * 8 / 1e9,
-		sent = s.tx_packets, received = r.received, lost = lost, per = per,
-		seq_lost = r.lost, dup = r.dup, out_of_order = r.out_of_order,
-		paper_per = paper[data],
-		p50_us = lat.p50_ns and lat.p50_ns / 1e3,	-- nil: none
-		p99_us = lat.p99_ns and lat.p99_ns / 1e3,
-		offered = s.offered, short = short,	-- why it is INVALID, or nil
-		invalid = bad,				-- impossible counts, or nil
-	}
+	local p50_us = lat.p50_ns and lat.p50_ns / 1e3	-- nil: none
+	local p99_us = lat.p99_ns and lat.p99_ns / 1e3
+	local overhead = linerate.overhead(data, frame)	-- fraction, as Lua's
+	local theo_gbps = theo_pps * data * 8 / 1e9
+	local gbps = s.tx_mpps * 1e6 * data * 8 / 1e9
 	print(("%6d %6d %6.1f | %8.3f %8.3f | %7.3f %7.3f | %12d %12d %10d %9s | %8s | %8s %8s")
-	      :format(data, frame, row.overhead * 100, row.theo_mpps, row.mpps, row.theo_gbps,
-	              row.gbps, row.sent, row.received, lost, testbed.num(per, "%.2e"),
-	              row.paper_per and ("%.1e"):format(row.paper_per) or "-",
-	              testbed.num(row.p50_us, "%.1f"), testbed.num(row.p99_us, "%.1f")))
+	      :format(data, frame, overhead * 100, theo_pps / 1e6, s.tx_mpps, theo_gbps,
+	              gbps, s.tx_packets, r.received, lost, testbed.num(per, "%.2e"),
+	              paper[data] and ("%.1e"):format(paper[data]) or "-",
+	              testbed.num(p50_us, "%.1f"), testbed.num(p99_us, "%.1f")))
 	if short then print(("%6d INVALID: %s"):format(data, short)) end
 	if bad then print(("%6d INVALID: %s"):format(data, bad)) end
 	if out then
-		local parts = {}
-		for k, v in pairs(row) do
-			parts[#parts + 1] = ("%q:%s"):format(k, math.type(v) and
-				(v ~= v and "null" or tostring(v)) or
-				type(v) == "string" and ("%q"):format(v) or "null")
+		-- One JSON line (linerate.json: jansson's escapes, not Lua's
+		-- %q), every key in every row: a value that is none is null,
+		-- with its *_why, never a key left out.
+		local offered_why
+		if s.offered == nil then
+			offered_why = "gen was not paced (rate=max)"
+		elseif s.offered ~= s.offered then
+			offered_why = "gen's offered is not a number"
 		end
-		out:write("{", table.concat(parts, ","), "}\n")
+		local row = {
+			data = data, frame = frame, overhead = overhead,
+			theo_mpps = theo_pps / 1e6, mpps = s.tx_mpps,
+			theo_gbps = theo_gbps, gbps = gbps,
+			sent = s.tx_packets, received = r.received, lost = lost,
+			per = nul(per), per_why = why(per, "gen sent nothing"),
+			seq_lost = nul(r.lost), dup = nul(r.dup),
+			out_of_order = nul(r.out_of_order),
+			paper_per = nul(paper[data]),
+			paper_per_why = why(paper[data], ("the paper's Table 3 has no " ..
+			                                  "%d B row"):format(data)),
+			p50_us = nul(p50_us), p99_us = nul(p99_us),
+			latency_why = why(p50_us, r.latency_none or
+			                  "rx reported no latency (latency=0?)"),
+			offered = offered_why and null or s.offered,
+			offered_why = nul(offered_why),
+			short = nul(short or nil),	-- why it is INVALID
+			invalid = nul(bad),		-- impossible counts
+		}
+		out:write(assert(linerate.json(row)), "\n")
 	end
 end
 tb:close()

@@ -90,8 +90,16 @@ lua_to_json(lua_State *L, int idx, int depth, const char **why)
 		return json_null();
 	case LUA_TBOOLEAN:
 		return json_boolean(lua_toboolean(L, idx));
-	case LUA_TSTRING:
-		return json_string(lua_tostring(L, idx));
+	case LUA_TSTRING: {
+		/* With its length: a NUL inside is "\u0000", not the end. */
+		size_t len;
+		const char *str = lua_tolstring(L, idx, &len);
+
+		e = json_stringn(str, len);
+		if (e == NULL)
+			*why = "json: a string that is not UTF-8";
+		return e;
+	}
 	case LUA_TNUMBER:
 		if (lua_isinteger(L, idx))
 			return json_integer(lua_tointeger(L, idx));

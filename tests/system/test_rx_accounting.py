@@ -146,6 +146,60 @@ def test_per_sweep_short_rows_invalid():
     expect(row["short"].startswith("rate short") and row["offered"] < 0.5, row)
 
 
+SHIM = r"""-- The real testbed module (lua/lib/testbed.lua), its invalid() giving
+-- 18 B's row a reason with what Lua's %%q does not write as JSON: a quote,
+-- a tab, a newline, a backslash, a control character, non-ASCII.
+local testbed = dofile(%r)
+local invalid = testbed.invalid
+testbed.invalid = function(s)
+	if s.tx_packets > 0 and s.frame_bytes_mean == 64 then
+		return 'gen "short"\there\nnext \\ 1 \1 µs é'
+	end
+	return invalid(s)
+end
+return testbed
+"""
+
+
+def test_per_sweep_rows_are_json():
+    """per-sweep.lua's json= rows are JSON (jansson's escapes, not Lua's %q,
+    which wrote a tab as \\9 and a newline as a backslash and a newline), and
+    every row has every key, null where none with its *_why (18 B has no
+    paper PER, 64 B has: the keys differed). The reason is the real run's,
+    through the real testbed module with its invalid() saying why with
+    characters that need escaping."""
+    d = tmpdir()
+    js = os.path.join(d, "rows.json")
+    open(os.path.join(d, "testbed.lua"), "w").write(
+        SHIM % os.path.join(SRC, "lua", "lib", "testbed.lua"))
+    wrap = os.path.join(d, "sweep.lua")
+    open(wrap, "w").write("dofile(%r)\n" % os.path.join(SRC, "lua", "per-sweep.lua"))
+    r = lua("sweep_json", wrap, "mode=wire", "seconds=0.1", "sizes=18,64",
+            "rate=1%", "json=" + js)
+    expect(r.returncode == 3, r.stdout + r.stderr)
+    text = open(js, encoding="utf-8").read()
+    lines = text.splitlines()
+    expect(len(lines) == 2, text)
+    rows = [json.loads(l) for l in lines]
+    expect(rows[0]["short"] == 'gen "short"\there\nnext \\ 1 \x01 µs é', rows[0])
+    expect(rows[0]["data"] == 18 and rows[1]["data"] == 64, rows)
+    expect(set(rows[0]) == set(rows[1]), set(rows[0]) ^ set(rows[1]))
+    expect(rows[0]["paper_per"] is None and "18 B" in rows[0]["paper_per_why"] and
+           rows[1]["paper_per"] == 0.4 and rows[1]["paper_per_why"] is None, rows)
+    for row in rows:
+        for k, v in row.items():
+            if k.endswith("_why"):
+                base = k[:-4] if k[:-4] in row else "p50_us"
+                expect((row[base] is None) == (v is not None), (k, row))
+    from jsonschema import Draft202012Validator
+    schema = json.load(open(os.path.join(SRC, "doc", "schema", "per-sweep.json")))
+    for row in rows:
+        errs = [e.message for e in Draft202012Validator(schema).iter_errors(row)]
+        expect(not errs, (errs[:3], row))
+    expect(set(rows[0]) == set(schema["properties"]) == set(schema["required"]),
+           set(rows[0]) ^ set(schema["required"]))
+
+
 def test_scenarios():
     # Each fails with INVALID when its gen fell short of its rate on this
     # shared machine, and only then.
@@ -473,6 +527,7 @@ linerate.sleep(0.2)
 if __name__ == "__main__":
     main([test_pcap_loss_reorder_dup_restart, test_gen_ipv6_mix_checked_by_scapy,
           test_per_sweep_wire_and_memif, test_per_sweep_short_rows_invalid,
+          test_per_sweep_rows_are_json,
           test_multiqueue_slices_merged, test_scenarios, test_bad_input,
           test_flow_latency_jitter_and_histogram, test_time_series,
           test_no_linerate_frame_is_invalid, test_latency_of_another_clock_refused])

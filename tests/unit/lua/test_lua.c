@@ -249,7 +249,14 @@ json_encodes_tables(void **state)
 		"assert(x == nil and e:find('64 deep'), e)\n"
 		"x, e = linerate.json({f = print})\n"
 		"assert(x == nil and e:find('only nil'), e)\n"
-		"assert(linerate.json({}) == '{}')\n");
+		"assert(linerate.json({}) == '{}')\n"
+		/* Escaped as JSON, not as Lua's %q ("\9"); a NUL inside a
+		 * string kept (it ended the string); bytes that are not
+		 * UTF-8 said as such (not "out of memory"). */
+		"s = linerate.json({'a\"\\t\\n\\1\\0b \\194\\181'})\n"
+		"assert(s == '[\"a\\\\\"\\\\t\\\\n\\\\u0001\\\\u0000b \\194\\181\"]', s)\n"
+		"x, e = linerate.json({'\\255'})\n"
+		"assert(x == nil and e:find('not UTF%-8'), e)\n");
 	if (e != NULL)
 		fail_msg("%s", e);
 	snprintf(code, sizeof(code),
