@@ -440,6 +440,13 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
 	return k;
 }
 
+/* The box's clock: ns from NS_BASE on. */
+static inline uint64_t
+now_ns(const struct delay *dl, uint64_t tsc)
+{
+	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
+}
+
 /* ---- a change of SPEC (task:set{netem=}) ---- */
 
 /*
@@ -447,22 +454,26 @@ due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
  * are decided by its SPEC, those held keep their due times (sch_netem's
  * netem_change() leaves its queue alone); rate's and no-reorder's
  * references are the queue's, kept. A SPEC that copies out less far ahead
- * waits until what is ready has left: a frame that comes now may be due
- * before it (at most SEND_AHEAD_NS).
+ * waits until no ready frame is due later than a frame that comes now may
+ * be (at most SEND_AHEAD_NS).
  */
 static void __rte_noinline
-take_change(struct dir *d)
+take_change(struct dir *d, const struct delay *dl)
 {
 	struct change *ch = __atomic_load_n(&d->pub, __ATOMIC_ACQUIRE);
 	struct change *want = ch;
 	uint64_t last_tts = d->q.last_tts, max_tts = d->q.max_tts;
+	uint64_t until = now_ns(dl, rte_rdtsc()) + ch->ahead_ns;
 	bool last_valid = d->q.last_valid;
+	uint16_t i;
 
-	if (ch->ahead_ns < d->ahead_ns) {
+	/* Copy out no further ahead than the new SPEC allows, and wait while
+	 * a ready frame is due past what a frame that comes now may be. */
+	if (ch->ahead_ns < d->ahead_ns)
 		d->ahead_ns = ch->ahead_ns;
-		if (d->nb_ready != 0)
+	for (i = 0; i < d->nb_ready; i++)
+		if (d->ready_tts[i] > until)
 			return;
-	}
 	d->q = ch->q;
 	d->q.last_tts = last_tts;
 	d->q.last_valid = last_valid;
@@ -479,12 +490,6 @@ take_change(struct dir *d)
 }
 
 /* ---- the fast path: a burst each way ---- */
-
-static inline uint64_t
-now_ns(const struct delay *dl, uint64_t tsc)
-{
-	return NS_BASE + (uint64_t)((double)(tsc - dl->tsc0) * dl->ns_per_tsc);
-}
 
 /* The bytes of what the port took: a frame it did not take yet may be
  * freed at the stop, never sent. */
@@ -756,7 +761,7 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			continue;
 		}
 		if (unlikely(__atomic_load_n(&d->pub, __ATOMIC_RELAXED) != NULL))
-			take_change(d);
+			take_change(d, dl);
 		if (d->nb_pend == d->pend_off &&
 		    enqueue(d, dl, &t->st) == LR_BURST)
 			backlog = true;
