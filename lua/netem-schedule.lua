@@ -27,7 +27,7 @@ local linerate = require("linerate")
 local testbed = require("testbed")
 
 local opt = testbed.params(arg, {
-	{ "shape", "step", "choice", "the schedule", choices = { "step", "sine", "trace" } },
+	{ "shape", "step", "choice", "the schedule: step, sine or trace", choices = { "step", "sine", "trace" } },
 	{ "from", "delay 10ms", "str", "step: the SPEC before (the box's start)" },
 	{ "to", "delay 40ms", "str", "step: the SPEC after" },
 	{ "at", 1, "num", "step: when it changes (s from the start)", min = 0 },
@@ -35,7 +35,7 @@ local opt = testbed.params(arg, {
 	{ "amp_ms", 10, "num", "sine: the amplitude (ms)", min = 0 },
 	{ "period", 2, "num", "sine: its period (s)", above = 0 },
 	{ "every", 0.1, "num", "sine: a change every (s)", min = 0.001 },
-	{ "extra", "", "str", "sine: SPEC words added to each (e.g. 'loss 1%')" },
+	{ "extra", nil, "str", "sine: SPEC words added to each (e.g. 'loss 1%')" },
 	{ "trace", nil, "str", "trace: the file (see the top of this script)" },
 	{ "duration", 3, "num", "seconds the box runs", above = 0 },
 	{ "delay_max", nil, "str", "the box's delay_max (default: the schedule's greatest delay)" },
@@ -86,7 +86,7 @@ elseif opt.shape == "sine" then
 	while t < opt.duration do
 		local d = opt.delay_ms + opt.amp_ms * math.sin(2 * math.pi * t / opt.period)
 		local s = spec_of(d)
-		if opt.extra ~= "" then s = s .. " " .. opt.extra end
+		if opt.extra then s = s .. " " .. opt.extra end
 		sched[#sched + 1] = { t = t, spec = s }
 		t = t + opt.every
 	end
