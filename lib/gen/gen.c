@@ -1023,9 +1023,9 @@ gen_tick(void)
 	while ((t = lr_role_next(&lr_gen_role, &it)) != NULL) {
 		const struct lr_port_info *pi;
 		struct rte_eth_link link;
-		uint64_t tx, af;
+		uint64_t tx, af, retry;
 		struct gen *g;
-		bool waiting, down;
+		bool waiting, down, tried;
 		char sent[64];
 
 		if (lr_task_state(t) != LR_TASK_RUNNING)
@@ -1035,10 +1035,16 @@ gen_tick(void)
 			continue;
 		tx = __atomic_load_n(&t->st.tx_pkts, __ATOMIC_RELAXED);
 		af = __atomic_load_n(&t->st.alloc_fail, __ATOMIC_RELAXED);
+		retry = __atomic_load_n(&t->st.tx_retry, __ATOMIC_RELAXED);
 		waiting = __atomic_load_n(&g->nb_pend, __ATOMIC_RELAXED) != 0 ||
 			  af != g->ctl_alloc_fail;
-		if (g->ctl_since_tsc == 0 || tx != g->ctl_tx || !waiting) {
-			/* Moving, or idle by its schedule: not stalled. */
+		/* Tried since the last look: the queue refused it, or the pool
+		 * had no mbuf. A worker that did not try was not run by the
+		 * host: that is its own stall (counted late), not the peer's. */
+		tried = retry != g->ctl_retry || af != g->ctl_alloc_fail;
+		g->ctl_retry = retry;
+		if (g->ctl_since_tsc == 0 || tx != g->ctl_tx || !waiting || !tried) {
+			/* Moving, idle by its schedule, or not run: not stalled. */
 			g->ctl_tx = tx;
 			g->ctl_alloc_fail = af;
 			g->ctl_since_tsc = now;

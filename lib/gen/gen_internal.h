@@ -130,6 +130,7 @@ struct gen {
 	uint64_t want_pkts;		/* its count share, 0: no limit */
 	uint64_t ctl_tx;		/* stall watch: tx_pkts last seen */
 	uint64_t ctl_alloc_fail;	/* and alloc_fail */
+	uint64_t ctl_retry;		/* and tx_retry */
 	uint64_t ctl_since_tsc;		/* since when neither moved */
 	bool failed;			/* ended: the port stopped taking frames */
 	char why[384];			/* and why, for the verdict */

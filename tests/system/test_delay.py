@@ -466,25 +466,37 @@ assert(gen:wait(60))
 rx:wait{ idle = 1, timeout = 60 }
 linerate.stop()
 local res = linerate.results().rx
-print(("RESULT %%d %%d %%d %%d"):format(res.own_packets, res.received, res.lost,
-                                     gen:stats().tx_packets))
+local gs = gen:stats()
+print(("RESULT %%d %%d %%d %%d %%s"):format(res.own_packets, res.received, res.lost,
+                                        gs.tx_packets, gs.verdict))
+print("WHY " .. tostring(gs.verdict_why))
 """ % (memif(sa, "client"), sb, memif(sb, "client").replace("net_memif0",
                                                              "net_memif1")))
         r = run(eal("dlmemgr", mem=1024) + ["--", script], timeout=120)
         expect(r.returncode == 0, r.stderr[-1500:])
         line = [x for x in r.stdout.splitlines() if x.startswith("RESULT")][0]
-        own, received, lost, sent = map(int, line.split()[1:])
+        own, received, lost, sent = map(int, line.split()[1:5])
+        verdict = line.split()[5]
+        why = [x for x in r.stdout.splitlines() if x.startswith("WHY ")][0][4:]
         dl.send_signal(2)
         dl.communicate(timeout=60)
     finally:
         dl.kill()
     doc = load_json(out)
     f = doc["delay"]["forward"]
-    # What the memif link took from gen, the box read (once seen under
-    # load: in 13071 of 50000; the gen's count tells which side lost it).
-    expect(f["in"] == 50000 and f["conserved"],
-           ("gen sent %d, rx own %d received %d lost %d" % (sent, own, received, lost), f))
-    expect(own == f["out"], (own, f))
+    expect(f["conserved"] and own == f["out"], (own, f))
+    if verdict == "failed":
+        # A loaded host: the box's process did not run for a second, and
+        # gen said so and ended ("peer not receiving"); the box read what
+        # it sent but what was in the memif ring (1024 slots) when gen's
+        # process left with the link.
+        expect("peer not receiving" in why and sent < 50000 and
+               0 <= sent - f["in"] <= 1024, (why, sent, f))
+        print("    gen ended, its peer stalled by the host: %s" % why)
+        return
+    # ok, or short when the host kept gen below its rate: all sent anyway.
+    expect(verdict in ("ok", "short") and sent == 50000 and f["in"] == 50000,
+           (verdict, why, sent, f))
     expect(binomial_ok(f["lost"], 50000, 0.01), f)
 
 
