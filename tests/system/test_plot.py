@@ -32,7 +32,7 @@ import re
 import struct
 import subprocess
 
-from lrtest import LINERATE, SRC, eal, expect, load_json, main, run, tmpdir
+from lrtest import LINERATE, SRC, eal, expect, load_json, main, no_c, run, tmpdir
 
 PLOT = os.path.join(SRC, "tools", "plot")
 BUILD = os.path.dirname(os.path.dirname(LINERATE))
@@ -233,6 +233,7 @@ def check_layout(doc, size=(1000, 600)):
     return problems
 
 
+@no_c
 def test_plain_axes():
     """µs, Mpps and counts as plain numbers in hist, series and
     probe-grid too (SYNTHETIC documents: a latency within a decade, one
@@ -264,6 +265,7 @@ def test_plain_axes():
     expect(not problems, problems)
 
 
+@no_c
 def test_formats():
     """-o's extension is the format, for every kind; another is an error."""
     d = tmpdir()
@@ -310,6 +312,7 @@ def test_formats():
            "the SVG's text is not text")
 
 
+@no_c
 def test_rfc2544_bounds():
     """Two real runs where the tester limited every answer: hatched bars
     marked >= with the reason, never a plain bar; the tester's ceiling."""
@@ -356,6 +359,7 @@ def all_invalid():
     return doc
 
 
+@no_c
 def test_rfc2544_none():
     """An all-INVALID run: a "none" mark with its reason at the size, no
     bar (not a 0 Mb/s one), for the NDR, the PDR, the latency and b2b."""
@@ -423,6 +427,7 @@ def every_kind():
             "incomplete": ["512 B NDR: a lower bound (limited by the max)"]}
 
 
+@no_c
 def test_rfc2544_every_kind():
     """Each kind of answer drawn as what it is, side by side; the layout
     holds with four sizes and three rows."""
@@ -534,6 +539,7 @@ def synthetic_buckets(lat):
     return [[lo, w, c] for (lo, w), c in sorted(counts.items()) if c > 0]
 
 
+@no_c
 def test_hist_doc():
     """SYNTHETIC buckets around the rx run's real summary; as rx's and as
     rtt's document (--key, and the first object with buckets)."""
@@ -568,6 +574,7 @@ def test_series_rx_run():
     rendered("auto", path, (1000, 800))
 
 
+@no_c
 def test_series_doc():
     """SYNTHETIC series: the rx run's real rates and latency, as points of
     the 1.5 s it ran, with a gap in the rx and latency keys."""
@@ -610,6 +617,7 @@ def test_probe_grid():
 
 # --- errors ---------------------------------------------------------------
 
+@no_c
 def test_errors():
     d = tmpdir()
     empty, header, rfc = (os.path.join(d, n) for n in ("empty", "header.txt", "r.json"))
