@@ -411,8 +411,11 @@ if arg[2] then assert(linerate.write_json(arg[2])) end
 
 
 def collect_tcp(port, out, secs, delay):
-    """A TCP collector that starts after delay s, writes the stream to out."""
+    """A TCP collector that starts after delay s, writes the stream to out,
+    for secs s at most or until the thread's done is set (the exporter's
+    process has ended) and no connection waits to be taken."""
     import threading
+    done = threading.Event()
 
     def serve():
         time.sleep(delay)
@@ -420,25 +423,30 @@ def collect_tcp(port, out, secs, delay):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", port))
         s.listen(4)
-        s.settimeout(secs)
+        s.settimeout(0.2)
         end = time.time() + secs
         with open(out, "wb") as f:
-            try:
-                while time.time() < end:
+            while time.time() < end:
+                try:
                     c, _ = s.accept()
-                    c.settimeout(max(0.1, end - time.time()))
-                    while True:
-                        try:
-                            d = c.recv(65536)
-                        except socket.timeout:
-                            break
-                        if not d:
-                            break
-                        f.write(d)
-            except socket.timeout:
-                pass
+                except socket.timeout:
+                    # An ended exporter's connections were all made
+                    # (connect returned) before it exited: none is left.
+                    if done.is_set():
+                        break
+                    continue
+                c.settimeout(max(0.1, end - time.time()))
+                while True:
+                    try:
+                        d = c.recv(65536)
+                    except socket.timeout:
+                        break
+                    if not d:
+                        break
+                    f.write(d)
         s.close()
     t = threading.Thread(target=serve)
+    t.done = done
     t.start()
     return t
 
@@ -453,9 +461,12 @@ def test_tcp_collector_late_gets_everything():
     th = collect_tcp(port, out, 12, 1.5)
     script = os.path.join(d, "tcp.lua")
     open(script, "w").write(TCP_RUN)
-    r = run(eal("tcp", mem=1024) + ["--", script, "tcp:127.0.0.1:%d" % port],
-            timeout=120)
-    th.join()
+    try:
+        r = run(eal("tcp", mem=1024) + ["--", script, "tcp:127.0.0.1:%d" % port],
+                timeout=120)
+    finally:
+        th.done.set()
+        th.join()
     expect(r.returncode == 0, r.stdout + r.stderr)
     sent = int(re.search(r"sent (\d+)", r.stdout).group(1))
     flows = [x for x in ipfixdump(out) if "sourceIPv4Address" in x]
@@ -611,16 +622,20 @@ def test_same_flows_as_softflowd():
     # One pcap (gen's UDP flows and scapy's TCP ones) through softflowd -r
     # into nfcapd, and through the probe into a file: the same 5-tuples with
     # the same packet and byte counts.
-    from scapy.all import IP, TCP, Ether, rdpcap, wrpcap
+    from scapy.all import IP, TCP, Ether, wrpcap
     d = tmpdir()
     pcap = os.path.join(d, "t.pcap")
     gen_pcap("sfg", pcap, "--count", "20000", "--flows", "2000", "--size", "100-300")
-    pkts = list(rdpcap(pcap))
+    tcp = []
     for i in range(50):		# 50 TCP flows of 4 packets, no FIN
         for k in range(4):
-            pkts.append(Ether() / IP(src="10.9.0.%d" % (i + 1), dst="10.9.1.1") /
-                        TCP(sport=40000 + i, dport=443, flags="A") / (b"x" * (k * 10)))
-    wrpcap(pcap, pkts)
+            tcp.append(Ether() / IP(src="10.9.0.%d" % (i + 1), dst="10.9.1.1") /
+                       TCP(sport=40000 + i, dport=443, flags="A") / (b"x" * (k * 10)))
+    # Appended to gen's capture in its own time precision (scapy took 20 s
+    # to read gen's 20000 frames and write them back).
+    nano = open(pcap, "rb").read(4) in (b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1")
+    wrpcap(pcap, tcp, append=True, nano=nano)
+    frames = 20000 + len(tcp)
     def export(port):
         sf = subprocess.run(["softflowd", "-r", pcap, "-n", "127.0.0.1:%d" % port,
                              "-v", "10", "-d"], capture_output=True, text=True,
@@ -631,7 +646,7 @@ def test_same_flows_as_softflowd():
     ipfix = os.path.join(d, "p.ipfix")
     r = run(eal("sfp", mem=1024) + ["--", "--role", "probe", "--port",
                                     "net_pcap0,rx_pcap=" + pcap, "--count",
-                                    str(len(pkts)), "--entries", "8192",
+                                    str(frames), "--entries", "8192",
                                     "--export", "file:" + ipfix, "--no-live"])
     expect(r.returncode == 0, r.stderr)
     names = {"6": "TCP", "17": "UDP"}
