@@ -26,6 +26,24 @@ def gen_pcap(name, path, *args):
     expect(r.returncode == 0, r.stderr)
 
 
+def append_frames(path, pkts):
+    """scapy's frames appended to a capture gen wrote, in its byte order and
+    time precision (scapy took seconds a thousand frames to read gen's and
+    write them back); the frames the capture then has."""
+    from scapy.all import wrpcap
+    head = open(path, "rb").read(4)
+    e = "<" if head in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    nano = head in (b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1")
+    expect(e == "<", "%s: a big-endian capture from gen" % path)
+    wrpcap(path, pkts, append=True, nano=nano, linktype=1)
+    data, n, off = open(path, "rb").read(), 0, 24
+    while off + 16 <= len(data):
+        off += 16 + struct.unpack_from("<I", data, off + 8)[0]
+        n += 1
+    expect(off == len(data), "%s: a frame cut short" % path)
+    return n
+
+
 def ipfixdump(path):
     r = subprocess.run(["ipfixDump", "--in", path], capture_output=True, text=True,
                        timeout=60)
@@ -622,7 +640,7 @@ def test_same_flows_as_softflowd():
     # One pcap (gen's UDP flows and scapy's TCP ones) through softflowd -r
     # into nfcapd, and through the probe into a file: the same 5-tuples with
     # the same packet and byte counts.
-    from scapy.all import IP, TCP, Ether, wrpcap
+    from scapy.all import IP, TCP, Ether
     d = tmpdir()
     pcap = os.path.join(d, "t.pcap")
     gen_pcap("sfg", pcap, "--count", "20000", "--flows", "2000", "--size", "100-300")
@@ -631,11 +649,8 @@ def test_same_flows_as_softflowd():
         for k in range(4):
             tcp.append(Ether() / IP(src="10.9.0.%d" % (i + 1), dst="10.9.1.1") /
                        TCP(sport=40000 + i, dport=443, flags="A") / (b"x" * (k * 10)))
-    # Appended to gen's capture in its own time precision (scapy took 20 s
-    # to read gen's 20000 frames and write them back).
-    nano = open(pcap, "rb").read(4) in (b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1")
-    wrpcap(pcap, tcp, append=True, nano=nano)
-    frames = 20000 + len(tcp)
+    frames = append_frames(pcap, tcp)
+    expect(frames == 20200, frames)
     def export(port):
         sf = subprocess.run(["softflowd", "-r", pcap, "-n", "127.0.0.1:%d" % port,
                              "-v", "10", "-d"], capture_output=True, text=True,
@@ -742,11 +757,10 @@ def test_export_port_out_of_range():
 def mixed_pcap(d):
     """gen's UDP flows of many sizes, and scapy's TCP with flags, ICMP,
     IPv6, VLAN, fragmented datagrams and malformed frames: one pcap."""
-    from scapy.all import (IP, IPv6, TCP, UDP, ICMP, Dot1Q, Ether, Raw, fragment,
-                           rdpcap, wrpcap)
+    from scapy.all import IP, IPv6, TCP, UDP, ICMP, Dot1Q, Ether, Raw, fragment
     pcap = os.path.join(d, "mix.pcap")
     gen_pcap("mxg", pcap, "--count", "6000", "--flows", "300", "--size", "64-1518")
-    pkts = list(rdpcap(pcap))
+    pkts = []
     eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
     later = 0
     for i in range(40):
@@ -769,8 +783,9 @@ def mixed_pcap(d):
     pkts += [Ether(bytes(eth / IP(ihl=4) / UDP())),
              Ether(bytes(eth / IP(len=999) / UDP())),
              Raw(b"\x00" * 10)]
-    wrpcap(pcap, pkts, linktype=1)
-    return pcap, len(pkts), later
+    n = append_frames(pcap, pkts)
+    expect(n == 6000 + len(pkts), (n, len(pkts)))
+    return pcap, n, later
 
 
 def flow_set(path):
