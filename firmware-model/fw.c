@@ -194,6 +194,8 @@ model_parse(const uint8_t *d, uint32_t len, struct lr_fw_uh *uh)
 			return TRUNC_L2;
 		if (tags == 0)
 			uh->vlan = be16(d + at) & 0x0fff;
+		if (tags == 1)
+			uh->vlan_inner = be16(d + at) & 0x0fff;
 		type = be16(d + at + 2);
 		at += 4;
 		tags++;

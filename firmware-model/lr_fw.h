@@ -46,11 +46,19 @@ struct lr_fw_uh {
 	uint8_t frag;		/**< 0 none, 1 first, 2 later (as lr_parse.h) */
 	uint8_t status;		/**< 0 ok, else the reason (as lr_parse.h) */
 	uint8_t channel;	/**< hash % channels */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t vlan_inner;	/**< the second tag's VLAN id (QinQ's C-VID),
+				 *   0: fewer than two tags */
 	uint32_t frag_id;
 	uint8_t src[16];
 	uint8_t dst[16];
 };
+
+/* The layout doc/architecture.md gives, the one a hardware backend writes. */
+_Static_assert(sizeof(struct lr_fw_uh) == 72 &&
+	       offsetof(struct lr_fw_uh, vlan_inner) == 34 &&
+	       offsetof(struct lr_fw_uh, frag_id) == 36,
+	       "struct lr_fw_uh is not doc/architecture.md's 72 B record");
 
 /** What the firmware is asked to do. */
 struct lr_fw_conf {

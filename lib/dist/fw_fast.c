@@ -21,7 +21,8 @@ lr_uh_from_pkt(const struct lr_parsed *p, uint32_t wire, struct lr_fw_uh *uh)
 	uh->frag = p->frag;
 	uh->status = 0;
 	uh->frag_id = p->frag_id;
-	memset(uh->pad, 0, sizeof(uh->pad));
+	uh->pad = 0;
+	uh->vlan_inner = p->vlan_inner;
 }
 
 static uint32_t

@@ -164,6 +164,7 @@ lr_parsed_from_uh(const struct lr_fw_uh *uh, struct lr_parsed *p)
 	p->sport = uh->sport;
 	p->dport = uh->dport;
 	p->vlan = uh->vlan;
+	p->vlan_inner = uh->vlan_inner;
 	p->tcp_flags = uh->tcp_flags;
 	p->ip_bytes = uh->ip_bytes;
 	p->frag_id = uh->frag_id;

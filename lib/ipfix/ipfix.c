@@ -97,7 +97,10 @@ static const struct ie ies[] = {
 	FLOW(52, min_ttl),			/* minimumTTL */
 	FLOW(53, max_ttl),			/* maximumTTL */
 	FLOW(136, end_reason),			/* flowEndReason */
-	FLOW(58, vlan),				/* vlanId */
+	FLOW(58, vlan),				/* vlanId: the outer tag */
+	FLOW(245, vlan_inner),			/* dot1qCustomerVlanId: the
+						 * C-TAG's (the second), 0:
+						 * fewer than two tags */
 	FLOW(10, ingress),			/* ingressInterface */
 	FLOW(2, packets),			/* packetDeltaCount */
 	FLOW(1, bytes),				/* octetDeltaCount */

@@ -57,7 +57,9 @@ struct lr_flow_rec {
 	uint16_t sport;			/**< host order; ICMP: type << 8 | code in dport */
 	uint16_t dport;
 	uint16_t tcp_flags;		/**< union over the flow */
-	uint16_t vlan;
+	uint16_t vlan;			/**< vlanId: the outer tag's id */
+	uint16_t vlan_inner;		/**< dot1qCustomerVlanId: the second
+					 *   tag's (QinQ's C-VID), 0: none */
 	uint8_t proto;
 	uint8_t tos;
 	uint8_t min_ttl;

@@ -53,6 +53,8 @@ struct lr_parsed {
 	uint32_t ip_bytes;	/**< IP total length: octetDeltaCount */
 	uint32_t frag_id;	/**< IPv4 id or IPv6 fragment identification */
 	uint16_t l4_off;	/**< offset of the transport header, 0 without */
+	uint16_t vlan_inner;	/**< the second tag's VLAN id (QinQ's C-VID), 0:
+				 *   fewer than two tags */
 	uint8_t ipv6;
 	uint8_t proto;		/**< the transport protocol after extensions */
 	uint8_t tos;		/**< IPv4 ToS, IPv6 traffic class */

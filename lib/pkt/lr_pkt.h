@@ -93,6 +93,9 @@ struct lr_pkt {
 				 *   the bytes' end (a trimmed capture): check
 				 *   l4 + what you read against @p len */
 	uint16_t vlan;		/**< the outer tag's VLAN id, 0: untagged */
+	uint16_t vlan_inner;	/**< the second tag's VLAN id (QinQ's C-VID,
+				 *   IPFIX dot1qCustomerVlanId), 0: fewer
+				 *   than two tags */
 	uint8_t l3type;		/**< enum lr_pkt_l3 */
 	uint8_t proto;		/**< the transport protocol, after IPv6's
 				 *   extension headers (valid with l4, or for a
@@ -237,6 +240,8 @@ lr_pkt_locate_l2(const uint8_t *d, uint32_t len, uint32_t wire,
 				return LR_PKT_TRUNC_L2;
 			if (p->tags == 0)
 				p->vlan = lr_pkt_rd16(d + off) & 0x0fff;
+			else	/* the second: LR_PKT_TAGS_MAX is 2 */
+				p->vlan_inner = lr_pkt_rd16(d + off) & 0x0fff;
 			type = lr_pkt_rd16(d + off + 2);
 			off += 4;
 		} while (++p->tags < LR_PKT_TAGS_MAX && lr_pkt_is_tag(type));

@@ -83,6 +83,7 @@ lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_parsed *p
 		return (enum lr_parse_result)r;
 	l3 = k.l3;
 	p->vlan = k.vlan;
+	p->vlan_inner = k.vlan_inner;
 	p->mpls = k.mpls;
 	p->proto = k.proto;
 	p->frag = k.frag;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
@@ -22,26 +23,33 @@
 /* A flow in the cache: what its record needs, nothing else, in two parts.
  * The key and what every packet of the flow writes but the bytes fill one
  * cache line, so that a lookup touches that line and no other: the key's
- * 6 bytes of padding hold the flow's flags, TTLs, ToS and direction, which
+ * 5 bytes of padding hold the flow's flags, TTLs, ToS and direction, which
  * key_eq() leaves out. The first time and the bytes are its tail, 16 bytes
  * in the bucket's last two lines. A record of 88 bytes in one piece
  * spanned two or three lines, and a prefetch of its start fetched only the
- * first. */
+ * first. The direction is bit 15 of tcp_flags, which tcpControlBits' 12
+ * bits (RFC 7125) leave free: the key's 43rd byte (the inner VID's low 8
+ * bits) took the byte the direction had. */
 struct fc_rec {
 	union {
 		struct lr_flow_key key;
 		struct {
 			uint8_t key_bytes[offsetof(struct lr_flow_key, pad)];
-			uint16_t tcp_flags;
 			uint8_t min_ttl;
+			uint16_t tcp_flags;	/* FC_TCP_FLAGS | FC_SWAPPED */
 			uint8_t max_ttl;
 			uint8_t tos;
-			uint8_t swapped;	/* biflow: the initiator is key.dst */
 		};
 	};
 	uint64_t last_ns;
 	uint64_t packets;
 } __rte_cache_aligned;
+
+/* A record's tcp_flags: the flow's TCP flags (RFC 7125's 12 bits), and
+ * biflow's direction, set when the initiator is key.dst. Whatever reads the
+ * flags masks the direction off. */
+#define FC_TCP_FLAGS 0x0fff
+#define FC_SWAPPED 0x8000
 
 struct fc_tail {
 	uint64_t first_ns;
@@ -101,7 +109,9 @@ size_t
 lr_fc_entry_bytes(bool biflow)
 {
 	RTE_BUILD_BUG_ON(sizeof(struct fc_rec) != RTE_CACHE_LINE_SIZE);
-	RTE_BUILD_BUG_ON(offsetof(struct fc_rec, swapped) !=
+	RTE_BUILD_BUG_ON(offsetof(struct fc_rec, min_ttl) !=
+			 offsetof(struct lr_flow_key, pad));
+	RTE_BUILD_BUG_ON(offsetof(struct fc_rec, tos) !=
 			 sizeof(struct lr_flow_key) - 1);
 	RTE_BUILD_BUG_ON(sizeof(struct fc_tail) != 16);
 	RTE_BUILD_BUG_ON(sizeof(struct fc_bucket) != 11 * RTE_CACHE_LINE_SIZE);
@@ -207,7 +217,10 @@ lr_fc_key(const struct lr_parsed *p, uint16_t ingress, bool biflow,
 	memcpy(k->dst, swap ? p->src : p->dst, 16);
 	k->sport = swap ? p->dport : p->sport;
 	k->dport = swap ? p->sport : p->dport;
-	k->vlan = p->vlan;
+	/* lr_fc_key_vlan(), lr_fc_key_vlan_inner() read them back. */
+	k->vid_packed = (uint16_t)((p->vlan & 0x0fff) |
+				   (p->vlan_inner & 0x0f00) << 4);
+	k->vid_inner_lo = (uint8_t)p->vlan_inner;
 	k->ingress = ingress;
 	k->proto = p->proto;
 	k->ipv6 = p->ipv6;
@@ -223,22 +236,24 @@ hash_of(const struct lr_fc *fc, const struct lr_flow_key *k)
 	return rte_hash_crc(k, sizeof(*k), 0x4c52);
 }
 
-/* Is @p r the flow of key @p k? Its 42 bytes, not the padding (where the
- * record keeps its flags). */
+/* Is @p r the flow of key @p k? Its 43 bytes, not the padding (where the
+ * record keeps its flags): five words and the first 3 bytes of a sixth,
+ * whose mask has the bytes ff ff ff 00 in memory on either byte order. */
 static inline bool
 key_eq(const struct fc_rec *r, const struct lr_flow_key *k)
 {
 	const uint64_t *x = (const uint64_t *)&r->key, *y = (const uint64_t *)k;
-	uint16_t a, b;
+	uint32_t a, b;
 
 	RTE_BUILD_BUG_ON(sizeof(*k) != 48);
 	RTE_BUILD_BUG_ON(offsetof(struct lr_flow_key, proto) != 40 ||
 			 offsetof(struct lr_flow_key, ipv6) != 41 ||
-			 offsetof(struct lr_flow_key, pad) != 42);
+			 offsetof(struct lr_flow_key, vid_inner_lo) != 42 ||
+			 offsetof(struct lr_flow_key, pad) != 43);
 	memcpy(&a, &x[5], sizeof(a));
 	memcpy(&b, &y[5], sizeof(b));
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		(x[4] ^ y[4]) | (uint16_t)(a ^ b)) == 0;
+		(x[4] ^ y[4]) | ((a ^ b) & rte_cpu_to_le_32(0x00ffffff))) == 0;
 }
 
 /* Hand a record to the exporter and free its slot. */
@@ -248,18 +263,19 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 {
 	const struct fc_rec *r = &b->rec[j];
 	const struct fc_tail *t = &b->tail[j];
+	bool swapped = (r->tcp_flags & FC_SWAPPED) != 0;
 	struct lr_flow_rec out;
 
 	/* Biflow: the source is who sent the first packet. */
-	memcpy(out.src, r->swapped ? r->key.dst : r->key.src, 16);
-	memcpy(out.dst, r->swapped ? r->key.src : r->key.dst, 16);
+	memcpy(out.src, swapped ? r->key.dst : r->key.src, 16);
+	memcpy(out.dst, swapped ? r->key.src : r->key.dst, 16);
 	out.first_ns = t->first_ns;
 	out.last_ns = r->last_ns;
 	out.packets = r->packets;
 	out.bytes = t->bytes;
 	out.ingress = r->key.ingress;
-	out.sport = r->swapped ? r->key.dport : r->key.sport;
-	out.dport = r->swapped ? r->key.sport : r->key.dport;
+	out.sport = swapped ? r->key.dport : r->key.sport;
+	out.dport = swapped ? r->key.sport : r->key.dport;
 	if (fc->rev != NULL) {
 		const struct fc_rev *v = rev_of(fc, b, j);
 
@@ -275,8 +291,9 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		out.rev_min_ttl = 0;
 		out.rev_max_ttl = 0;
 	}
-	out.tcp_flags = r->tcp_flags;
-	out.vlan = r->key.vlan;
+	out.tcp_flags = r->tcp_flags & FC_TCP_FLAGS;
+	out.vlan = lr_fc_key_vlan(&r->key);
+	out.vlan_inner = lr_fc_key_vlan_inner(&r->key);
 	out.proto = r->key.proto;
 	out.tos = r->tos;
 	out.min_ttl = r->min_ttl;
@@ -365,7 +382,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 		r->last_ns = now_ns;
 	else if (now_ns < t->first_ns)
 		t->first_ns = now_ns;
-	if (unlikely(swapped != (bool)r->swapped)) {
+	if (unlikely(swapped != ((r->tcp_flags & FC_SWAPPED) != 0))) {
 		/* Biflow, the reverse direction. */
 		struct fc_rev *v = rev_of(fc, b, j);
 
@@ -379,7 +396,8 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	} else {
 		r->packets++;
 		t->bytes += p->ip_bytes;
-		r->tcp_flags |= p->tcp_flags;
+		/* Never the direction bit, whoever filled the packet's. */
+		r->tcp_flags |= p->tcp_flags & FC_TCP_FLAGS;
 		if (p->ttl < r->min_ttl)
 			r->min_ttl = p->ttl;
 		if (p->ttl > r->max_ttl)
@@ -404,11 +422,10 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	r->packets = 0;
 	t->first_ns = now_ns;
 	t->bytes = 0;
-	r->tcp_flags = 0;
+	r->tcp_flags = swapped ? FC_SWAPPED : 0;
 	r->min_ttl = 255;
 	r->max_ttl = 0;
 	r->tos = p->tos;
-	r->swapped = swapped;
 	if (fc->rev != NULL) {
 		struct fc_rev *v = rev_of(fc, b, j);
 

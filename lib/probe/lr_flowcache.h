@@ -51,18 +51,42 @@
 #define LR_FC_ACTIVE_S_DEFAULT 300
 #define LR_FC_INACTIVE_S_DEFAULT 30
 
-/** The full flow key: compared whole. */
+/**
+ * The full flow key: compared whole, its 43 bytes before the padding (where
+ * the cache keeps a flow's flags, TTLs and ToS: key and flags fill one
+ * cache line, flowcache.c). Both VLAN ids are in it, so that QinQ flows
+ * that differ only in the customer's VID stay apart; a VID has 12 bits, and
+ * the inner one's top 4 ride in the outer's spare ones, so the pair takes 3
+ * bytes: read them with lr_fc_key_vlan() and lr_fc_key_vlan_inner().
+ */
 struct lr_flow_key {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint16_t sport;
 	uint16_t dport;
-	uint16_t vlan;
+	uint16_t vid_packed;	/**< the outer VID in bits 0-11, the inner
+				 *   VID's bits 8-11 in 12-15 */
 	uint16_t ingress;
 	uint8_t proto;
 	uint8_t ipv6;
-	uint8_t pad[6];
+	uint8_t vid_inner_lo;	/**< the inner VID's bits 0-7 */
+	uint8_t pad[5];
 };
+
+/** The key's outer VLAN id (IPFIX vlanId), 0: untagged. */
+static inline uint16_t
+lr_fc_key_vlan(const struct lr_flow_key *k)
+{
+	return k->vid_packed & 0x0fff;
+}
+
+/** The key's inner VLAN id (the second tag's, QinQ's C-VID: IPFIX
+ *  dot1qCustomerVlanId), 0: fewer than two tags. */
+static inline uint16_t
+lr_fc_key_vlan_inner(const struct lr_flow_key *k)
+{
+	return (uint16_t)((k->vid_packed >> 12) << 8 | k->vid_inner_lo);
+}
 
 struct lr_fc_conf {
 	uint32_t entries;		/**< capacity, rounded up to 8 x 2^k */

@@ -141,6 +141,8 @@ check_locate(const uint8_t *a, uint32_t size)
 		if (q != LR_PKT_OK && q != LR_PKT_TRUNC_L4)
 			abort();
 		if (q == LR_PKT_OK && (p.proto != k.proto || p.vlan != k.vlan ||
+				       p.vlan_inner != k.vlan_inner ||
+				       (k.tags < 2 && k.vlan_inner != 0) ||
 				       (p.l4_off != 0 && p.l4_off != k.l4)))
 			abort();
 	} else if (q != r) {

@@ -497,7 +497,7 @@ def test_tcp_collector_late_gets_everything():
     expect_seq_unbroken(ipfix_messages(open(out, "rb").read()))
 
 
-REC_BYTES = {256: 57, 257: 81, 258: 44}	# IPv4, IPv6 record, statistics
+REC_BYTES = {256: 59, 257: 83, 258: 44}	# IPv4, IPv6 record, statistics
 
 
 def ipfix_messages(data):

@@ -2,8 +2,10 @@
 the wire by tshark (its checksum validation on), and the roles that read
 them: rx counts every flow of a QinQ run with per-flow VIDs, rtt and
 reflect (which keeps the tags) round trip them, gen's replay stamps tagged
-frames, the probe keys and exports the VLAN id and the ToS (ipfixDump). Bad
-values are one-line errors from the command line and from Lua.
+frames, the probe keys and exports both VLAN ids (vlanId, and
+dot1qCustomerVlanId for QinQ's inner tag) and the ToS (ipfixDump), from a
+capture and through the distributor. Bad values are one-line errors from the
+command line and from Lua.
 """
 import os
 import struct
@@ -326,10 +328,58 @@ def test_probe_exports_vlan_and_tos():
     for x in recs:
         expect(int(x["packetDeltaCount"]) == 100, x)
         expect(int(x["ipClassOfService"]) == 34 << 2 | 2, x)
+        expect(x.get("dot1qCustomerVlanId") == "7", x)
+
+
+QINQ_PROBE = [["--pcap"], ["--channels", "2", "--ingress", "uh"],
+              ["--channels", "2", "--ingress", "uh", "--backend", "model"],
+              ["--channels", "2"]]
+
+
+def probe_records(name, pcap, d, opts):
+    """The probe over @p pcap (its --pcap, or net_pcap into a distributor),
+    its IPFIX file's flow records as ipfixDump reads them."""
+    ipfix = os.path.join(d, name + ".ipfix")
+    if opts[0] == "--pcap":
+        port = ["--port", "net_null0", "--pcap", pcap]
+    else:
+        port = ["--port", "net_pcap0,rx_pcap=" + pcap] + opts
+    r = run(eal(name, lcores="0@0,(1-2)@1", mem=1024) +
+            ["--", "--role", "probe"] + port +
+            ["--entries", "4096", "--export", "file:" + ipfix, "--no-live"],
+            timeout=120)
+    expect(r.returncode == 0, (opts, r.stderr[-1500:]))
+    # (vlanId, dot1qCustomerVlanId or -1 when the record lacks it, packets)
+    return sorted((int(x["vlanId"]), int(x.get("dot1qCustomerVlanId", -1)),
+                   int(x["packetDeltaCount"]))
+                  for x in ipfixdump(ipfix) if "packetDeltaCount" in x)
+
+
+def test_probe_keys_and_exports_inner_vlan():
+    """QinQ flows that differ only in the inner (customer) VID are one
+    record each, with dot1qCustomerVlanId (IANA 245, the C-TAG's id) that
+    VID and vlanId the S-tag's: from the capture and through the
+    distributor (Unified Header records of the fast and the model backend,
+    whole frames). The VIDs cross a byte (0xfe..0x103) under the outer VID
+    4095, every bit of both set somewhere. One tag: 0, as IANA's element
+    is the C-TAG's, which such a frame has not."""
+    d = tmpdir()
+    pcap = os.path.join(d, "q.pcap")
+    gen_pcap("vig", pcap, "--count", "600", "--flows", "6", "--size", "96",
+             "--outer-vlan", "4095", "--vlan", "254-259", "--src-port", "1024")
+    for i, opts in enumerate(QINQ_PROBE):
+        got = probe_records("vip%d" % i, pcap, d, opts)
+        expect(got == [(4095, v, 100) for v in range(254, 260)], (opts, got))
+    one = os.path.join(d, "one.pcap")
+    gen_pcap("vig1", one, "--count", "40", "--flows", "2", "--size", "96",
+             "--vlan", "3000-3001", "--src-port", "1024")
+    got = probe_records("vip1t", one, d, ["--pcap"])
+    expect(got == [(3000, 0, 20), (3001, 0, 20)], got)
 
 
 if __name__ == "__main__":
     main([test_qinq_ipv4_fields_by_tshark, test_checksum_status_is_validated,
           test_tag_ipv6_and_dot1q_outer_by_tshark, test_bad_values_cli_and_lua,
           test_gen_rx_qinq_every_flow, test_rtt_reflect_qinq, test_reflect_keeps_tags,
-          test_replay_stamps_tagged_frames, test_probe_exports_vlan_and_tos])
+          test_replay_stamps_tagged_frames, test_probe_exports_vlan_and_tos,
+          test_probe_keys_and_exports_inner_vlan])

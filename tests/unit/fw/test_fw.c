@@ -17,6 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_thash.h>
 
+#include "lr_dist.h"
 #include "lr_fw.h"
 #include "lr_fw_fast.h"
 #include "lr_parse.h"
@@ -113,6 +114,7 @@ agree(const uint8_t *d, uint32_t len)
 	assert_int_equal(uh.tos, p.tos);
 	assert_int_equal(uh.ttl, p.ttl);
 	assert_int_equal(uh.vlan, p.vlan);
+	assert_int_equal(uh.vlan_inner, p.vlan_inner);
 	assert_int_equal(uh.frag, p.frag);
 	assert_int_equal(uh.frag_id, p.frag_id);
 	assert_int_equal(uh.ip_bytes, p.ip_bytes);
@@ -167,7 +169,7 @@ build(uint8_t *d, uint64_t *s)
 	while (type == 0x8100 || type == 0x88a8) {
 		uint16_t next = l2[RND() % 3];	/* IPv4, IPv6 or another tag */
 
-		d[n++] = (uint8_t)(RND() & 0x0f);
+		d[n++] = (uint8_t)RND();	/* PCP, DEI and the VID */
 		d[n++] = (uint8_t)RND();
 		d[n++] = (uint8_t)(next >> 8);
 		d[n++] = (uint8_t)next;
@@ -260,6 +262,77 @@ parsers_agree(void **state)
 		ok += len == n && k % 3 == 0;
 	}
 	assert_true(ok > 50000);
+}
+
+/* QinQ: the model, lr_parse and the fast backend each give the second
+ * tag's VID (PCP and DEI off) beside the outer one, for each TPID pair; the
+ * UH record hands it on to the flow cache's packet; one tag: 0. */
+static void
+qinq_inner_vid(void **state)
+{
+	static const uint16_t tpid[][2] = {
+		{ 0x88a8, 0x8100 }, { 0x8100, 0x8100 }, { 0x9100, 0x88a8 },
+		{ 0x8100, 0 },
+	};
+	static struct lr_thash h;
+	struct lr_fw_conf c;
+	unsigned int k;
+
+	(void)state;
+	lr_fw_conf_init(&c);
+	lr_thash_init(&h, c.key, c.key_len);
+	c.state = &h;
+	for (k = 0; k < sizeof(tpid) / sizeof(tpid[0]); k++) {
+		uint8_t d[128];
+		uint32_t n = 12, l3;
+		struct lr_fw_uh m, f;
+		struct lr_parsed p, q;
+		uint16_t inner = tpid[k][1] ? (uint16_t)(0xabc - k) : 0;
+
+		memset(d, 0, sizeof(d));
+		d[n++] = (uint8_t)(tpid[k][0] >> 8);
+		d[n++] = (uint8_t)tpid[k][0];
+		d[n++] = 0xa0 | 0x01;		/* PCP 5, VID 0x1c8 */
+		d[n++] = 0xc8;
+		if (tpid[k][1]) {
+			d[n++] = (uint8_t)(tpid[k][1] >> 8);
+			d[n++] = (uint8_t)tpid[k][1];
+			d[n++] = (uint8_t)(0xf0 | inner >> 8);	/* PCP 7, DEI */
+			d[n++] = (uint8_t)inner;
+		}
+		d[n++] = 0x08;
+		d[n++] = 0x00;
+		l3 = n;
+		d[n++] = 0x45;
+		n++;
+		d[n++] = 0;
+		d[n++] = 28;			/* IPv4 + UDP */
+		n += 4;
+		d[n++] = 64;
+		d[n++] = 17;
+		n += 2;
+		d[n++] = 10; n += 2; d[n++] = 1;
+		d[n++] = 10; n += 2; d[n++] = 2;
+		d[n++] = 0x04; d[n++] = 0x00;	/* ports 1024 -> 80 */
+		d[n++] = 0x00; d[n++] = 0x50;
+		d[n++] = 0; d[n++] = 8;
+		n += 2;
+		assert_int_equal(n - l3, 28);
+		assert_int_equal(lr_parse(d, n, &p), LR_PARSE_OK);
+		lr_fw_model_ops.parse(&c, d, n, 7, &m);
+		lr_fw_fast_ops.parse(&c, d, n, 7, &f);
+		assert_int_equal(m.status, LR_PARSE_OK);
+		assert_int_equal(p.vlan, 0x1c8);
+		assert_int_equal(m.vlan, 0x1c8);
+		assert_int_equal(f.vlan, 0x1c8);
+		assert_int_equal(p.vlan_inner, inner);
+		assert_int_equal(m.vlan_inner, inner);
+		assert_int_equal(f.vlan_inner, inner);
+		assert_memory_equal(&m, &f, sizeof(m));
+		lr_parsed_from_uh(&f, &q);
+		assert_int_equal(q.vlan, 0x1c8);
+		assert_int_equal(q.vlan_inner, inner);
+	}
 }
 
 /* Both directions of a flow meet on one channel with the symmetric key,
@@ -374,6 +447,7 @@ main(void)
 		cmocka_unit_test(toeplitz_vectors),
 		cmocka_unit_test(toeplitz_matches_softrss),
 		cmocka_unit_test(parsers_agree),
+		cmocka_unit_test(qinq_inner_vid),
 		cmocka_unit_test(symmetric_channels_and_trim),
 		cmocka_unit_test(thash_matches_model),
 		cmocka_unit_test(fast_backend_matches_model),

@@ -115,9 +115,9 @@ walk(const struct sink *s, unsigned int mtu, unsigned int *tmpl)
 			if (id == 2 || id == 3)
 				(*tmpl)++;
 			else if (id == 256)
-				records += (sl - 4) / 57;
+				records += (sl - 4) / 59;
 			else if (id == 257)
-				records += (sl - 4) / 81;
+				records += (sl - 4) / 83;
 			else if (id == 258)
 				records += (sl - 4) / 44;
 			else
@@ -144,8 +144,8 @@ messages_are_well_formed(void **state)
 	lr_ipfix_conf_init(&c);
 	c.template_every = 10;
 	assert_int_equal(lr_ipfix_init(&x, &c, sink_send, &s), 0);
-	assert_int_equal(lr_ipfix_record_bytes(&x, false), 57);
-	assert_int_equal(lr_ipfix_record_bytes(&x, true), 81);
+	assert_int_equal(lr_ipfix_record_bytes(&x, false), 59);
+	assert_int_equal(lr_ipfix_record_bytes(&x, true), 83);
 	for (i = 0; i < 1000; i++) {
 		rec(&r, i, i % 3 == 0);	/* sets alternate within messages */
 		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
@@ -157,7 +157,76 @@ messages_are_well_formed(void **state)
 	/* Templates in the first message and every 10th after it (both the
 	 * template set and the options template set). */
 	assert_int_equal(tmpl, 2 * ((s.msgs + 9) / 10));
-	assert_true(s.msgs > 1000 * 57 / 1472);
+	assert_true(s.msgs > 1000 * 59 / 1472);
+}
+
+/* The value of IANA element @p ie (2 bytes) in the first data record of
+ * template @p tid in the first message of @p s, read through the
+ * template that message carries: -1 when the template lacks it. */
+static int
+value_of(const struct sink *s, uint16_t tid, uint16_t ie)
+{
+	const uint8_t *m = s->buf;
+	size_t so = 16, len = get16(m + 2);
+	int off = -1;
+
+	while (so < len) {
+		uint16_t id = get16(m + so), sl = get16(m + so + 2);
+
+		if (id == 2) {		/* a template set: its records */
+			size_t t = so + 4;
+
+			while (t + 4 <= so + sl) {
+				uint16_t this = get16(m + t), n = get16(m + t + 2);
+				unsigned int f, at = 0;
+
+				t += 4;
+				for (f = 0; f < n; f++) {
+					uint16_t fid = get16(m + t), flen = get16(m + t + 2);
+
+					if (this == tid && fid == ie) {
+						assert_int_equal(flen, 2);
+						off = (int)at;
+					}
+					t += fid & 0x8000 ? 8 : 4;
+					at += flen;
+				}
+			}
+		} else if (id == tid) {
+			return off < 0 ? -1 : get16(m + so + 4 + off);
+		}
+		so += sl;
+	}
+	fail_msg("no data set %u", tid);
+	return -1;
+}
+
+/* QinQ: the record carries both VLAN ids, vlanId (58) the outer tag's and
+ * dot1qCustomerVlanId (245, RFC 7133: the C-TAG's) the inner one's, in
+ * both templates. */
+static void
+customer_vlan_in_templates_and_records(void **state)
+{
+	static struct sink s;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	struct lr_flow_rec r;
+	unsigned int v6;
+
+	(void)state;
+	for (v6 = 0; v6 < 2; v6++) {
+		memset(&s, 0, sizeof(s));
+		lr_ipfix_conf_init(&c);
+		c.biflow = v6;		/* and with the reverse elements */
+		assert_int_equal(lr_ipfix_init(&x, &c, sink_send, &s), 0);
+		rec(&r, 0, v6);
+		r.vlan = 100;
+		r.vlan_inner = 0xabc;
+		assert_int_equal(lr_ipfix_add(&x, &r, NOW), 0);
+		lr_ipfix_close(&x, NOW);
+		assert_int_equal(value_of(&s, v6 ? 257 : 256, 58), 100);
+		assert_int_equal(value_of(&s, v6 ? 257 : 256, 245), 0xabc);
+	}
 }
 
 /* The smallest MTU init takes, templates in every message: each message
@@ -257,6 +326,7 @@ ipfixdump_reads_the_file(void **state)
 	rec(&r, 0, false);
 	r.tcp_flags = 0x12;
 	r.vlan = 7;
+	r.vlan_inner = 3021;
 	r.min_ttl = 63;
 	r.max_ttl = 64;
 	lr_ipfix_add(&x, &r, NOW);
@@ -276,6 +346,7 @@ ipfixdump_reads_the_file(void **state)
 	    strstr(out, "sourceTransportPort") == NULL ||
 	    strstr(out, "1025") == NULL || strstr(out, "flowEndMilliseconds") == NULL ||
 	    strstr(out, "2025-11-22 08:26:41.123") == NULL ||
+	    strstr(out, "dot1qCustomerVlanId : 3021") == NULL ||
 	    strstr(out, "exportedFlowRecordTotalCount") == NULL)
 		fail_msg("ipfixDump said:\n%s", out);
 }
@@ -870,6 +941,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(messages_are_well_formed),
+		cmocka_unit_test(customer_vlan_in_templates_and_records),
 		cmocka_unit_test(smallest_mtu_holds_templates_and_a_record),
 		cmocka_unit_test(refused_sends_are_counted),
 		cmocka_unit_test(ipfixdump_reads_the_file),

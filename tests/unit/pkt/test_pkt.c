@@ -116,6 +116,7 @@ ipv4(void **state)
 	assert_int_equal(p.frag_id, 0x1234);
 	assert_int_equal(p.tags, 0);
 	assert_int_equal(p.vlan, 0);
+	assert_int_equal(p.vlan_inner, 0);
 	assert_int_equal(p.mpls, 0);
 	/* Padding after the datagram (a 60-byte minimum frame): fine. */
 	assert_int_equal(locate(&f, f.n, f.n + 10, &p), LR_PKT_OK);
@@ -167,8 +168,9 @@ not_ip(void **state)
 	assert_int_equal(locate(&f, 0, 0, &p), LR_PKT_TRUNC_L2);
 }
 
-/* One tag of each type; two in every order of the three types; a third
- * is not walked (not IP), as the probe has always had it. */
+/* One tag of each type; two in every order of the three types, the
+ * second's VID as the inner one (QinQ's C-VID, IPFIX dot1qCustomerVlanId);
+ * a third is not walked (not IP), as the probe has always had it. */
 static void
 vlan_qinq(void **state)
 {
@@ -186,6 +188,7 @@ vlan_qinq(void **state)
 		assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
 		assert_int_equal(p.tags, 1);
 		assert_int_equal(p.vlan, 100);
+		assert_int_equal(p.vlan_inner, 0);	/* one tag: none */
 		assert_int_equal(p.l3, 18);
 		assert_int_equal(p.l4, 38);
 		for (b = 0; b < 3; b++) {
@@ -196,6 +199,7 @@ vlan_qinq(void **state)
 			assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
 			assert_int_equal(p.tags, 2);
 			assert_int_equal(p.vlan, 100);	/* the outer one */
+			assert_int_equal(p.vlan_inner, 200);
 			assert_int_equal(p.l3, 22);
 			assert_int_equal(p.l3type, LR_PKT_L3_IPV6);
 			assert_int_equal(p.l4, 62);
@@ -210,6 +214,16 @@ vlan_qinq(void **state)
 	fin4(&f);
 	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
 	assert_int_equal(p.vlan, 100);
+	/* Nor the inner tag's; its 12 bits whole, apart from the outer's. */
+	eth_tags(&f, 0x88a8, 0x8100, 0x0800);
+	f.b[14] = 0xff;			/* S-tag: PCP 7, DEI, VID 0xf64 */
+	f.b[18] = 0xbf;			/* C-tag: PCP 5, DEI, VID 0xfc8 */
+	ip4(&f, 5, 17, 0);
+	udp(&f, 1, 2);
+	fin4(&f);
+	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
+	assert_int_equal(p.vlan, 0xf64);
+	assert_int_equal(p.vlan_inner, 0xfc8);
 	/* Three tags. */
 	eth_tags(&f, 0x88a8, 0x8100, 0x8100);
 	tag(&f, 0x0800, 300);

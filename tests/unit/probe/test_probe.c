@@ -109,6 +109,7 @@ vlans_and_mpls(void **state)
 	fin4(&f);
 	assert_int_equal(parse(&f, f.n, &p), LR_PARSE_OK);
 	assert_int_equal(p.vlan, 100);
+	assert_int_equal(p.vlan_inner, 200);
 	assert_int_equal(p.dport, 2);
 
 	eth(&f, 0x8847);		/* two labels, then IPv6 */
@@ -502,6 +503,139 @@ cache_collisions_in_a_burst(void **state)
 	lr_fc_free(fc);
 }
 
+/* QinQ: flows that differ only in the inner (customer) VID are flows of
+ * their own; packets of one pair of VIDs are one flow. Every key hashes
+ * alike, so only the key comparison keeps them apart, and the pairs take
+ * the VIDs' 12 bits at their edges (the inner VID's top 4 bits share a
+ * field with the outer VID). */
+static void
+cache_qinq_inner_vid(void **state)
+{
+	static const uint16_t vid[8][2] = {
+		{ 100, 0 }, { 100, 200 }, { 100, 201 }, { 100, 200 + 0x100 },
+		{ 100, 0xfff }, { 0xfff, 200 }, { 0xfff, 0xfff }, { 101, 200 },
+	};
+	struct lr_fc *fc = cache(8, same_hash);
+	struct lr_parsed p[36];
+	const struct lr_parsed *pp[36];
+	struct lr_flow_key k;
+	unsigned int i, f, n = 0, v;
+
+	(void)state;
+	for (f = 0; f < 8; f++)		/* flow f: f + 1 packets */
+		for (i = 0; i <= f; i++) {
+			p[n] = pkt(0, 17, 0, 64);
+			p[n].vlan = vid[f][0];
+			p[n].vlan_inner = vid[f][1];
+			pp[n] = &p[n];
+			n++;
+		}
+	lr_fc_update(fc, pp, n, 0, T0);
+	assert_int_equal(lr_fc_counts(fc)->created, 8);
+	assert_int_equal(lr_fc_flush(fc), 8);
+	assert_int_equal(nb_out, 8);
+	for (f = 0; f < 8; f++) {
+		const struct lr_flow_rec *r = NULL;
+
+		for (i = 0; i < nb_out; i++)
+			if (out[i].vlan == vid[f][0] &&
+			    out[i].vlan_inner == vid[f][1])
+				r = &out[i];
+		assert_non_null(r);
+		assert_int_equal(r->packets, f + 1);
+		assert_int_equal(r->sport, 1000);
+	}
+	lr_fc_free(fc);
+	/* The key gives back both ids, every inner VID with the outer's
+	 * extremes. */
+	for (v = 0; v < 4096; v++) {
+		struct lr_parsed q = pkt(0, 17, 0, 64);
+
+		q.vlan = (uint16_t)(v % 2 ? 0xfff : 1);
+		q.vlan_inner = (uint16_t)v;
+		lr_fc_key(&q, 0, false, &k);
+		assert_int_equal(lr_fc_key_vlan(&k), q.vlan);
+		assert_int_equal(lr_fc_key_vlan_inner(&k), v);
+	}
+}
+
+/* Biflow over QinQ: each inner VID its own record, whichever endpoint
+ * began; the direction bit the record keeps beside the TCP flags never
+ * shows in tcpControlBits, nor does a packet's flags field set it (a
+ * uniflow cache has no reverse side to count a packet in). */
+static void
+cache_biflow_qinq_direction(void **state)
+{
+	struct lr_fc_conf c;
+	struct lr_fc *fc;
+	struct lr_parsed a, b;
+	const struct lr_parsed *pa = &a, *pb = &b;
+	unsigned int v, i;
+
+	(void)state;
+	lr_fc_conf_init(&c);
+	c.entries = 64;
+	c.export = keep;
+	c.biflow = true;
+	fc = lr_fc_create(&c);
+	assert_non_null(fc);
+	nb_out = 0;
+	refuse = 0;
+	for (v = 0; v < 2; v++) {
+		/* A: 10.0.0.1:1001, B: 10.0.0.2:80, the larger endpoint, which
+		 * begins under inner VID 300 (its key swapped), A under 301.
+		 * Every flag but FIN and RST. */
+		a = pkt(1, 6, 0x0ffa, 50);
+		a.vlan = 10;
+		a.vlan_inner = (uint16_t)(300 + v);
+		b = a;
+		memcpy(b.src, a.dst, 16);
+		memcpy(b.dst, a.src, 16);
+		b.sport = a.dport;
+		b.dport = a.sport;
+		b.tcp_flags = 0x0012;
+		b.ttl = 60;
+		for (i = 0; i < 3; i++) {
+			lr_fc_update(fc, v == 0 ? &pb : &pa, 1, 0, T0 + i * 2);
+			if (i < 2)
+				lr_fc_update(fc, v == 0 ? &pa : &pb, 1, 0,
+					     T0 + i * 2 + 1);
+		}
+	}
+	assert_int_equal(lr_fc_counts(fc)->created, 2);
+	assert_int_equal(lr_fc_flush(fc), 2);
+	assert_int_equal(nb_out, 2);
+	for (i = 0; i < 2; i++) {
+		const struct lr_flow_rec *r = &out[i];
+		bool b_began = r->vlan_inner == 300;
+
+		assert_true(r->vlan_inner == 300 || r->vlan_inner == 301);
+		assert_int_equal(r->vlan, 10);
+		assert_int_equal(r->src[3], b_began ? 2 : 1);
+		assert_int_equal(r->sport, b_began ? 80 : 1001);
+		assert_int_equal(r->dport, b_began ? 1001 : 80);
+		assert_int_equal(r->packets, 3);
+		assert_int_equal(r->rev_packets, 2);
+		assert_int_equal(r->tcp_flags, b_began ? 0x0012 : 0x0ffa);
+		assert_int_equal(r->rev_tcp_flags, b_began ? 0x0ffa : 0x0012);
+		assert_int_equal(r->min_ttl, b_began ? 60 : 50);
+		assert_int_equal(r->rev_min_ttl, b_began ? 50 : 60);
+	}
+	assert_int_not_equal(out[0].vlan_inner, out[1].vlan_inner);
+	lr_fc_free(fc);
+
+	/* Uniflow, a flags field with more than RFC 7125's 12 bits (a UH
+	 * record from another backend): counted forward, exported masked. */
+	fc = cache(64, NULL);
+	a = pkt(2, 6, 0xf010, 64);
+	for (i = 0; i < 3; i++)
+		lr_fc_update(fc, &pa, 1, 0, T0 + i);
+	assert_int_equal(lr_fc_flush(fc), 1);
+	assert_int_equal(out[0].packets, 3);
+	assert_int_equal(out[0].tcp_flags, 0x0010);
+	lr_fc_free(fc);
+}
+
 /* Inactive 2 s, active 5 s, FIN ends at once, a refused export counted. */
 static void
 cache_timeouts(void **state)
@@ -835,6 +969,8 @@ main(void)
 		cmocka_unit_test(cache_timeouts),
 		cmocka_unit_test(cache_timeouts_exact),
 		cmocka_unit_test(cache_biflow),
+		cmocka_unit_test(cache_qinq_inner_vid),
+		cmocka_unit_test(cache_biflow_qinq_direction),
 		cmocka_unit_test(cache_fragments),
 		cmocka_unit_test(cache_trace_times),
 		cmocka_unit_test(parse_chained_mbuf),
