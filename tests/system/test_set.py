@@ -18,6 +18,16 @@ from jsonschema import Draft202012Validator, RefResolver
 
 from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
 
+# A Lua err(f): f must raise a one-line error, printed as "ERR <it>"; put
+# in a script where it says "-- ERR --".
+LUA_ERR = """local function err(f)
+	local ok, e = pcall(f)
+	assert(not ok, "no error")
+	e = tostring(e)
+	assert(not e:find("\\n"), "not one line: " .. e)
+	print("ERR " .. e)
+end"""
+
 RAMP = """
 linerate.live(false)
 local a, b = assert(linerate.wire("set1"))
@@ -44,13 +54,7 @@ local rx = assert(linerate.task{ role = "rx", port = b })
 local g = assert(linerate.task{ role = "gen", port = a, rate = 1000, count = 20 })
 local m = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null0")),
                                 rate = "max", count = 10 })
-local function err(f)
-	local ok, e = pcall(f)
-	assert(not ok, "no error")
-	e = tostring(e)
-	assert(not e:find("\\n"), "not one line: " .. e)
-	print("ERR " .. e)
-end
+-- ERR --
 err(function() g:set{ rate = "fast" } end)
 err(function() g:set{ rate = "max" } end)
 err(function() g:set{ rate = "20Gbps" } end)	-- above the wire's 10G
@@ -94,13 +98,7 @@ local fixed = assert(linerate.task{ role = "delay", port = a, peer = b,
 local c, e = assert(linerate.wire("set5"))
 local d = assert(linerate.task{ role = "delay", port = c, peer = e,
                                 netem = "delay 1ms", delay_max = "10ms" })
-local function err(f)
-	local ok, m = pcall(f)
-	assert(not ok, "no error")
-	m = tostring(m)
-	assert(not m:find("\\n"), "not one line: " .. m)
-	print("ERR " .. m)
-end
+-- ERR --
 err(function() fixed:set{ netem = "delay 2ms" } end)
 err(function() d:set{ netem = "delay 20ms" } end)
 err(function() d:set{ netem = "delay 5ms 8ms" } end)	-- 13 ms at most
@@ -114,7 +112,7 @@ print("OK")
 def lua(d, name, text, *args, prefix="set"):
     path = os.path.join(d, name)
     with open(path, "w") as f:
-        f.write(text)
+        f.write(text.replace("-- ERR --", LUA_ERR))
     return run(eal(prefix) + ["--", "--no-live", path] + list(args), timeout=60)
 
 
@@ -216,13 +214,7 @@ local m = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_n
                                 pcap = arg[1], rate = "max", count = 10 })
 local z = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null1")),
                                 pcap = arg[2], count = 10 })
-local function err(f)
-	local ok, e = pcall(f)
-	assert(not ok, "no error")
-	e = tostring(e)
-	assert(not e:find("\\n"), "not one line: " .. e)
-	print("ERR " .. e)
-end
+-- ERR --
 err(function() t:set{ rate = 1000 } end)
 err(function() t:set{ multiplier = 0 } end)
 err(function() t:set{ multiplier = "fast" } end)
@@ -497,7 +489,7 @@ def test_netem_schedule_trace():
     with open(trace, "w") as f:
         f.write("# t_s delay_ms loss_pct\n0 2\n0.3, 8, 0\n"
                 "0.6 delay 3ms 1ms loss 0.5% seed 7\n0.9 1 0 0.5\n1.05 0\n")
-    r = run(eal("set6", mem=1024) + ["--", os.path.join(SRC, "lua", "netem-schedule.lua"),
+    r = run(eal("set8", mem=1024) + ["--", os.path.join(SRC, "lua", "netem-schedule.lua"),
                                      "shape=trace", "trace=" + trace, "duration=1.2",
                                      "json=" + out], timeout=120)
     expect(r.returncode in (0, 3), "rc %d\n%s" % (r.returncode, r.stderr[-800:]))
