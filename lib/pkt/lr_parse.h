@@ -61,7 +61,9 @@ struct lr_parsed {
 	uint8_t ttl;		/**< TTL, hop limit */
 	uint8_t frag;		/**< enum lr_frag */
 	uint8_t mpls;		/**< MPLS labels skipped */
-};
+} __attribute__((aligned(8)));	/* src and dst are hashed as 64-bit words
+				 * (lr_frag.h's rte_hash_crc): in an array of
+				 * 60 B records every other one was at 4 mod 8 */
 
 /**
  * Parse the frame in @p d (@p len bytes, starting at the Ethernet header).

@@ -71,7 +71,9 @@ struct lr_flow_key {
 	uint8_t ipv6;
 	uint8_t vid_inner_lo;	/**< the inner VID's bits 0-7 */
 	uint8_t pad[5];
-};
+} __attribute__((aligned(8)));	/* hashed and compared as 64-bit words (rte_hash_crc,
+			 * key_eq()): a key on the stack at 4 mod 8 was a
+			 * misaligned load (UBSan) */
 
 /** The key's outer VLAN id (IPFIX vlanId), 0: untagged. */
 static inline uint16_t
