@@ -1099,6 +1099,8 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
+		if (eal_argv != argv)
+			free(eal_argv);
 		free(rc);
 		free(wc);
 		return EXIT_USAGE;
