@@ -46,25 +46,6 @@ local opt = testbed.params(arg, {
 	{ "json", nil, "out", "the result document" },
 }, "a delay box whose impairments follow a schedule (step, sine, trace)")
 
--- A TIME of tc's words in ms ("10ms", "1.5s", "300us"; a bare number is
--- ns, as the SPEC reads it).
-local function ms_of(word)
-	local n, unit = tostring(word):match("^([%d%.eE+-]+)(%a*)$")
-	n = tonumber(n)
-	if not n then return nil end
-	local scale = { s = 1e3, sec = 1e3, secs = 1e3, ms = 1, msec = 1, msecs = 1,
-	                us = 1e-3, usec = 1e-3, usecs = 1e-3, [""] = 1e-6,
-	                ns = 1e-6, nsec = 1e-6, nsecs = 1e-6 }
-	return scale[unit:lower()] and n * scale[unit:lower()]
-end
-
--- The greatest delay a SPEC can give: delay + jitter (ms), 0 without one.
-local function spec_max_ms(spec)
-	local d, j = spec:match("delay%s+(%S+)%s*(%S*)")
-	if not d then return 0 end
-	return (ms_of(d) or 0) + math.abs(ms_of(j) or 0)
-end
-
 local function spec_of(delay, loss, jitter)
 	local s = ("delay %.6gms"):format(delay)
 	if jitter and jitter > 0 then s = s .. (" %.6gms"):format(jitter) end
@@ -126,22 +107,28 @@ else
 end
 
 -- Every SPEC checked before anything starts: a bad one is the schedule's
--- error, not a failure in the middle of the run.
+-- error, not a failure in the middle of the run. The box's delay_max is the
+-- greatest delay any of them can draw (a table's tail included), unless
+-- given.
+local dmax_ns = 0
 for i, e in ipairs(sched) do
-	local ok, err = linerate.netem_check(e.spec)
-	if not ok then
+	local lo, hi = linerate.netem_bounds(e.spec)
+	if not lo then
 		testbed.usage_error(("%s (at %g s, change %d): %s"):format(
-		    e.where or opt.shape, e.t, i, err))
+		    e.where or opt.shape, e.t, i, hi))
 	end
+	dmax_ns = math.max(dmax_ns, hi)
 end
-
-local dmax_ms = 0
-for _, e in ipairs(sched) do dmax_ms = math.max(dmax_ms, spec_max_ms(e.spec)) end
 if opt.delay_max then
-	dmax_ms = ms_of(opt.delay_max) or
-		testbed.usage_error(("delay_max=%s: want a time (200ms)"):format(opt.delay_max))
+	local lo, hi = linerate.netem_bounds("delay " .. opt.delay_max)
+	if not lo or hi < dmax_ns then
+		testbed.usage_error(("delay_max=%s: want a time (200ms) no shorter than "
+		                     .. "the schedule's greatest delay, %.6g ms")
+		                    :format(opt.delay_max, dmax_ns / 1e6))
+	end
+	dmax_ns = hi
 end
-dmax_ms = math.max(dmax_ms, 0.001)
+dmax_ns = math.max(dmax_ns, 1000)
 
 linerate.live(false)
 local gen, rx, a, b
@@ -159,9 +146,9 @@ else
 end
 local box = assert(linerate.task{ role = "delay", port = a, peer = b,
                                   netem = sched[1].spec,
-                                  delay_max = ("%.6gms"):format(dmax_ms),
+                                  delay_max = ("%dns"):format(dmax_ns),
                                   -- what came in the last moment leaves too
-                                  duration = opt.duration + dmax_ms / 1e3 + 0.2 })
+                                  duration = opt.duration + dmax_ns / 1e9 + 0.2 })
 linerate.start()
 local t0 = linerate.now()
 for i = 2, #sched do

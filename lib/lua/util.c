@@ -109,13 +109,16 @@ l_parse_bps(lua_State *L)
 	return 1;
 }
 
-/* linerate.netem_check(spec): true, or nil and what is wrong with it, in
- * --netem's words: a scenario checks a schedule before it starts. */
+/* linerate.netem_bounds(spec): the least and the greatest delay (ns) the
+ * SPEC's draws can give, as the delay role sizes for them (a table's tail
+ * included), or nil and what is wrong with it in --netem's words: a
+ * scenario checks a schedule and its delay_max before it starts. */
 static int
-l_netem_check(lua_State *L)
+l_netem_bounds(lua_State *L)
 {
 	const char *s = luaL_checkstring(L, 1);
 	struct lr_netem_conf c;
+	int64_t lo, hi;
 	char err[256];
 
 	if (lr_netem_parse(s, &c, err, sizeof(err)) != 0) {
@@ -123,9 +126,11 @@ l_netem_check(lua_State *L)
 		lua_pushstring(L, err);
 		return 2;
 	}
+	lr_netem_delay_bounds(&c, &lo, &hi);
 	lr_netem_conf_free(&c);
-	lua_pushboolean(L, 1);
-	return 1;
+	lua_pushinteger(L, lo);
+	lua_pushinteger(L, hi);
+	return 2;
 }
 
 static int
@@ -187,7 +192,7 @@ static const luaL_Reg funcs[] = {
 	{ "line_rate", l_line_rate },
 	{ "overhead", l_overhead },
 	{ "parse_bps", l_parse_bps },
-	{ "netem_check", l_netem_check },
+	{ "netem_bounds", l_netem_bounds },
 	{ "workers", l_workers },
 	{ "now", l_now },
 	{ "tsc_hz", l_tsc_hz },
