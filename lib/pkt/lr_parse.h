@@ -55,12 +55,13 @@ struct lr_parsed {
 	uint16_t l4_off;	/**< offset of the transport header, 0 without */
 	uint16_t vlan_inner;	/**< the second tag's VLAN id (QinQ's C-VID), 0:
 				 *   fewer than two tags */
-	uint8_t ipv6;
 	uint8_t proto;		/**< the transport protocol after extensions */
 	uint8_t tos;		/**< IPv4 ToS, IPv6 traffic class */
 	uint8_t ttl;		/**< TTL, hop limit */
-	uint8_t frag;		/**< enum lr_frag */
-	uint8_t mpls;		/**< MPLS labels skipped */
+	/* One byte for the three small ones: the record is 56 B, 7 words. */
+	uint8_t ipv6 : 1;
+	uint8_t frag : 2;	/**< enum lr_frag */
+	uint8_t mpls : 4;	/**< MPLS labels skipped, up to LR_PKT_LABELS_MAX */
 } __attribute__((aligned(8)));	/* src and dst are hashed as 64-bit words
 				 * (lr_frag.h's rte_hash_crc): in an array of
 				 * 60 B records every other one was at 4 mod 8 */

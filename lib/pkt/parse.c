@@ -29,6 +29,10 @@ _Static_assert(LR_PARSE_REASONS == (int)LR_PKT_RESULTS &&
 _Static_assert(LR_FRAG_LATER == (int)LR_PKT_FRAG_LATER &&
 	       LR_FRAG_FIRST == (int)LR_PKT_FRAG_FIRST,
 	       "lr_frag and lr_pkt_frag differ");
+/* lr_parsed's bit fields hold what the locator may find, and the record
+ * stays 7 words (a burst's records were 64 B with a byte each). */
+_Static_assert(LR_PKT_LABELS_MAX < 16 && LR_FRAG_LATER < 4 &&
+	       sizeof(struct lr_parsed) == 56, "lr_parsed's packing");
 
 /* Ports, flags or ICMP type and code from the transport header at @p off
  * of the @p end bytes that belong to this packet: one switch on the
