@@ -125,6 +125,37 @@ tail_advance(struct dir *d)
 }
 
 /*
+ * FIFO mode (due_fifo()): what lies before the fifo offset has left, but
+ * for reordered frames still on the head list, which is in ring order: the
+ * tail moves to the first of the two, and no record is marked F_FREE (a
+ * store into each record read: the line, written around the caches and
+ * read once, then went back to memory dirty).
+ */
+/* Bytes from the tail to @p off, going forward around the ring. */
+static inline uint64_t
+from_tail(const struct dir *d, uint64_t off)
+{
+	return off >= d->tail ? off - d->tail : off + d->size - d->tail;
+}
+
+static inline void
+tail_to_fifo(struct dir *d)
+{
+	uint64_t to = d->fifo, gone;
+
+	if (d->hfirst != NIL && from_tail(d, (uint64_t)d->hfirst << 4) <
+				from_tail(d, to))
+		to = (uint64_t)d->hfirst << 4;
+	gone = from_tail(d, to);
+	/* All left of a full ring: head, fifo and tail meet again. */
+	if (gone == 0 && d->used == d->size && d->fifo_recs == 0 &&
+	    d->hfirst == NIL)
+		gone = d->size;
+	d->used -= gone;
+	d->tail = to;
+}
+
+/*
  * Write a record: its header and its frame's bytes. The ring is read again
  * only after the delay (184 ms: long out of every cache), so on x86 the
  * record goes around the caches with non-temporal stores: no line is read
@@ -337,26 +368,33 @@ static inline unsigned int
 due_fifo(struct dir *d, uint64_t now, struct rec **out, unsigned int k,
 	 unsigned int max)
 {
-	while (k < max && d->fifo_recs != 0) {
-		struct rec *r = rec_at(d, d->fifo);
-		uint64_t ahead = d->fifo + 1024;
+	/* In registers: stored to *d a frame, the compiler read them back
+	 * after each (perf: the loop's top sample). */
+	uint64_t fifo = d->fifo, recs = d->fifo_recs;
 
-		if (r->flags & F_PAD) {
-			d->fifo = 0;
+	while (k < max && recs != 0) {
+		struct rec *r = rec_at(d, fifo);
+		uint64_t ahead = fifo + 1024;
+		uint16_t flags = r->flags;
+
+		if (flags & F_PAD) {
+			fifo = 0;
 			continue;
 		}
 		rte_prefetch0(d->mem + (ahead < d->size ? ahead : ahead - d->size));
-		if (!(r->flags & F_HEAD)) {
+		if (!(flags & F_HEAD)) {
 			if (r->tts > now || !lr_netem_may_send(&d->q, r->tts, now))
 				break;
 			lr_netem_sent(&d->q, r->len, now);
 			out[k++] = r;
 		}
-		d->fifo += rec_bytes(d, d->fifo, r);
-		if (d->fifo == d->size)
-			d->fifo = 0;
-		d->fifo_recs--;
+		fifo += REC_HDR + RTE_ALIGN_CEIL((uint64_t)r->len, 16);
+		if (fifo == d->size)
+			fifo = 0;
+		recs--;
 	}
+	d->fifo = fifo;
+	d->fifo_recs = recs;
 	return k;
 }
 
@@ -728,9 +766,13 @@ prepare(struct dir *d, uint64_t until, struct lr_task_stats *st)
 		}
 		d->ready[d->nb_ready] = mb;
 		d->ready_tts[d->nb_ready++] = r[i]->tts;
-		r[i]->flags |= F_FREE;
+		if (!d->fifo_mode)
+			r[i]->flags |= F_FREE;
 	}
-	tail_advance(d);
+	if (d->fifo_mode)
+		tail_to_fifo(d);
+	else
+		tail_advance(d);
 }
 
 int

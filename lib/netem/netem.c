@@ -309,7 +309,7 @@ place(struct lr_netem *q, uint32_t len, uint64_t now, bool head,
 }
 
 unsigned int
-lr_netem_enqueue(struct lr_netem *q, uint32_t len, uint64_t now_ns,
+lr_netem_enqueue_any(struct lr_netem *q, uint32_t len, uint64_t now_ns,
 		 uint32_t qlen, struct lr_netem_copy out[2])
 {
 	const struct lr_netem_conf *c = q->c;
@@ -364,9 +364,8 @@ lr_netem_enqueue(struct lr_netem *q, uint32_t len, uint64_t now_ns,
 	return 2;
 }
 
-/* get_slot_next(): the next slot opens after a delay, with a fresh budget. */
-static void
-slot_next(struct lr_netem *q, uint64_t now)
+void
+lr_netem_slot_next(struct lr_netem *q, uint64_t now)
 {
 	const struct lr_netem_conf *c = q->c;
 	int64_t next;
@@ -382,31 +381,14 @@ slot_next(struct lr_netem *q, uint64_t now)
 	q->slot_next = now + (uint64_t)next;
 	q->slot_packets_left = c->slot_max_packets;
 	q->slot_bytes_left = c->slot_max_bytes;
-}
-
-bool
-lr_netem_may_send(struct lr_netem *q, uint64_t tts, uint64_t now_ns)
-{
-	if (q->slot_on && q->slot_next < tts)
-		slot_next(q, now_ns);
-	return tts <= now_ns && q->slot_next <= now_ns;
-}
-
-void
-lr_netem_sent(struct lr_netem *q, uint32_t len, uint64_t now_ns)
-{
-	if (!q->slot_on)
-		return;
-	q->slot_packets_left--;
-	q->slot_bytes_left -= (int32_t)len;
-	if (q->slot_packets_left <= 0 || q->slot_bytes_left <= 0)
-		slot_next(q, now_ns);
-}
-
-void
-lr_netem_queue_empty(struct lr_netem *q)
-{
-	q->last_valid = false;
+	/* What lr_netem_enqueue() decides inline: no draw (a zero
+	 * probability draws nothing, nor does tabledist() without jitter),
+	 * no rate, no reorder, no no-reorder (its max_tts may come from an
+	 * earlier SPEC). */
+	q->fixed = c->loss_model == LR_NETEM_LOSS_RANDOM && c->loss == 0 &&
+		   c->duplicate == 0 && c->corrupt == 0 && c->gap == 0 &&
+		   c->jitter_ns == 0 && !c->ar1 && c->rate_Bps == 0 &&
+		   !c->no_reorder;
 }
 
 static uint64_t
@@ -457,4 +439,12 @@ lr_netem_init(struct lr_netem *q, const struct lr_netem_conf *c)
 	q->slot_next = 0;
 	q->slot_packets_left = c->slot_max_packets;
 	q->slot_bytes_left = c->slot_max_bytes;
+	/* What lr_netem_enqueue() decides inline: no draw (a zero
+	 * probability draws nothing, nor does tabledist() without jitter),
+	 * no rate, no reorder, no no-reorder (its max_tts may come from an
+	 * earlier SPEC). */
+	q->fixed = c->loss_model == LR_NETEM_LOSS_RANDOM && c->loss == 0 &&
+		   c->duplicate == 0 && c->corrupt == 0 && c->gap == 0 &&
+		   c->jitter_ns == 0 && !c->ar1 && c->rate_Bps == 0 &&
+		   !c->no_reorder;
 }

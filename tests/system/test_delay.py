@@ -207,6 +207,21 @@ def test_reorder_and_no_reorder():
                    count=n, rate="200000", flows=1)
     f, rx = counts_agree(doc, n)
     expect(rx["out_of_order"] == 0 and rx["received"] == n, rx)
+    # A constant delay with reorder: the ring's own order (FIFO mode),
+    # the reordered frames sent ahead from it. The tail moves past what
+    # left by the fifo offset and the head list (tail_to_fifo()); 200000
+    # 64 B frames are 16 MB of records, 4 times around the 4 MB ring: bytes
+    # freed too early would be written over before they leave (a frame
+    # twice and out of due order, another never), too late would end in
+    # no_room. 2 ms at 1 Mpps: the queue never empties (where it does,
+    # the ring starts again at no bytes used). The reordered frames come
+    # 2000 ahead, past rx's window: its loss counts do not apply.
+    n = 200000
+    doc, _ = chain("dlfiforeo", netem="delay 2ms reorder 25% gap 4 seed 1",
+                   count=n, rate="1Mpps", flows=1)
+    f, rx = counts_agree(doc, n)
+    expect(f["reordered"] > 0 and rx["out_of_order"] > 0, (f, rx))
+    expect(rx["received"] == n and rx["dup"] == 0, rx)
 
 
 def test_limit_counts_what_it_drops():
