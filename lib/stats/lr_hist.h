@@ -92,6 +92,20 @@ lr_hist_add(struct lr_hist *h, uint64_t v)
 		h->max = v;
 }
 
+/** Add @p n (>= 1) times the value @p v: a run of equal values (the
+ *  frames of one burst under a constant delay) for the cost of one. */
+static inline void
+lr_hist_add_n(struct lr_hist *h, uint64_t v, uint64_t n)
+{
+	h->b[lr_hist_bucket(v)] += n;
+	h->count += n;
+	h->sum += v * n;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
 /** The lowest value of bucket @p i, and its width. */
 uint64_t lr_hist_bucket_low(unsigned int i, uint64_t *width);
 

@@ -219,6 +219,17 @@ hist_exact_and_bounded(void **state)
 	}
 	lr_hist_merge(&a, &b);
 	assert_memory_equal(&a, &h, sizeof(h));
+	/* A run added at once is the run added one by one. */
+	lr_hist_init(&a);
+	lr_hist_init(&b);
+	for (v = 1; v <= 100000; v += 997) {
+		uint64_t k;
+
+		lr_hist_add_n(&a, v, 1 + v % 7);
+		for (k = 0; k <= v % 7; k++)
+			lr_hist_add(&b, v);
+	}
+	assert_memory_equal(&a, &b, sizeof(a));
 	assert_true(labs((long)lr_hist_quantile(&h, 0.5) - 50000) <= 500);
 	assert_true(labs((long)lr_hist_quantile(&h, 0.99) - 99000) <= 990);
 	assert_true(labs((long)lr_hist_quantile(&h, 0.999) - 99900) <= 999);
