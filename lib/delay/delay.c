@@ -124,13 +124,6 @@ tail_advance(struct dir *d)
 	}
 }
 
-/*
- * FIFO mode (due_fifo()): what lies before the fifo offset has left, but
- * for reordered frames still on the head list, which is in ring order: the
- * tail moves to the first of the two, and no record is marked F_FREE (a
- * store into each record read: the line, written around the caches and
- * read once, then went back to memory dirty).
- */
 /* Bytes from the tail to @p off, going forward around the ring. */
 static inline uint64_t
 from_tail(const struct dir *d, uint64_t off)
@@ -138,6 +131,13 @@ from_tail(const struct dir *d, uint64_t off)
 	return off >= d->tail ? off - d->tail : off + d->size - d->tail;
 }
 
+/*
+ * FIFO mode (due_fifo()): what lies before the fifo offset has left, but
+ * for reordered frames still on the head list, which is in ring order: the
+ * tail moves to the first of the two, and no record is marked F_FREE (a
+ * store into each record read: the line, written around the caches and
+ * read once, then went back to memory dirty).
+ */
 static inline void
 tail_to_fifo(struct dir *d)
 {

@@ -310,7 +310,7 @@ place(struct lr_netem *q, uint32_t len, uint64_t now, bool head,
 
 unsigned int
 lr_netem_enqueue_any(struct lr_netem *q, uint32_t len, uint64_t now_ns,
-		 uint32_t qlen, struct lr_netem_copy out[2])
+		     uint32_t qlen, struct lr_netem_copy out[2])
 {
 	const struct lr_netem_conf *c = q->c;
 	struct lr_netem_copy *o, *d;
@@ -364,6 +364,7 @@ lr_netem_enqueue_any(struct lr_netem *q, uint32_t len, uint64_t now_ns,
 	return 2;
 }
 
+/* get_slot_next() */
 void
 lr_netem_slot_next(struct lr_netem *q, uint64_t now)
 {
@@ -381,14 +382,6 @@ lr_netem_slot_next(struct lr_netem *q, uint64_t now)
 	q->slot_next = now + (uint64_t)next;
 	q->slot_packets_left = c->slot_max_packets;
 	q->slot_bytes_left = c->slot_max_bytes;
-	/* What lr_netem_enqueue() decides inline: no draw (a zero
-	 * probability draws nothing, nor does tabledist() without jitter),
-	 * no rate, no reorder, no no-reorder (its max_tts may come from an
-	 * earlier SPEC). */
-	q->fixed = c->loss_model == LR_NETEM_LOSS_RANDOM && c->loss == 0 &&
-		   c->duplicate == 0 && c->corrupt == 0 && c->gap == 0 &&
-		   c->jitter_ns == 0 && !c->ar1 && c->rate_Bps == 0 &&
-		   !c->no_reorder;
 }
 
 static uint64_t

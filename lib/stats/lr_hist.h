@@ -79,19 +79,6 @@ lr_hist_bucket(uint64_t v)
 	return lr_hist_bucket_of(v, LR_HIST_SUB_BITS, 64);
 }
 
-/** Add one value (fast path). */
-static inline void
-lr_hist_add(struct lr_hist *h, uint64_t v)
-{
-	h->b[lr_hist_bucket(v)]++;
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-}
-
 /** Add @p n (>= 1) times the value @p v: a run of equal values (the
  *  frames of one burst under a constant delay) for the cost of one. */
 static inline void
@@ -104,6 +91,13 @@ lr_hist_add_n(struct lr_hist *h, uint64_t v, uint64_t n)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
+}
+
+/** Add one value (fast path). */
+static inline void
+lr_hist_add(struct lr_hist *h, uint64_t v)
+{
+	lr_hist_add_n(h, v, 1);
 }
 
 /** The lowest value of bucket @p i, and its width. */
