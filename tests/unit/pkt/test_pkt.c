@@ -33,6 +33,16 @@ locate(const struct f *f, uint32_t len, uint32_t wire, struct lr_pkt *p)
 	return r;
 }
 
+/* An IPv4 UDP packet after the headers @p f has so far, located whole. */
+static enum lr_pkt_result
+locate_udp4(struct f *f, struct lr_pkt *p)
+{
+	ip4(f, 5, 17, 0);
+	udp(f, 1, 2);
+	fin4(f);
+	return locate(f, f->n, f->n, p);
+}
+
 static void
 tag(struct f *f, unsigned int type, unsigned int vid)
 {
@@ -182,10 +192,7 @@ vlan_qinq(void **state)
 	(void)state;
 	for (a = 0; a < 3; a++) {
 		eth_tags(&f, types[a], 0, 0x0800);
-		ip4(&f, 5, 17, 0);
-		udp(&f, 1, 2);
-		fin4(&f);
-		assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
+		assert_int_equal(locate_udp4(&f, &p), LR_PKT_OK);
 		assert_int_equal(p.tags, 1);
 		assert_int_equal(p.vlan, 100);
 		assert_int_equal(p.vlan_inner, 0);	/* one tag: none */
@@ -209,28 +216,19 @@ vlan_qinq(void **state)
 	/* The PCP and DEI bits are no part of the id. */
 	eth_tags(&f, 0x8100, 0, 0x0800);
 	f.b[14] = 0xf0;
-	ip4(&f, 5, 17, 0);
-	udp(&f, 1, 2);
-	fin4(&f);
-	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
+	assert_int_equal(locate_udp4(&f, &p), LR_PKT_OK);
 	assert_int_equal(p.vlan, 100);
 	/* Nor the inner tag's; its 12 bits whole, apart from the outer's. */
 	eth_tags(&f, 0x88a8, 0x8100, 0x0800);
 	f.b[14] = 0xff;			/* S-tag: PCP 7, DEI, VID 0xf64 */
 	f.b[18] = 0xbf;			/* C-tag: PCP 5, DEI, VID 0xfc8 */
-	ip4(&f, 5, 17, 0);
-	udp(&f, 1, 2);
-	fin4(&f);
-	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_OK);
+	assert_int_equal(locate_udp4(&f, &p), LR_PKT_OK);
 	assert_int_equal(p.vlan, 0xf64);
 	assert_int_equal(p.vlan_inner, 0xfc8);
 	/* Three tags. */
 	eth_tags(&f, 0x88a8, 0x8100, 0x8100);
 	tag(&f, 0x0800, 300);
-	ip4(&f, 5, 17, 0);
-	udp(&f, 1, 2);
-	fin4(&f);
-	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_NOT_IP);
+	assert_int_equal(locate_udp4(&f, &p), LR_PKT_NOT_IP);
 	assert_int_equal(p.l3, 0);
 }
 
@@ -269,10 +267,7 @@ mpls(void **state)
 	/* More labels than are walked. */
 	eth(&f, 0x8847);
 	labels(&f, LR_PKT_LABELS_MAX + 1);
-	ip4(&f, 5, 17, 0);
-	udp(&f, 1, 2);
-	fin4(&f);
-	assert_int_equal(locate(&f, f.n, f.n, &p), LR_PKT_TRUNC_L2);
+	assert_int_equal(locate_udp4(&f, &p), LR_PKT_TRUNC_L2);
 	/* A payload that is neither IPv4 nor IPv6 (an Ethernet pseudowire's
 	 * control word starts with 0). */
 	eth(&f, 0x8847);

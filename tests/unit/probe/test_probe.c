@@ -331,7 +331,8 @@ pkt(unsigned int flow, unsigned int proto, unsigned int flags, unsigned int ttl)
 }
 
 static struct lr_fc *
-cache(uint32_t entries, uint32_t (*hash)(const struct lr_flow_key *))
+cache_of(uint32_t entries, uint32_t (*hash)(const struct lr_flow_key *),
+	 bool biflow)
 {
 	struct lr_fc_conf c;
 	struct lr_fc *fc;
@@ -342,11 +343,18 @@ cache(uint32_t entries, uint32_t (*hash)(const struct lr_flow_key *))
 	c.hash = hash;
 	c.active_s = 5;
 	c.inactive_s = 2;
+	c.biflow = biflow;
 	fc = lr_fc_create(&c);
 	assert_non_null(fc);
 	nb_out = 0;
 	refuse = 0;
 	return fc;
+}
+
+static struct lr_fc *
+cache(uint32_t entries, uint32_t (*hash)(const struct lr_flow_key *))
+{
+	return cache_of(entries, hash, false);
 }
 
 static const struct lr_flow_rec *
@@ -566,21 +574,13 @@ cache_qinq_inner_vid(void **state)
 static void
 cache_biflow_qinq_direction(void **state)
 {
-	struct lr_fc_conf c;
 	struct lr_fc *fc;
 	struct lr_parsed a, b;
 	const struct lr_parsed *pa = &a, *pb = &b;
 	unsigned int v, i;
 
 	(void)state;
-	lr_fc_conf_init(&c);
-	c.entries = 64;
-	c.export = keep;
-	c.biflow = true;
-	fc = lr_fc_create(&c);
-	assert_non_null(fc);
-	nb_out = 0;
-	refuse = 0;
+	fc = cache_of(64, NULL, true);
 	for (v = 0; v < 2; v++) {
 		/* A: 10.0.0.1:1001, B: 10.0.0.2:80, the larger endpoint, which
 		 * begins under inner VID 300 (its key swapped), A under 301.
@@ -738,21 +738,13 @@ cache_timeouts_exact(void **state)
 static void
 cache_biflow(void **state)
 {
-	struct lr_fc_conf c;
 	struct lr_fc *fc;
 	struct lr_parsed p, q;
 	const struct lr_parsed *pp = &p, *qq = &q;
 	unsigned int k;
 
 	(void)state;
-	lr_fc_conf_init(&c);
-	c.entries = 64;
-	c.export = keep;
-	c.biflow = true;
-	fc = lr_fc_create(&c);
-	assert_non_null(fc);
-	nb_out = 0;
-	refuse = 0;
+	fc = cache_of(64, NULL, true);
 	/* The "larger" endpoint speaks first: the key swaps it, the record
 	 * must not. */
 	q = pkt(1, 6, 0x02, 50);		/* 10.0.0.1:1001 -> 10.0.0.2:80 */
