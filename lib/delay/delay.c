@@ -44,6 +44,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_memcpy.h>
 #include <rte_prefetch.h>
 #ifdef RTE_ARCH_X86
@@ -52,6 +53,7 @@
 
 #include "delay_internal.h"
 #include "lr_mbuf.h"
+#include "lr_wire.h"
 
 /* ---- the ring ---- */
 
@@ -514,6 +516,9 @@ take_change(struct dir *d, const struct delay *dl)
 		if (d->ready_tts[i] > until)
 			return;
 	d->q = ch->q;
+	/* The model's queue holds runs for the limit it started with. */
+	if (d->model && (ch->nc.slot || ch->nc.limit + 2ull > d->mq_mask + 1ull))
+		d->model = false;
 	d->q.last_tts = last_tts;
 	d->q.last_valid = last_valid;
 	d->q.max_tts = max_tts;
@@ -628,7 +633,8 @@ send_ready(struct dir *d, uint64_t now, struct lr_task_stats *st)
 	if (n == 0)
 		return;
 	d->c.held -= n;
-	if (d->c.held == 0)
+	/* The model's queue goes empty on its own clock (qlen_at()). */
+	if (d->c.held == 0 && !d->model)
 		lr_netem_queue_empty(&d->q);
 	tx(d, d->ready, (uint16_t)n, st);
 	d->nb_ready -= n;
@@ -653,16 +659,58 @@ send_due(struct delay *dl, struct lr_task_stats *st)
 			send_ready(&dl->d[i], now, st);
 }
 
+/* ---- netem's queue on the model's clock (dir.model) ---- */
+
+/* The frames netem holds at @p t: those admitted and due after it (the
+ * runs due by then have left). */
+static inline uint32_t
+model_qlen(struct dir *d, uint64_t t)
+{
+	while (d->mq_n != 0 && d->mq[d->mq_head].tts <= t) {
+		d->mq_frames -= d->mq[d->mq_head].n;
+		d->mq_head = (d->mq_head + 1) & d->mq_mask;
+		d->mq_n--;
+	}
+	return (uint32_t)d->mq_frames;
+}
+
+/* @p n frames admitted, due at @p tts (never before the last: FIFO). */
+static inline void
+model_add(struct dir *d, uint64_t tts, uint32_t n)
+{
+	uint32_t last = (d->mq_head + d->mq_n - 1) & d->mq_mask;
+
+	if (d->mq_n != 0 && d->mq[last].tts >= tts) {
+		d->mq[last].n += n;	/* the same due time */
+	} else {
+		/* Never full: admitted frames are fewer than limit + 2. */
+		last = (d->mq_head + d->mq_n) & d->mq_mask;
+		d->mq[last].tts = tts;
+		d->mq[last].n = n;
+		d->mq_n++;
+	}
+	d->mq_frames += n;
+}
+
+/* netem's qlen for a frame arriving at @p t: the model's, else what the
+ * box holds (frames due that it has not sent yet count too). */
+static inline uint32_t
+qlen_at(struct dir *d, uint64_t t)
+{
+	return d->model ? model_qlen(d, t) : (uint32_t)d->c.held;
+}
+
 /*
- * A burst under a constant delay, below netem's limit: every frame is due
- * at the same time (lr_netem_fixed_tts()); the ring's work alone.
+ * Frames arriving at @p at[i] under a constant delay, below netem's limit
+ * (@p qlen held at the first): each is due its delay after its arrival
+ * (lr_netem_fixed_tts()); the ring's work alone.
  */
 static inline void
 enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
-	      struct rte_mbuf **m, uint16_t n, uint64_t now)
+	      struct rte_mbuf **m, uint16_t n, const uint64_t *at, uint32_t qlen)
 {
-	uint64_t tts = lr_netem_fixed_tts(&d->q, now, (uint32_t)d->c.held);
-	uint64_t due = tts < now ? now : tts;	/* as enqueue() below */
+	uint64_t tts = lr_netem_fixed_tts(&d->q, at[0], qlen), t = at[0];
+	uint64_t due = tts < t ? t : tts;	/* as enqueue_any() */
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -671,6 +719,11 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 
 		if ((i & (SEND_EVERY - 1)) == SEND_EVERY - 1)
 			send_due(dl, st);
+		if (at[i] != t) {
+			t = at[i];
+			tts = lr_netem_fixed_tts(&d->q, t, 1);
+			due = tts < t ? t : tts;
+		}
 		st->rx_bytes += len;
 		r = rec_new(d, len);
 		if (unlikely(r == NULL)) {
@@ -679,14 +732,17 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 		}
 		rec_write(r, due, len, 0, m[i], d->stream);
 		d->c.held++;
+		if (d->model)
+			model_add(d, due, 1);
 	}
 	lr_netem_fixed_queued(&d->q, tts, n);
 }
 
-/* A burst under any SPEC: netem's decisions frame by frame. */
+/* Frames arriving at @p at[i] under any SPEC: netem's decisions frame by
+ * frame. */
 static inline void
 enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
-	    struct rte_mbuf **m, uint16_t n, uint64_t now)
+	    struct rte_mbuf **m, uint16_t n, const uint64_t *at)
 {
 	struct lr_netem_copy cp[2];
 	unsigned int k, j;
@@ -694,14 +750,16 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 
 	for (i = 0; i < n; i++) {
 		uint32_t len = m[i]->pkt_len;
+		uint64_t now = at[i];
 
 		if ((i & (SEND_EVERY - 1)) == SEND_EVERY - 1)
 			send_due(dl, st);
 		st->rx_bytes += len;
-		k = lr_netem_enqueue(&d->q, len, now, (uint32_t)d->c.held, cp);
+		k = lr_netem_enqueue(&d->q, len, now, qlen_at(d, now), cp);
 		d->c.duplicated += k - 1;
 		for (j = 0; j < k; j++) {
 			struct rec *r;
+			uint64_t due;
 			uint32_t id;
 
 			if (cp[j].fate == LR_NETEM_LOST) {
@@ -721,7 +779,8 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 			 * delay) is due at once: sch_netem's tfifo sends a
 			 * frame due in the past at the next dequeue, not
 			 * late. */
-			rec_write(r, cp[j].tts < now ? now : cp[j].tts, len,
+			due = cp[j].tts < now ? now : cp[j].tts;
+			rec_write(r, due, len,
 				  cp[j].fate == LR_NETEM_HEAD ? F_HEAD : 0, m[i],
 				  d->stream);
 			if (cp[j].corrupt && len != 0) {
@@ -730,17 +789,53 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 				d->c.corrupted++;
 			}
 			d->c.held++;
-			if (cp[j].fate == LR_NETEM_HEAD) {
-				d->c.reordered++;
-				id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
-				if (d->hfirst == NIL)
-					d->hfirst = id;
-				else
-					rec_id(d, d->hlast)->next = id;
-				d->hlast = id;
+			if (cp[j].fate != LR_NETEM_HEAD) {
+				if (d->model)
+					model_add(d, due, 1);
+				continue;
 			}
+			/* Reordered: it leaves at once, behind no arrival
+			 * in the model's queue. */
+			d->c.reordered++;
+			id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
+			if (d->hfirst == NIL)
+				d->hfirst = id;
+			else
+				rec_id(d, d->hlast)->next = id;
+			d->hlast = id;
 		}
 	}
+}
+
+/*
+ * When each frame of @p m entered the box's input (@p at): its stamp, no
+ * earlier than the box's start, and no earlier than the link lets it
+ * after the frame before it (its wire time at the in port's speed: a
+ * sender's burst stamped at once arrives spaced as a link spaces it, and
+ * what a sender put in faster than the link takes arrives later than it
+ * is read).
+ */
+static inline void
+arrivals(struct dir *d, const struct delay *dl, struct rte_mbuf **m,
+	 uint16_t n, uint64_t *at)
+{
+	uint64_t t = d->last_arrival, tsc_prev = 0, ns = 0;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t tsc = *RTE_MBUF_DYNFIELD(m[i], d->stamp_off, uint64_t *);
+		uint64_t wire = ((uint64_t)(lr_frame_bytes(m[i]->pkt_len) +
+					    LR_L1_EXTRA_BYTES) * d->wire_ps_per_byte +
+				 500) / 1000;
+
+		if (tsc != tsc_prev || i == 0) {
+			ns = tsc > dl->tsc0 ? now_ns(dl, tsc) : NS_BASE;
+			tsc_prev = tsc;
+		}
+		t = ns > t + wire ? ns : t + wire;
+		at[i] = t;
+	}
+	d->last_arrival = t;
 }
 
 /* @return the frames the rx burst took. */
@@ -748,7 +843,9 @@ static inline uint16_t
 enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 {
 	struct rte_mbuf *m[LR_BURST];
-	uint16_t n;
+	uint64_t at[LR_BURST];
+	uint32_t qlen;
+	uint16_t n, i;
 	uint64_t now;
 
 	n = rte_eth_rx_burst(d->in_port, d->in_queue, m, LR_BURST);
@@ -758,10 +855,18 @@ enqueue(struct dir *d, struct delay *dl, struct lr_task_stats *st)
 	now = now_ns(dl, rte_rdtsc());
 	d->c.in += n;
 	st->rx_pkts += n;
-	if (d->q.fixed && d->c.held + n <= d->q.c->limit)
-		enqueue_fixed(d, dl, st, m, n, now);
+	if (d->stamp_off < 0)
+		for (i = 0; i < n; i++)
+			at[i] = now;
 	else
-		enqueue_any(d, dl, st, m, n, now);
+		arrivals(d, dl, m, n, at);
+	/* Later arrivals find no more held than the first: within the
+	 * limit for all when within it for the first. */
+	qlen = qlen_at(d, at[0]);
+	if (d->q.fixed && qlen + n <= d->q.c->limit)
+		enqueue_fixed(d, dl, st, m, n, at, qlen);
+	else
+		enqueue_any(d, dl, st, m, n, at);
 #ifdef RTE_ARCH_X86
 	_mm_sfence();
 #endif

@@ -63,6 +63,17 @@ struct bucket {
 	uint32_t first, last;
 };
 
+/* netem's queue on the model's clock: frames admitted and due at tts, as a
+ * run of one due time (a burst under a constant delay is one run). */
+struct mq_run {
+	uint64_t tts;
+	uint64_t n;
+};
+
+/* The longest limit the model's queue is kept for (mq_run's each): past it
+ * the limit counts what the ring holds (32 MiB at most a direction). */
+#define MQ_LIMIT_MAX (1u << 20)
+
 /* A record that was due before the wheel's current bucket when it entered
  * (the lcore fell behind): kept in a heap by due time, ties in arrival
  * order, so that a backlog costs log n a frame, not a walk of a list. */
@@ -147,6 +158,26 @@ struct dir {
 	uint32_t seq;		/* records that entered the wheel or heap */
 	uint32_t hfirst, hlast;	/* head list (reordered frames) */
 	uint64_t last_tts;	/* due time of the last frame sent from the queue */
+	/* Arrivals: the in port's stamps (lr_port_arrival_stamps(): when a
+	 * frame entered the box's input ring), or -1: when its burst was
+	 * read. Never before the box started, nor before the frame before
+	 * it had arrived and its own bytes after it. */
+	int stamp_off;
+	uint64_t last_arrival;
+	uint64_t wire_ps_per_byte;	/* the in port's speed: a frame's bytes
+					 * (L1) take this long to arrive */
+	/*
+	 * netem's qlen as the model has it (a FIFO SPEC with a limit and no
+	 * slots): the frames admitted whose due time is after the arrival
+	 * at hand. A frame due by then has left sch_netem's queue, whether
+	 * or not this lcore got to send it: a stall of the host moves when
+	 * frames leave, not which ones the limit drops. mq: a ring of runs,
+	 * mq_mask + 1 of them; mq_frames: the frames in it.
+	 */
+	bool model;
+	struct mq_run *mq;
+	uint32_t mq_mask, mq_head, mq_n;
+	uint64_t mq_frames;
 	/* tx */
 	struct rte_mempool *pool;
 	struct rte_mbuf *spare[LR_BURST];

@@ -156,7 +156,9 @@ dir_free(struct dir *d)
 	rte_free(d->wheel);
 	rte_free(d->late);
 	rte_free(d->lateness);
+	rte_free(d->mq);
 	d->mem = NULL;
+	d->mq = NULL;
 	d->wheel = NULL;
 	d->late = NULL;
 	d->lateness = NULL;
@@ -403,6 +405,28 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	return 0;
 }
 
+/*
+ * netem's queue on the model's clock (dir.model) where departures follow
+ * the due times alone: a FIFO SPEC without slots (whose budget is drawn at
+ * the dequeue), and a limit it can hold runs for.
+ */
+static int
+model_setup(struct dir *d, const struct lr_task *t, const char *what)
+{
+	uint64_t runs = pow2_at_least((uint64_t)d->limit + 2);
+
+	d->model = d->fifo_mode && !d->nc.slot && d->limit <= MQ_LIMIT_MAX;
+	if (!d->model)
+		return 0;
+	d->mq = rte_malloc_socket("lr_delay_mq", runs * sizeof(*d->mq),
+				  RTE_CACHE_LINE_SIZE, t->socket);
+	if (d->mq == NULL)
+		return lr_err(ENOMEM, "delay %s: no memory for a queue of %u "
+			      "frames", what, d->limit);
+	d->mq_mask = (uint32_t)(runs - 1);
+	return 0;
+}
+
 static int
 dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	 const char *spec, uint16_t in, uint16_t out, unsigned int nq,
@@ -437,7 +461,12 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	/* netem's decisions take the limit the ring was sized for. */
 	d->nc.limit = d->limit;
 	lr_netem_init(&d->q, &d->nc);
-	return 0;
+	/* When frames arrived: the in port's stamps where it has them. */
+	d->stamp_off = lr_port_arrival_stamps(in);
+	if (d->stamp_off < 0)
+		d->stamp_off = -1;
+	d->wire_ps_per_byte = 8000000ull / (pi->link_speed_mbps ? pi->link_speed_mbps : 10000);
+	return model_setup(d, t, what);
 }
 
 static int
@@ -512,9 +541,11 @@ delay_finish(struct lr_task *t)
 		rte_free(d->mem);
 		rte_free(d->wheel);
 		rte_free(d->late);
+		rte_free(d->mq);
 		d->mem = NULL;
 		d->wheel = NULL;
 		d->late = NULL;
+		d->mq = NULL;
 	}
 }
 

@@ -137,6 +137,18 @@ int lr_port_setup(uint16_t port_id, const struct lr_port_conf *conf);
 int lr_port_wire(const char *name, uint16_t nb_queues, int socket,
 		 uint16_t ports[2]);
 
+/**
+ * Arrival stamps on @p port_id's rx: where the port is an end of the
+ * virtual wire (set up, as its other end), the other end's tx stamps each
+ * frame with the TSC at which it entered the ring, in an mbuf dynfield;
+ * the receiver reads when a frame arrived, not when it was polled, as a
+ * NIC's rx timestamps tell it. Control path, before the workers poll.
+ *
+ * @return the dynfield's offset (a uint64_t TSC), or -ENOTSUP: the port
+ *   gives no arrival times (a frame arrived when it is read).
+ */
+int lr_port_arrival_stamps(uint16_t port_id);
+
 /** The port as set up, or NULL when lr_port_setup() did not succeed on it. */
 const struct lr_port_info *lr_port_info(uint16_t port_id);
 

@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 #include "lr_cleanup.h"
@@ -36,6 +37,11 @@ static bool is_setup[RTE_MAX_ETHPORTS];
 /* The conf each port was set up with: a role that brings up a second port
  * (the delay role's peer) sets it up alike. */
 static struct lr_port_conf confs[RTE_MAX_ETHPORTS];
+/* The virtual wire's ends: wire_peer[p] is the port whose tx p receives,
+ * + 1 (0: p is not a wire end); wire_stamps[p]: that peer stamps. */
+static uint16_t wire_peer[RTE_MAX_ETHPORTS];
+static bool wire_stamps[RTE_MAX_ETHPORTS];
+static int arrival_off = -1;
 
 /*
  * The symmetric key of Woo and Park ("Scalable TCP session monitoring with
@@ -614,6 +620,10 @@ lr_port_close(uint16_t port_id)
 	}
 	/* The pool may still hold mbufs parked in other ports' rings. */
 	is_setup[port_id] = false;
+	if (wire_peer[port_id] != 0) {
+		wire_stamps[port_id] = false;
+		wire_stamps[wire_peer[port_id] - 1] = false;
+	}
 	pi->started = false;
 }
 
@@ -694,7 +704,58 @@ lr_port_wire(const char *name, uint16_t nb_queues, int socket, uint16_t ports_ou
 		return lr_err(rte_errno, "wire %s: port %s", name, pname);
 	ports_out[0] = p;
 	ports_out[1] = (uint16_t)ret;
+	wire_peer[p] = (uint16_t)(ret + 1);
+	wire_peer[ret] = (uint16_t)(p + 1);
 	return 0;
+}
+
+/* A tx callback on a wire end: what enters the ring is stamped with the
+ * TSC of its entry, as a NIC stamps what its MAC receives. Frames the
+ * ring refuses go back to the sender and are stamped again when sent. */
+static uint16_t
+stamp_entry(uint16_t port, uint16_t queue, struct rte_mbuf **m, uint16_t n,
+	    void *arg)
+{
+	uint64_t tsc = rte_rdtsc();
+	uint16_t i;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(arg);
+	for (i = 0; i < n; i++)
+		*RTE_MBUF_DYNFIELD(m[i], arrival_off, uint64_t *) = tsc;
+	return n;
+}
+
+int
+lr_port_arrival_stamps(uint16_t port_id)
+{
+	static const struct rte_mbuf_dynfield field = {
+		.name = "linerate_dynfield_arrival_tsc",
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
+	};
+	uint16_t peer, q;
+
+	if (port_id >= RTE_MAX_ETHPORTS || wire_peer[port_id] == 0)
+		return -ENOTSUP;
+	peer = wire_peer[port_id] - 1;
+	if (!is_setup[peer])
+		return -ENOTSUP;
+	if (wire_stamps[port_id])
+		return arrival_off;
+	if (arrival_off < 0) {
+		arrival_off = rte_mbuf_dynfield_register(&field);
+		if (arrival_off < 0)
+			return lr_err(rte_errno, "port %s: no mbuf field for "
+				      "arrival stamps", ports[port_id].name);
+	}
+	for (q = 0; q < ports[peer].nb_txq; q++)
+		if (rte_eth_add_tx_callback(peer, q, stamp_entry, NULL) == NULL)
+			return lr_err(rte_errno, "port %s: no tx callback for "
+				      "arrival stamps", ports[peer].name);
+	wire_stamps[port_id] = true;
+	return arrival_off;
 }
 
 static const struct {

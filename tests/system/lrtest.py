@@ -104,6 +104,25 @@ class HostStalls:
         return False
 
 
+class Busy:
+    """A busy loop pinned to CPU @p cpu while a block runs (the host taking
+    a task's CPU, on purpose): with Busy(0): ...; ended on the way out,
+    also on failure."""
+
+    def __init__(self, cpu):
+        self.cpu = cpu
+
+    def __enter__(self):
+        self._p = subprocess.Popen(["taskset", "-c", str(self.cpu), "sh", "-c",
+                                    "while :; do :; done"])
+        return self
+
+    def __exit__(self, *exc):
+        self._p.kill()
+        self._p.wait()
+        return False
+
+
 def tmpdir():
     d = tempfile.mkdtemp(prefix="lr_st_")
     _cleanup_dirs.append(d)
