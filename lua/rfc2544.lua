@@ -31,24 +31,38 @@
 -- tester passed there (its ceiling) and max=. Each answer then says what
 -- bounded it (limited_by):
 --   "dut"     the device's own limit: the lowest rate above the answer
---             that did not pass was a valid trial the device lost frames in
+--             that did not pass was a trial whose loss the device's own
+--             counters hold
+--   "line"    the device passed at the line rate (max=100, the default):
+--             RFC 2544's throughput of a device that forwards it all
 --   "tester"  the device passed all the tester could offer (its ceiling,
---             or a rate above the answer could not be tried): a lower
---             bound, printed >= X
---   "max"     the device passed at max=: a lower bound, >= X
+--             or a rate above the answer the tester spoiled each time it
+--             was tried): a lower bound, printed >= X
+--   "max"     the device passed at max= below 100 %: a lower bound, >= X
 --   "steps"   the device failed above the answer but steps= ran out
 --             before resolution=: a lower bound, >= X
 --   null      no valid trial: no number, and why
--- and back-to-back bursts b2b_limited_by: "dut", "b2b_max" (passed at
--- b2b_max=, >= X) or "tester" (no burst left back to back).
+-- and back-to-back bursts b2b_limited_by: "dut", "line" (the device
+-- forwards the line rate: no burst limit), "b2b_max" (passed at b2b_max=,
+-- >= X) or "tester" (no burst left back to back).
 --
--- A trial is INVALID, repeated once, and never a pass, when the tester
--- spoiled it: the generator fell short of its rate (gen's verdict), the
--- receiving port dropped frames itself (its imissed, rx_nombuf, ierrors),
--- the device's egress could not hand frames to the receiver (testpmd's
--- TX-dropped), or its counts cannot be (received > sent). Each trial has
--- flow ids of its own, so that what a device still held of an earlier
--- trial is counted apart (stale), not as this one's.
+-- Every lost frame is placed (lost_at in the history), from counters:
+-- the tester's (its receiving port's imissed, rx_nombuf and ierrors;
+-- testpmd's TX-dropped into a full receiver), the device's (the delay
+-- box's loss model, over_limit, no_room, held at the end, corrupted;
+-- testpmd's rx_missed, rx errors, RX-dropped and what it took in and did
+-- not forward; the namespace's /proc/net/dev drops and what it took in
+-- and did not send), and what no counter explains. A trial fails when the
+-- device's loss alone fails the test, passes when all of it passes, and
+-- is INVALID for that test otherwise (the reason names the counter); it
+-- is tried again (repeats=) before the search goes on below it. A trial
+-- is INVALID for every test when the generator failed, a burst did not
+-- leave back to back, a latency trial's emulated device was late by more
+-- than 1 % of the latency, or counts no device makes (received > sent).
+-- A generator short of its rate (a stall of its CPU leaves a gap: its
+-- catch-up is a burst's time) passes at the rate it offered (pass_pps).
+-- Each trial has flow ids of its own, so that what a device still held
+-- of an earlier trial is counted apart (stale), not as this one's.
 -- A device's queue hides an overload shorter than it: a trial of T seconds
 -- passes up to (queue frames / T) above the capacity, which is why the RFC
 -- asks for 60 s trials.
@@ -84,8 +98,10 @@ local SPEC = {
 	{ "b2b_tolerance", 95, "num", "a burst left back to back when gen offered at least this % of the line rate, with no stall in it", above = 0, max = 100 },
 	{ "b2b_trials", 2, "int", "back-to-back searches (the shortest counts; RFC: 50)", min = 1, max = 1000 },
 	{ "flows", 1, "int", "flows", min = 1, max = 1048576 },
-	{ "catch_up", 20000, "num", "gen's catch-up after a stall of the host, us", min = 0, max = 1e7 },
-	{ "tolerance", 99.9, "num", "gen's rate tolerance, %: a trial that offered less is INVALID", above = 0, max = 100 },
+	{ "catch_up", nil, "num", "gen's catch-up after a stall of the host, us (default: a burst's time at the trial's rate: a stall leaves a gap, not a burst)", min = 0, max = 1e7 },
+	{ "tolerance", 99.9, "num", "gen's rate tolerance, %: a trial that offered less passes at the rate it offered", above = 0, max = 100 },
+	{ "unexplained", 0.1, "num", "a trial's loss is the device's when its counters hold all of it but this % (the rest: INVALID)", min = 0, max = 100 },
+	{ "repeats", 2, "int", "a trial the tester spoiled is tried again this many times at its rate", min = 0, max = 100 },
 	{ "ipv6", 0, "bool", "IPv6 frames (RFC 5180's sizes: 84 B for its 78)" },
 	{ "quiet", 0, "bool", "no line per trial on stderr" },
 	{ "json", nil, "out", "the results and every trial, as JSON" },
@@ -289,6 +305,136 @@ local function stopped(msg)
 	os.exit(1)
 end
 
+local place, invalid
+
+-- The counters a device keeps of the frames it did not forward, as
+-- {name = count} (this trial's): the delay box's drops, testpmd's and
+-- the kernel's.
+local function dut_drops(rec, path)
+	local c = rec.dut_counters
+	if type(c) ~= "table" then return nil end
+	if path.box then
+		-- Frames it still held when the trial ended are lost to the
+		-- trial; a corrupted copy may not be counted by the receiver.
+		return { ["the box's loss model"] = c.lost or 0, ["its limit (over_limit)"] = c.over_limit or 0,
+		         ["its ring (no_room)"] = c.no_room or 0,
+		         ["held at the end (held_at_stop)"] = c.held_at_stop or 0,
+		         ["corrupted copies"] = c.corrupted or 0 }
+	end
+	local i, o = c["in"], c.out
+	if type(i) ~= "table" or type(o) ~= "table" then return nil end
+	if path.ext and path.ext.pipe then
+		-- testpmd: its rx ring overflowed (rx_missed), rx errors, and
+		-- what it took in and did not hand to its tx queue.
+		local fwd = (i.rx or 0) - (o.tx or 0) - (o.tx_dropped or 0)
+		return { ["testpmd's rx_missed (its rx queue overflowed)"] = i.rx_missed or 0,
+		         ["testpmd's rx_errors"] = i.rx_errors or 0,
+		         ["testpmd's RX-dropped"] = i.rx_dropped or 0,
+		         ["taken in, not forwarded"] = math.max(0, fwd) }
+	end
+	-- The kernel: its ends' drops, and what came in and did not leave
+	-- (its routing, its queues).
+	local fwd = (i.rx or 0) - (o.tx or 0) - (o.tx_drop or 0)
+	return { ["the kernel's rx_drop (/proc/net/dev)"] = i.rx_drop or 0,
+	         ["the kernel's tx_drop (/proc/net/dev)"] = o.tx_drop or 0,
+	         ["taken in, not forwarded"] = math.max(0, fwd) }
+end
+
+-- The tester's own drops of the device's frames: its receiving port's
+-- (imissed, rx_nombuf, ierrors) and a device egress the receiver did
+-- not take (testpmd's TX-dropped into a full receiver).
+local function tester_drops(rec, path)
+	local t = { ["the receiving port's imissed/rx_nombuf/ierrors"] = rec.rx_port_drops }
+	local c = rec.dut_counters
+	if type(c) == "table" and type(c.out) == "table" and path.ext and path.ext.pipe then
+		t["testpmd's TX-dropped (the receiver was full)"] = c.out.tx_dropped or 0
+	end
+	return t
+end
+
+local function sum(t)
+	local n = 0
+	for _, v in pairs(t or {}) do n = n + v end
+	return n
+end
+
+-- The largest entry of @p t, as "name N" (the counter a reason names).
+local function largest(t)
+	local name, n = nil, 0
+	for k, v in pairs(t or {}) do if v > n then name, n = k, v end end
+	return name and ("%s %d"):format(name, n) or nil
+end
+
+-- rec.lost_at: the frames sent and not received, where they went:
+-- generator (frames gen counted sent that its port dropped: none of
+-- linerate's ports do), tester (the receiving side's own drops), dut (the
+-- device's counters, at most what is left) and unexplained (the rest).
+-- rec.lost_dut: the loss that is the device's for sure: all of it but
+-- the tester's and an unexplained part beyond opt.unexplained % of it.
+-- With no counters of the device (dut=wire), the loss is unexplained.
+place = function(rec, path, gs)
+	local lost = math.max(rec.lost, 0)
+	local tester = math.min(lost, sum(tester_drops(rec, path)))
+	local dd = dut_drops(rec, path)
+	local dut = math.min(lost - tester, sum(dd))
+	local unexplained = lost - tester - dut
+	rec.lost_at = { generator = 0, tester = tester, dut = dut, unexplained = unexplained }
+	rec.gen_late = gs.late_packets
+	local slack = lost * opt.unexplained / 100
+	rec.lost_dut = lost - tester - (unexplained > slack and unexplained or 0)
+	-- The tester's own path (its calibration, the wire): all its loss
+	-- is the path's, and what bounds it is said as the tester's.
+	if path == paths.cal or path_is_tester then rec.lost_dut = lost end
+	if lost == 0 then return end
+	if tester > 0 then
+		rec.lost_why = ("%d of the %d lost were the tester's (%s)"):format(tester, lost,
+		               largest(tester_drops(rec, path)))
+	elseif unexplained > slack then
+		rec.lost_why = dd and ("%d of the %d lost are in no counter of the device (%s)")
+		               :format(unexplained, lost, largest(dd) or "its counters: 0") or
+		               ("%d lost: the path has no counters of its own"):format(lost)
+	else
+		rec.lost_why = ("the device's: %s"):format(largest(dd) or "")
+	end
+end
+
+-- Why no test can use the trial (INVALID), or nil: the generator failed,
+-- counts that cannot be, a burst that did not leave back to back, a
+-- latency the host made. A generator short of the rate is not one: a
+-- stall leaves a gap, the trial passes at the rate offered (pass_pps).
+invalid = function(rec, gs, rs, how, path, box)
+	if gs.verdict == "failed" then return gs.verdict_why or "gen failed" end
+	if how.count and (gs.late_packets or 0) > 0 then
+		return ("a stall of the host (%.0f us) split the burst"):format(gs.max_stall_us or 0)
+	end
+	if how.count and gs.short then
+		return ("the burst left at %.3f %% of the line rate"):format(100 * (gs.offered or 0))
+	end
+	if how.test == "latency" and box and rec.box_verdict == "late" then
+		-- The emulated device sent frames later than due (the host held
+		-- its CPU): the latency measured is the device's give or take
+		-- that lateness; past 1 % of the latency (and 10 us), the host's.
+		local late = type(rec.dut_counters.lateness) == "table" and
+			rec.dut_counters.lateness.p99_ns or math.huge
+		local p50 = rs.latency and rs.latency.p50_ns or 0
+		if late > math.max(10000, p50 / 100) then
+			return ("the emulated device sent frames late (p99 %.1f us after due, " ..
+			        "over 1 %% of the latency p50 %.1f us): %s"):format(late / 1e3,
+			        p50 / 1e3, rec.box_why or "")
+		end
+	end
+	if rs.received > gs.tx_packets then
+		return ("received %d > sent %d: counts no device makes"):format(rs.received, gs.tx_packets)
+	end
+	if (rs.lost or 0) < 0 then
+		return ("rx lost %d < 0: counts no device makes"):format(rs.lost)
+	end
+	if gs.short then
+		rec.pass_pps = math.min(how.pps, gs.achieved_pps or how.pps)
+	end
+	return nil
+end
+
 -- One trial on @p path: frames of size at pps for secs (or count frames
 -- at the line rate: a back-to-back burst). Returns the history record.
 local function trial(path, how)
@@ -302,8 +448,13 @@ local function trial(path, how)
 		box = assert(linerate.task{ role = "delay", port = path.box_in, peer = path.box_out,
 		                            netem = path.box, lcore = path.lc_rest })
 	end
+	-- A stall of the generator's CPU leaves a gap (what it owed is given
+	-- up, counted late), not a burst the paced load would not make: a
+	-- burst's time at the rate, unless catch_up= says. A back-to-back
+	-- burst goes whole (a stall longer than 20 ms splits it: INVALID).
+	local catch_up = opt.catch_up or (how.count and 20000 or math.max(1, 32 / pps * 1e6))
 	local g = { role = "gen", port = path.tx, size = size, flows = opt.flows,
-	            flow_base = base, lcore = path.lc_gen, catch_up = opt.catch_up,
+	            flow_base = base, lcore = path.lc_gen, catch_up = catch_up,
 	            rate_tolerance = how.count and opt.b2b_tolerance or opt.tolerance,
 	            rate = ("%d"):format(math.floor(pps)) }	-- never above the line
 	for k, v in pairs(path.gen) do g[k] = v end
@@ -339,53 +490,19 @@ local function trial(path, how)
 	elseif path.ext then
 		rec.dut_counters = diff(dut0, path.ext:counters())
 	end
-	-- Why the tester, not the device, spoiled the trial (INVALID).
-	local why = testbed.invalid(gs)
-	if not why and how.test == "latency" and box and rec.box_verdict == "late" then
-		-- The emulated device sent frames later than due (the host held
-		-- its CPU): their latency is the host's, not the device's.
-		why = rec.box_why or "the emulated device sent frames late"
-	end
-	if not why and how.count and (gs.late_packets or 0) > 0 then
-		why = ("a stall of the host (%.0f us) split the burst"):format(gs.max_stall_us or 0)
-	end
-	if not why and rs.received > gs.tx_packets then
-		why = ("received %d > sent %d: counts no device makes"):format(rs.received, gs.tx_packets)
-	elseif not why and (rs.lost or 0) < 0 then
-		why = ("rx lost %d < 0: counts no device makes"):format(rs.lost)
-	elseif not why and rec.lost > 0 and (gs.late_packets or 0) > 0 then
-		why = ("the generator sent %d frames late, after a stall of %.0f us: not the paced load")
-		      :format(gs.late_packets, gs.max_stall_us or 0)
-	elseif not why and rec.lost > 0 and box and (rec.dut_counters.tx_full or 0) > 0 then
-		-- The box's egress is the receiver's ring, not a link of its
-		-- own: a full one is the receiver falling behind.
-		why = ("the receiver did not keep up: the device's egress found it full %d times")
-		      :format(rec.dut_counters.tx_full)
-	elseif not why and rec.lost > 0 and box and rec.box_stalled_us and
-	    rec.lost <= pps * rec.box_stalled_us * 1e-6 + (path.limit or 0) then
-		-- The box (an emulated device on this host) was away from its
-		-- CPU: the frames that came meanwhile were let in together, and
-		-- a queue that would have held them spaced may not. A loss no
-		-- larger than what came in those gaps may be the host's.
-		why = ("the host took the emulated device's CPU for %.0f us (longest %.0f us): " ..
-		       "the %d frames lost may be the host's"):format(rec.box_stalled_us,
-		       rec.box_gap_us or 0, rec.lost)
-	elseif not why and rec.rx_port_drops > 0 and rec.lost > 0 then
-		why = ("the receiving port dropped %d itself"):format(rec.rx_port_drops)
-	elseif not why and rec.lost > 0 and rec.dut_counters and type(rec.dut_counters.out) == "table" and
-	    (rec.dut_counters.out.tx_dropped or 0) > 0 then
-		why = ("the device's egress could not hand %d frames to the receiver (its TX-dropped)")
-		      :format(rec.dut_counters.out.tx_dropped)
-	end
+	-- Where the lost frames went, from counters (place()); what no test
+	-- can use (invalid()): the tester spoiled the trial for every test.
+	place(rec, path, gs)
+	local why = invalid(rec, gs, rs, how, path, box)
 	rec.invalid = why ~= nil
-	rec.why = why
+	rec.why = why or rec.lost_why
 	rec.verdict = why and "INVALID" or (rec.lost == 0 and "lossless" or "loss")
 	history[#history + 1] = rec
 	size_trials = size_trials + 1
 	local el, left = eta()
 	say("rfc2544: %5d B %-10s %-11s %12.0f pps  sent %10d  lost %9d  %-8s %6.1f s  ~%.0f s left%s\n",
 	    size, how.test, how.phase, pps, rec.sent, rec.lost, rec.verdict, el, left,
-	    why and ("  (" .. why .. ")") or "")
+	    rec.why and ("  (" .. rec.why .. ")") or "")
 	-- A device that stopped forwarding is a fault, not a result.
 	if path.ext then
 		local alive, gone = path.ext:alive()
@@ -409,9 +526,20 @@ local function trial(path, how)
 end
 
 -- A trial that counts: repeated once when it was invalid.
+-- The tester spoiled @p t for a test that takes every frame lost: an
+-- invalid trial, or one with a loss not the device's.
+local function spoiled(t)
+	return t.invalid or (t.lost_dut or t.lost) < t.lost
+end
+
+-- A trial that counts: tried again, repeats= times at most, while the
+-- tester spoiled it.
 local function judged(path, how)
 	local t = trial(path, how)
-	if t.invalid then t = trial(path, how) end
+	for _ = 1, opt.repeats do
+		if not spoiled(t) then break end
+		t = trial(path, how)
+	end
 	return t
 end
 
@@ -443,17 +571,29 @@ local function learn(size)
 	linerate.stop()
 end
 
--- A search on a path: ok() over ndr.search, trials recorded.
+-- A search on a path: ok() over ndr.search, trials recorded; a trial
+-- that cannot tell is tried again by the search (repeats=).
 local function search(path, size, top, ok, known, test, phase)
 	return ndr.search{ top = top, ok = ok, known = known, resolution = opt.resolution,
 	                   steps = opt.steps, guess = opt.guess, trial_s = opt.trial,
-	                   try = function(pps)
-		return judged(path, { size = size, pps = pps, secs = opt.trial,
-		                      test = test, phase = phase })
+	                   repeats = opt.repeats, try = function(pps)
+		return trial(path, { size = size, pps = pps, secs = opt.trial,
+		                     test = test, phase = phase })
 	end }
 end
 
-local function lossless(t) return t.lost == 0 end
+-- A test's judgement of a trial (ndr.lua's ok): true, it passed counting
+-- every frame lost; false, it failed on the device's own loss (lost_dut);
+-- nil, the tester's share of the loss decides (INVALID for this test).
+local function judge_by(okf)
+	return function(t)
+		if okf(t.lost, t.sent) then return true end
+		if not okf(t.lost_dut or t.lost, t.sent) then return false end
+		return nil
+	end
+end
+local lossless = judge_by(function(lost) return lost == 0 end)
+local partial = judge_by(function(lost, sent) return (sent > 0 and lost / sent or 1) <= opt.pdr end)
 
 -- What bounded an answer, in the result's words: the search's "top" is
 -- max='s when the range was max='s, else the tester's ceiling.
@@ -462,39 +602,26 @@ local function bounded_by(s, top_is)
 	return s.limited_by
 end
 
--- A "dut" answer stands only if the tester, alone, passes the rate the
--- device failed at, checked now (a host that stalls, a receiver that
--- fell behind, would otherwise be taken for the device's limit): one
--- trial on the calibration path at that rate. Returns the search's
--- verdict, or "tester" and why.
-local function confirm(s, size)
-	if s.limited_by ~= "dut" or not (opt.calibrate and paths.cal) or not s.hi_trial then
-		return s.limited_by, s.why
-	end
-	local pps = s.hi_trial.pps
-	local t = trial(paths.cal, { size = size, pps = pps, secs = opt.trial,
-	                             test = "calibrate", phase = "confirm" })
-	if t.invalid or t.lost > 0 then
-		return "tester", ("the tester alone did not pass %.0f pps when checked (%s)")
-		       :format(pps, t.why or ("lost %d"):format(t.lost))
-	end
-	return "dut"
-end
-
+-- What bounded an answer that is the device's own: its limit, or the
+-- line rate it forwards whole.
+local function answer(by) return by == "dut" or by == "line" end
 
 local function run_size(size)
 	local line = linerate.line_rate(speed, size)
 	local r = { size = size, line_pps = line }
 	result.sizes[#result.sizes + 1] = r
 	size_trials = 0
-	local top, top_is = line * opt.max / 100, "max"
+	-- The line rate is an answer (RFC 2544's throughput of a device that
+	-- forwards all it is offered, as TRex's ndr_bench says 100 %); only a
+	-- max= below it is a user's cap, and a bound.
+	local top, top_is = line * opt.max / 100, opt.max >= 100 and "line" or "max"
 	-- The tester's ceiling on this path, without the device.
 	if opt.calibrate and paths.cal then
 		local c = search(paths.cal, size, top, lossless, {}, "calibrate", "tester")
-		r.ceiling_pps = c.best and c.best.pps or 0
-		r.ceiling_limited_by = c.limited_by == "top" and "max" or "tester"
-		if c.best and c.best.pps < top then
-			top, top_is = c.best.pps, "tester"
+		r.ceiling_pps = c.best and ndr.rate(c.best) or 0
+		r.ceiling_limited_by = c.limited_by == "top" and top_is or "tester"
+		if c.best and ndr.rate(c.best) < top then
+			top, top_is = ndr.rate(c.best), "tester"
 		elseif not c.best then
 			r.limited_by = nil
 			r.why = "the tester passed no rate on its own path: " .. (c.why or
@@ -508,17 +635,16 @@ local function run_size(size)
 	local known = {}
 	if want.throughput or want.latency then
 		local n = search(paths.dut, size, top, lossless, known, "throughput", "ndr")
-		local p = search(paths.dut, size, top, function(t)
-			return loss_ratio(t) <= opt.pdr end, known, "throughput", "pdr")
-		n.limited_by, n.why = confirm(n, size)
-		p.limited_by, p.why = confirm(p, size)
+		local p = search(paths.dut, size, top, partial, known, "throughput", "pdr")
 		local nb, pb = n.best, p.best
 		-- A valid trial that lost nothing is an NDR trial, whichever
 		-- search ran it.
 		for _, t in ipairs(known) do
-			if not t.invalid and t.lost == 0 and t.pps > (nb and nb.pps or 0) then nb = t end
+			if not t.invalid and t.lost == 0 and ndr.rate(t) > (nb and ndr.rate(nb) or 0) then
+				nb = t
+			end
 		end
-		r.ndr_pps = nb and nb.pps or nil
+		r.ndr_pps = nb and ndr.rate(nb) or nil
 		r.ndr_limited_by, r.ndr_why = bounded_by(n, top_is), n.why
 		if nb and n.best ~= nb then
 			-- Bounded as the PDR search saw it above that rate, and
@@ -527,21 +653,31 @@ local function run_size(size)
 		end
 		-- Without a valid trial, the NDR is none; a device that lost
 		-- frames at every rate tried has an NDR below the lowest.
-		if not nb and n.limited_by == "dut" then r.ndr_pps = 0 end
-		if r.ndr_limited_by == "dut" and path_is_tester then
+		if not nb and n.limited_by == "dut" then
+			r.ndr_pps = 0
+			r.ndr_why = ("the device lost frames at every rate tried, down to %.0f pps (%s)")
+			            :format(n.hi, n.hi_trial and n.hi_trial.why or "its own loss")
+		end
+		if answer(r.ndr_limited_by) and path_is_tester then
 			r.ndr_limited_by = "tester"	-- the wire is the tester's path
 		end
 		-- The lowest rate above the NDR that did not pass, of every
 		-- trial (the PDR search's too: the NDR may be one of its).
-		r.ndr_hi_pps = nil
+		r.ndr_hi_pps, r.ndr_hi_lost_at = nil, nil
 		for _, t in ipairs(known) do
 			if (t.invalid or t.lost > 0) and t.pps > (r.ndr_pps or 0) and
-			    t.pps < (r.ndr_hi_pps or math.huge) then r.ndr_hi_pps = t.pps end
+			    t.pps < (r.ndr_hi_pps or math.huge) then
+				r.ndr_hi_pps, r.ndr_hi_lost_at, r.ndr_hi_why = t.pps, t.lost_at, t.why
+			end
 		end
-		r.pdr_pps = pb and pb.pps or nil
+		r.pdr_pps = pb and ndr.rate(pb) or nil
 		r.pdr_limited_by = bounded_by(p, top_is)
-		if r.pdr_limited_by == "dut" and path_is_tester then r.pdr_limited_by = "tester" end
-		if not pb and p.limited_by == "dut" then r.pdr_pps = 0 end
+		if answer(r.pdr_limited_by) and path_is_tester then r.pdr_limited_by = "tester" end
+		if not pb and p.limited_by == "dut" then
+			r.pdr_pps = 0
+			p.why = ("the device lost more than %g of the frames at every rate tried, " ..
+			         "down to %.0f pps"):format(opt.pdr, p.hi)
+		end
 		r.pdr_why = p.why
 		r.pdr_loss = pb and loss_ratio(pb) or nil
 		r.ndr_latency = nb and nb.latency or nil
@@ -549,11 +685,11 @@ local function run_size(size)
 		r.ndr_trials, r.ndr_invalid = n.trials, n.invalid
 		r.pdr_trials, r.pdr_invalid = p.trials, p.invalid
 		r.limited_by = r.ndr_limited_by
-		if r.ndr_limited_by ~= "dut" then
+		if not answer(r.ndr_limited_by) then
 			note(size, "NDR", r.ndr_limited_by and ("a lower bound (limited by the %s)")
 			     :format(r.ndr_limited_by) or ("none: " .. (r.ndr_why or "no valid trial")))
 		end
-		if r.pdr_limited_by ~= "dut" then
+		if not answer(r.pdr_limited_by) then
 			note(size, "PDR", r.pdr_limited_by and ("a lower bound (limited by the %s)")
 			     :format(r.pdr_limited_by) or ("none: " .. (r.pdr_why or "no valid trial")))
 		end
@@ -588,7 +724,7 @@ local function run_size(size)
 			r.latency_trials = #p50s
 			if #p50s == 0 and opt.latency_trials > 0 then
 				note(size, "latency", "no valid latency trial at the NDR")
-			elseif r.ndr_limited_by ~= "dut" then
+			elseif not answer(r.ndr_limited_by) then
 				note(size, "latency", "measured at a bound NDR, not the device's")
 			end
 		else
@@ -612,13 +748,13 @@ local function run_size(size)
 			else
 				local t = judged(paths.dut, { size = size, pps = pps, secs = opt.trial,
 				                              test = "loss", phase = "loss" })
-				row.loss, row.invalid = loss_ratio(t), t.invalid
-				if t.invalid then
+				row.loss, row.invalid, row.lost_at = loss_ratio(t), spoiled(t), t.lost_at
+				if spoiled(t) then
 					row.loss, row.why, row.limited_by = nil, t.why, "tester"
 				elseif path_is_tester then
 					row.limited_by = "tester"
 				end
-				if t.lost == 0 and not t.invalid then clean = clean + 1 else clean = 0 end
+				if t.lost == 0 and not spoiled(t) then clean = clean + 1 else clean = 0 end
 			end
 			if row.limited_by then note(size, ("loss at %d %%"):format(pct), row.why) end
 			r.loss[#r.loss + 1] = row
@@ -638,7 +774,7 @@ local function run_size(size)
 				n = n + 1
 				local t = judged(paths.dut, { size = size, pps = line, count = count,
 				                              test = "b2b", phase = "b2b" })
-				if t.invalid then return nil, t end
+				if spoiled(t) then return nil, t end
 				return t.lost == 0 and t.received == count, t
 			end
 			local pass, t = try(hi)
@@ -661,12 +797,18 @@ local function run_size(size)
 			if best == nil or lo < best then best, by = lo, (lo == opt.b2b_max) and "b2b_max" or hi_by end
 		end
 		if by == "dut" and path_is_tester then by = "tester" end
+		-- A device that forwards the line rate whole has no burst
+		-- limit: the longest burst tried passed, and that is the answer.
+		if by == "b2b_max" and r.ndr_limited_by == "line" then
+			by, why = "line", "the device forwards the line rate without loss"
+		end
 		r.b2b_frames = best
 		r.b2b_limited_by = by
+		r.b2b_why = why
 		if by == "tester" and best == 0 then
 			r.b2b_frames, r.b2b_why = nil, why or "no burst left back to back"
 		end
-		if by ~= "dut" then
+		if not answer(by) then
 			note(size, "back-to-back", by == "b2b_max" and "a lower bound (b2b_max)" or
 			     ("limited by the tester: " .. (why or "")))
 		end
@@ -678,7 +820,7 @@ end
 local function mpps(x, by)
 	if x == nil then return "        -" end
 	local s = ("%.4f"):format(x / 1e6)
-	if by and by ~= "dut" then s = ">=" .. s end
+	if by and not answer(by) then s = ">=" .. s end
 	return ("%9s"):format(s)
 end
 
@@ -689,7 +831,7 @@ function hooks.print()
 	print("  size |  line Mpps | tester Mpps |   NDR Mpps  % line limited | PDR Mpps (loss)   | lat p50 us  worst us jitter us | PDR p50 us | b2b frames")
 	for _, r in ipairs(result.sizes) do
 		local ndr_pct = r.ndr_pps and ("%6.2f"):format(100 * r.ndr_pps / r.line_pps) or "     -"
-		local b2b = r.b2b_frames and ((r.b2b_limited_by ~= "dut" and ">=" or "") ..
+		local b2b = r.b2b_frames and ((not answer(r.b2b_limited_by) and ">=" or "") ..
 		            tostring(r.b2b_frames)) or (r.b2b_limited_by and "-" or "")
 		print(("%6d | %s | %11s | %s %s %-7s | %s %-8s | %10s %9s %9s | %10s | %s"):format(
 			r.size, mpps(r.line_pps),
@@ -706,6 +848,14 @@ function hooks.print()
 				("%.2f"):format(r.pdr_latency.p50_ns / 1e3) or "-",
 			b2b))
 		if r.why then print("         " .. r.why) end
+		-- Why the rate above the NDR failed: where its lost frames went.
+		local la = r.ndr_hi_lost_at
+		if la and r.ndr_hi_pps then
+			print(("         above the NDR, %.4f Mpps lost %d: device %d, tester %d, unexplained %d%s")
+			      :format(r.ndr_hi_pps / 1e6, la.dut + la.tester + la.unexplained + la.generator,
+			              la.dut, la.tester, la.unexplained,
+			              r.ndr_hi_why and (" (" .. r.ndr_hi_why .. ")") or ""))
+		end
 		if r.loss then
 			local parts = {}
 			for _, l in ipairs(r.loss) do
@@ -768,9 +918,11 @@ function hooks.write()
 		local f = assert(io.open(opt.csv, "w"))
 		f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns," ..
 		        "b2b_frames,trials,invalid,jitter_ns,ceiling_pps,ndr_limited_by," ..
-		        "pdr_limited_by,b2b_limited_by,pdr_latency_p50_ns\n")
+		        "pdr_limited_by,b2b_limited_by,pdr_latency_p50_ns,ndr_hi_pps," ..
+		        "ndr_hi_lost_dut,ndr_hi_lost_tester,ndr_hi_lost_unexplained\n")
 		for _, r in ipairs(result.sizes) do
-			f:write(("%d,%.1f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s\n"):format(r.size,
+			local la = r.ndr_hi_lost_at or {}
+			f:write(("%d,%.1f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n"):format(r.size,
 				r.line_pps, num(r.ndr_pps), num(r.pdr_pps),
 				r.pdr_loss and ("%g"):format(r.pdr_loss) or "",
 				num(r.latency_median_ns), num(r.latency_worst_ns),
@@ -779,7 +931,8 @@ function hooks.write()
 				(r.ndr_invalid or 0) + (r.pdr_invalid or 0),
 				num(r.jitter_ns), num(r.ceiling_pps),
 				r.ndr_limited_by or "", r.pdr_limited_by or "", r.b2b_limited_by or "",
-				num(r.pdr_latency and r.pdr_latency.p50_ns)))
+				num(r.pdr_latency and r.pdr_latency.p50_ns), num(r.ndr_hi_pps),
+				la.dut or "", la.tester or "", la.unexplained or ""))
 		end
 		f:close()
 	end

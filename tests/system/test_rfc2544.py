@@ -45,14 +45,24 @@ def trials_of(doc, size, path="dut"):
 
 def check_verdicts(r, doc):
     """What every run must say, whatever the load: counts that add up,
-    every answer with what bounded it and the evidence for it, and an exit
-    status that follows: 0 exactly when every answer is the DUT's."""
+    every lost frame placed (lost_at), every answer with what bounded it
+    and the evidence for it, and an exit status that follows: 0 exactly
+    when every answer is the DUT's (or the line rate it forwards)."""
     for t in doc["history"]:
         expect(0 <= t["received"] <= t["sent"] and t["lost"] == t["sent"] - t["received"],
-               {k: t[k] for k in t if k not in ("latency", "jitter")})
+               {k: t[k] for k in t if k not in ("latency", "jitter", "dut_counters")})
         expect(t["verdict"] in ("lossless", "loss", "INVALID") and
                (t["verdict"] == "INVALID") == bool(t["invalid"]) and
                (not t["invalid"] or t["why"]), t["verdict"])
+        la = t["lost_at"]
+        expect(sorted(la) == ["dut", "generator", "tester", "unexplained"] and
+               min(la.values()) >= 0 and sum(la.values()) == max(t["lost"], 0), (la, t["lost"]))
+        expect(0 <= t["lost_dut"] <= t["lost"], t)
+        if t.get("pass_pps") is not None:
+            # A generator short of the rate: a pass counts at what it
+            # offered, never more.
+            expect(t["pass_pps"] <= t["pps"] and
+                   abs(t["pass_pps"] - min(t["pps"], t["achieved_pps"])) < 1, t)
     for s in doc["sizes"]:
         for k in ("ndr", "pdr"):
             if k + "_limited_by" not in s:
@@ -61,7 +71,7 @@ def check_verdicts(r, doc):
                        "throughput" not in doc["tests"]), (k, s))
                 continue
             by, pps = s[k + "_limited_by"], s[k + "_pps"]
-            expect(by in ("dut", "tester", "max", "steps", None), (k, by))
+            expect(by in ("dut", "line", "tester", "max", "steps", None), (k, by))
             if by is None:
                 expect(pps is None and s.get(k + "_why"), (k, s))
                 continue
@@ -70,29 +80,29 @@ def check_verdicts(r, doc):
                 expect(s["ndr_hi_pps"] > pps, (k, "upper end below the answer", s))
             dut = trials_of(doc, s["size"])
             if by == "dut":
-                # A valid trial the DUT lost frames in, above the answer,
-                # and the tester alone passing that rate (its confirm).
-                fails = [t for t in dut if not t["invalid"] and t["lost"] > 0 and
-                         t["pps"] > pps and t["test"] == "throughput"]
-                expect(fails, (k, pps, "no valid failure above a 'dut' answer"))
-                if "ceiling_pps" in s:
-                    conf = [t for t in trials_of(doc, s["size"], "tester")
-                            if t["phase"] == "confirm" and t["lost"] == 0 and not t["invalid"]]
-                    expect(any(c["pps"] in [f["pps"] for f in fails] for c in conf),
-                           (k, "no confirm trial of the tester at the failing rate"))
+                # A valid trial above the answer whose loss the DUT's own
+                # counters hold: the tester's share could not pass it.
+                fails = [t for t in dut if not t["invalid"] and t["lost_dut"] > 0 and
+                         t["lost_at"]["dut"] > 0 and t["pps"] > pps and
+                         t["test"] == "throughput"]
+                expect(fails, (k, pps, "no failure of the DUT's own above a 'dut' answer"))
+            elif by == "line":
+                # Passed at the line rate, as offered.
+                expect(doc["max_pct"] >= 100 and pps >= s["line_pps"] * 0.999, (k, s))
             elif by == "tester":
-                # Evidence: an invalid trial above it, the tester's own
-                # ceiling reached, or a confirm the tester itself failed.
-                ev = [t for t in dut if t["invalid"] and t["pps"] >= pps]
-                ev += [t for t in trials_of(doc, s["size"], "tester")
-                       if t["phase"] == "confirm" and (t["invalid"] or t["lost"] > 0)]
+                # Evidence: a trial above it the tester spoiled, or the
+                # tester's own ceiling reached.
+                ev = [t for t in dut if (t["invalid"] or t["lost_dut"] < t["lost"]) and
+                      t["pps"] >= pps]
+                ev += [t for t in dut if t.get("pass_pps") is not None and t["pps"] > pps]
                 ceil = s.get("ceiling_pps")
                 expect(ev or (ceil is not None and pps >= ceil * 0.999) or
                        doc["dut"] == "wire", (k, "tester without evidence", s))
             elif by == "steps":
                 expect(s.get(k + "_why") and "trials ended the search" in s[k + "_why"], s)
             elif by == "max":
-                expect(pps >= s["line_pps"] * doc["max_pct"] / 100 * 0.999, (k, s))
+                expect(doc["max_pct"] < 100 and
+                       pps >= s["line_pps"] * doc["max_pct"] / 100 * 0.999, (k, s))
     expect(doc["complete"] == (len(doc["incomplete"]) == 0 and not doc.get("error") and
                                not doc["interrupted"]), doc["incomplete"])
     want = 0 if doc["complete"] else 3
@@ -103,10 +113,10 @@ def check_verdicts(r, doc):
 
 
 def quiet_run(doc):
-    """No trial spoiled by the host: a run in which the search must have
+    """No trial spoiled by the tester: a run in which the search must have
     found the DUT's own limit."""
-    return not any(t["invalid"] or (t["path"] == "tester" and t["lost"] > 0)
-                   for t in doc["history"])
+    return not any(t["invalid"] or t["lost_dut"] < t["lost"] or
+                   (t["path"] == "tester" and t["lost"] > 0) for t in doc["history"])
 
 
 def test_ndr_never_above_the_capacity():
