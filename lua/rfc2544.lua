@@ -385,8 +385,15 @@ place = function(rec, path, gs)
 	-- The tester's own path (its calibration, the wire): all its loss
 	-- is the path's, and what bounds it is said as the tester's.
 	if path == paths.cal or path_is_tester then rec.lost_dut = lost end
+	local refused = (rec.refused or 0) > 0 and
+		("the device's input refused %d frames (its rx queue was full: the port " ..
+		 "pushed back %d bursts)"):format(rec.refused, gs.tx_retry) or nil
+	rec.lost_why = refused
 	if lost == 0 then return end
-	if tester > 0 then
+	if refused then
+		rec.lost_why = ("%s; of the %d lost, %d were the tester's, %d the device's"):format(
+			refused, lost, tester, dut)
+	elseif tester > 0 then
 		rec.lost_why = ("%d of the %d lost were the tester's (%s)"):format(tester, lost,
 		               largest(tester_drops(rec, path)))
 	elseif unexplained > slack then
@@ -407,7 +414,16 @@ invalid = function(rec, gs, rs, how, path, box)
 	if how.count and (gs.late_packets or 0) > 0 then
 		return ("a stall of the host (%.0f us) split the burst"):format(gs.max_stall_us or 0)
 	end
-	if how.count and gs.short then
+	local c = box and rec.dut_counters
+	if how.count and c and c.in_span_ns and c.in_span_ns > 0 then
+		-- The box's arrival stamps say how the burst came in: back to
+		-- back when its link was idle no more than the tolerance.
+		local idle = c.in_idle_ns / (c.in_span_ns + 1)
+		if idle > 1 - opt.b2b_tolerance / 100 then
+			return ("the burst did not come back to back: the device's input was idle " ..
+			        "%.1f %% of its %.0f us"):format(100 * idle, c.in_span_ns / 1e3)
+		end
+	elseif how.count and gs.short then
 		return ("the burst left at %.3f %% of the line rate"):format(100 * (gs.offered or 0))
 	end
 	if how.test == "latency" and box and rec.box_verdict == "late" then
@@ -460,6 +476,10 @@ local function trial(path, how)
 	for k, v in pairs(path.gen) do g[k] = v end
 	if ipv6 then g.src_ip, g.dst_ip = "fd00::1", "fd00::2" end
 	if how.count then g.count = how.count else g.duration = how.secs end
+	-- A burst into the delay box goes as fast as gen can: the box's
+	-- input takes it at the link's speed (its arrival stamps, spaced by
+	-- each frame's wire time), as a NIC's wire would.
+	if how.count and path.box then g.rate = nil end
 	local gen = assert(linerate.task(g))
 	local dut0 = path.ext and path.ext:counters()
 	local drops0 = rx_drops(path.rx)
@@ -481,6 +501,13 @@ local function trial(path, how)
 	-- The loss is what was sent and not received: rx's sequence gaps
 	-- miss a tail lost after the last frame that arrived.
 	rec.lost = gs.tx_packets - rs.received
+	-- A device reached over memif (testpmd) or a socket (the kernel)
+	-- pushes back where a NIC's wire would overflow its rx ring: the
+	-- frames its input refused (gen short of the rate, its port's tx
+	-- refused) are the device's, offered and lost.
+	if path.ext and how.secs and gs.short and (gs.tx_retry or 0) > 0 then
+		rec.refused = math.max(0, math.floor(pps * how.secs) - gs.tx_packets)
+	end
 	if box then
 		local b = box:stats()
 		rec.dut_counters = b.forward
@@ -496,7 +523,8 @@ local function trial(path, how)
 	local why = invalid(rec, gs, rs, how, path, box)
 	rec.invalid = why ~= nil
 	rec.why = why or rec.lost_why
-	rec.verdict = why and "INVALID" or (rec.lost == 0 and "lossless" or "loss")
+	rec.verdict = why and "INVALID" or
+		(rec.lost == 0 and (rec.refused or 0) == 0 and "lossless" or "loss")
 	history[#history + 1] = rec
 	size_trials = size_trials + 1
 	local el, left = eta()
@@ -587,8 +615,9 @@ end
 -- nil, the tester's share of the loss decides (INVALID for this test).
 local function judge_by(okf)
 	return function(t)
-		if okf(t.lost, t.sent) then return true end
-		if not okf(t.lost_dut or t.lost, t.sent) then return false end
+		local r = t.refused or 0	-- offered, refused by the device
+		if okf(t.lost + r, t.sent + r) then return true end
+		if not okf((t.lost_dut or t.lost) + r, t.sent + r) then return false end
 		return nil
 	end
 end
@@ -640,13 +669,32 @@ local function run_size(size)
 		-- A valid trial that lost nothing is an NDR trial, whichever
 		-- search ran it.
 		for _, t in ipairs(known) do
-			if not t.invalid and t.lost == 0 and ndr.rate(t) > (nb and ndr.rate(nb) or 0) then
-				nb = t
+			if not t.invalid and lossless(t) and ndr.rate(t) > (nb and ndr.rate(nb) or 0) then nb = t end
+		end
+		-- A device that loses a share of frames at every rate (a random
+		-- loss): a trial passes by chance where that share of it is
+		-- below a frame or so. Not an NDR: a pass counts where the
+		-- least loss ratio of the device's failures at twice its rate
+		-- and more (a queue's loss ratio grows with the rate, a random
+		-- loss's does not) would lose 3 frames or more of what it sent.
+		local steady
+		for _, t in ipairs(known) do
+			if nb and not t.invalid and lossless(t) == false and t.sent > 0 and
+			    t.pps >= 2 * nb.pps then
+				local ratio = ((t.lost_dut or t.lost) + (t.refused or 0)) / t.sent
+				if not steady or ratio < steady then steady = ratio end
 			end
+		end
+		if nb and steady and steady * nb.sent < 3 then
+			r.ndr_steady = steady
+			n.why = ("the device lost %.3g %% or more at every rate tried above %.0f pps, " ..
+			         "where a trial of %d frames passes by chance"):format(100 * steady,
+			         ndr.rate(nb), nb.sent)
+			nb, n.limited_by = nil, "dut"
 		end
 		r.ndr_pps = nb and ndr.rate(nb) or nil
 		r.ndr_limited_by, r.ndr_why = bounded_by(n, top_is), n.why
-		if nb and n.best ~= nb then
+		if nb and n.best ~= nb and not r.ndr_steady then
 			-- Bounded as the PDR search saw it above that rate, and
 			-- why as it said.
 			r.ndr_limited_by, r.ndr_why = bounded_by(p, top_is), p.why
@@ -655,8 +703,9 @@ local function run_size(size)
 		-- frames at every rate tried has an NDR below the lowest.
 		if not nb and n.limited_by == "dut" then
 			r.ndr_pps = 0
-			r.ndr_why = ("the device lost frames at every rate tried, down to %.0f pps (%s)")
-			            :format(n.hi, n.hi_trial and n.hi_trial.why or "its own loss")
+			r.ndr_why = r.ndr_steady and n.why or
+				("the device lost frames at every rate tried, down to %.0f pps (%s)")
+				:format(n.hi, n.hi_trial and n.hi_trial.why or "its own loss")
 		end
 		if answer(r.ndr_limited_by) and path_is_tester then
 			r.ndr_limited_by = "tester"	-- the wire is the tester's path
@@ -665,9 +714,10 @@ local function run_size(size)
 		-- trial (the PDR search's too: the NDR may be one of its).
 		r.ndr_hi_pps, r.ndr_hi_lost_at = nil, nil
 		for _, t in ipairs(known) do
-			if (t.invalid or t.lost > 0) and t.pps > (r.ndr_pps or 0) and
+			if (t.invalid or lossless(t) ~= true) and t.pps > (r.ndr_pps or 0) and
 			    t.pps < (r.ndr_hi_pps or math.huge) then
 				r.ndr_hi_pps, r.ndr_hi_lost_at, r.ndr_hi_why = t.pps, t.lost_at, t.why
+				r.ndr_hi_refused = t.refused
 			end
 		end
 		r.pdr_pps = pb and ndr.rate(pb) or nil
@@ -851,9 +901,10 @@ function hooks.print()
 		-- Why the rate above the NDR failed: where its lost frames went.
 		local la = r.ndr_hi_lost_at
 		if la and r.ndr_hi_pps then
-			print(("         above the NDR, %.4f Mpps lost %d: device %d, tester %d, unexplained %d%s")
+			print(("         above the NDR, %.4f Mpps lost %d: device %d, tester %d, unexplained %d%s%s")
 			      :format(r.ndr_hi_pps / 1e6, la.dut + la.tester + la.unexplained + la.generator,
 			              la.dut, la.tester, la.unexplained,
+			              r.ndr_hi_refused and (", refused by the device %d"):format(r.ndr_hi_refused) or "",
 			              r.ndr_hi_why and (" (" .. r.ndr_hi_why .. ")") or ""))
 		end
 		if r.loss then

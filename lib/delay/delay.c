@@ -822,6 +822,13 @@ arrivals(struct dir *d, const struct delay *dl, struct rte_mbuf **m,
 	uint64_t t = d->last_arrival, tsc_prev = 0, ns = 0;
 	uint16_t i;
 
+	if (unlikely(d->first_arrival == 0)) {
+		uint64_t tsc = *RTE_MBUF_DYNFIELD(m[0], d->stamp_off, uint64_t *);
+
+		t = tsc > dl->tsc0 ? now_ns(dl, tsc) : NS_BASE;
+		d->first_arrival = t;
+	}
+
 	for (i = 0; i < n; i++) {
 		uint64_t tsc = *RTE_MBUF_DYNFIELD(m[i], d->stamp_off, uint64_t *);
 		uint64_t wire = ((uint64_t)(lr_frame_bytes(m[i]->pkt_len) +
@@ -832,10 +839,18 @@ arrivals(struct dir *d, const struct delay *dl, struct rte_mbuf **m,
 			ns = tsc > dl->tsc0 ? now_ns(dl, tsc) : NS_BASE;
 			tsc_prev = tsc;
 		}
-		t = ns > t + wire ? ns : t + wire;
+		/* The link was idle before this frame: a gap in what came
+		 * (a back-to-back burst has none). */
+		if (ns > t + wire) {
+			d->c.in_idle_ns += ns - t - wire;
+			t = ns;
+		} else {
+			t += wire;
+		}
 		at[i] = t;
 	}
 	d->last_arrival = t;
+	d->c.in_span_ns = t - d->first_arrival;
 }
 
 /* @return the frames the rx burst took. */

@@ -86,6 +86,8 @@ struct late {
 /* A direction's counters, each named once: X(field, JSON key, what). */
 #define DELAY_COUNTERS(X) \
 	X(in,           "in",                 "frames received") \
+	X(in_idle_ns,   "in_idle_ns",         "ns the in link was idle between frames (arrival stamps)") \
+	X(in_span_ns,   "in_span_ns",         "ns from the first arrival to the last (arrival stamps)") \
 	X(out,          "out",                "frames sent") \
 	X(lost,         "lost",               "dropped by the loss model") \
 	X(duplicated,   "duplicated",         "extra copies made") \
@@ -163,7 +165,7 @@ struct dir {
 	 * read. Never before the box started, nor before the frame before
 	 * it had arrived and its own bytes after it. */
 	int stamp_off;
-	uint64_t last_arrival;
+	uint64_t first_arrival, last_arrival;
 	uint64_t wire_ps_per_byte;	/* the in port's speed: a frame's bytes
 					 * (L1) take this long to arrive */
 	/*

@@ -769,7 +769,7 @@ if __name__ == "__main__":
     main([test_bad_spec_and_options, test_constant_delay,
           test_loss_and_duplicates_agree_with_rx, test_jitter_follows_the_table,
           test_reorder_and_no_reorder, test_limit_counts_what_it_drops,
-          test_tx_bytes_are_what_was_sent,
+          test_stalls_drop_no_frame_of_their_own, test_tx_bytes_are_what_was_sent,
           test_rate_serialises, test_queue_pairs, test_back_direction,
           test_late_verdict_and_summary, test_held_at_stop_in_the_summary,
           test_negative_delay_is_due_at_once, test_limit_zero_drops_everything,
