@@ -457,6 +457,45 @@ def test_rfc2544_every_kind():
         expect(not problems, "%s: %s" % (size, problems))
 
 
+@no_c
+def test_rfc2544_device_seen():
+    """Issue 34: a 0.21 Mpps device under a 14.6 Mpps tester's ceiling is
+    drawn on a log axis (on a linear one its bar is 1.4 % of the panel),
+    a "line" answer is the device's (a solid bar, not a bound), and each
+    size notes why the rate above its NDR failed (its lost_at)."""
+    doc = {"dut": "delay", "dut_netem": "rate 100mbit limit 1000", "trial_s": 1,
+           "complete": True, "interrupted": False, "error": None, "incomplete": [],
+           "tests": ["throughput"], "history": [], "sizes": [
+               {"size": 64, "line_pps": 14880952.4, "ceiling_pps": 14638565,
+                "ceiling_limited_by": "tester", "ndr_pps": 208907, "ndr_limited_by": "dut",
+                "pdr_pps": 209362, "pdr_limited_by": "dut", "ndr_hi_pps": 209602,
+                "ndr_hi_lost_at": {"generator": 0, "tester": 0, "dut": 58,
+                                   "unexplained": 0}},
+               {"size": 1518, "line_pps": 812743.8, "ceiling_pps": 812743.8,
+                "ceiling_limited_by": "line", "ndr_pps": 812743.8, "ndr_limited_by": "line",
+                "pdr_pps": 812743.8, "pdr_limited_by": "line"}]}
+    path = os.path.join(tmpdir(), "seen.json")
+    json.dump(doc, open(path, "w"))
+    svg, text = svg_of("rfc2544", path)
+    for w in ("ndr-64-dut", "ndr-1518-dut", "pdr-1518-dut"):
+        expect('id="%s"' % w in svg, "not drawn: %s" % w)
+    expect('id="ndr-1518-bound"' not in svg, "a line-rate answer drawn as a bound")
+    expect("64 B above the NDR, 0.2096 Mpps: lost 58: device 58, tester 0, unexplained 0"
+           in text, text[-600:])
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    mod = plot_module()
+    args = argparse.Namespace(size=(1000, 600), title=None, key=None, density=False)
+    fig = mod.plot_rfc2544(plt, open(path).read(), path, args)
+    expect(any(a.get_yscale() == "log" for a in fig.axes) and
+           "throughput on a log axis" in fig.lr_drawn,
+           fig.lr_drawn)
+    plt.close(fig)
+    problems = check_layout(doc)
+    expect(not problems, problems)
+
+
 # --- an rx run: hist and series ---------------------------------------------
 
 SCENARIO = """
@@ -653,5 +692,5 @@ def test_errors():
 
 if __name__ == "__main__":
     main([test_errors, test_formats, test_plain_axes, test_rfc2544_bounds, test_rfc2544_none,
-          test_rfc2544_every_kind, test_per, test_rfc2544, test_hist_doc, test_hist_rx_run,
+          test_rfc2544_every_kind, test_rfc2544_device_seen, test_per, test_rfc2544, test_hist_doc, test_hist_rx_run,
           test_series_doc, test_series_rx_run, test_probe_grid])
