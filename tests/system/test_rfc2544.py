@@ -163,26 +163,6 @@ def test_ndr_never_above_the_capacity():
         sum(t["invalid"] for t in doc["history"])))
 
 
-def test_back_to_back():
-    # The longest burst at the line rate the DUT (a 50-frame queue behind
-    # a 1024-frame ring) passes whole: never more than they hold; a burst
-    # the generator could not send back to back is the tester's.
-    r, out, _ = rfc("rfcb2b", "dut=delay", "dut_netem=rate 100mbit limit %d" % LIMIT,
-                    "sizes=64", "tests=b2b", "warmup=0", "b2b_max=20000",
-                    "b2b_trials=1", "calibrate=0")
-    doc = load_json(out)
-    check_verdicts(r, doc)
-    s = doc["sizes"][0]
-    expect(s["b2b_limited_by"] in ("dut", "tester", "b2b_max"), s)
-    expect(s["b2b_limited_by"] != "b2b_max", "20000 frames passed a 50-frame queue")
-    if s["b2b_limited_by"] == "dut":
-        expect(0 <= s["b2b_frames"] <= LIMIT + 3 * 1024 + 64, s["b2b_frames"])
-        expect(r.returncode == 0, r.stderr[-2000:])
-    else:
-        expect(r.returncode == 3 and (s.get("b2b_why") or s["b2b_frames"] is not None), s)
-    print("  b2b %s frames (%s)" % (s["b2b_frames"], s["b2b_limited_by"]))
-
-
 def test_lossy_pdr():
     # A DUT that loses 0.02 % of frames at every rate (below the PDR's
     # 0.1 %) up to its capacity: the PDR is the capacity's, the NDR far
@@ -265,7 +245,7 @@ def test_random_loss_device():
         s.get("ndr_limited_by"), s.get("ndr_why")))
 
 
-def test_queue_device_back_to_back():
+def test_back_to_back():
     # Issue 34: a burst at the line rate into a queue of L = 300 frames
     # served at C (rate 100mbit, 64 B): it passes whole up to L / (1 -
     # C / R) frames, what the queue holds plus what drains meanwhile. The
@@ -570,6 +550,6 @@ def test_testpmd_killed():
 if __name__ == "__main__":
     main([test_bad_arguments, test_speed_units, test_ndr_never_above_the_capacity,
           test_back_to_back, test_lossy_pdr, test_capacity_device_textbook,
-          test_random_loss_device, test_queue_device_back_to_back, test_tester_limited,
+          test_random_loss_device, test_tester_limited,
           test_interrupted_run_writes_json, test_latency_jitter, test_testpmd_dut,
           test_testpmd_killed, test_kernel_dut, test_by_name, test_tail_loss_is_loss])
