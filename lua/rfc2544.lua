@@ -498,6 +498,13 @@ local function trial(path, how)
 	              late_packets = gs.late_packets, max_stall_us = gs.max_stall_us,
 	              stale = rs.unknown_flow_packets, latency = rs.latency,
 	              jitter = rs.jitter, rx_port_drops = rx_drops(path.rx) - drops0 }
+	-- Histograms' buckets are lists, also empty (a trial that received
+	-- nothing): never a JSON object.
+	for _, h in ipairs({ rec.latency, rec.dut_counters and rec.dut_counters.lateness }) do
+		if type(h) == "table" and type(h.buckets) == "table" then
+			h.buckets = linerate.array(h.buckets)
+		end
+	end
 	-- The loss is what was sent and not received: rx's sequence gaps
 	-- miss a tail lost after the last frame that arrived.
 	rec.lost = gs.tx_packets - rs.received
@@ -538,6 +545,14 @@ local function trial(path, how)
 			stopped(("the device under test stopped: %s (trial %d, %d B at %.0f pps)")
 			        :format(gone, rec.index, size, pps))
 		end
+	end
+	-- A device that takes nothing in and sends nothing (a stopped
+	-- process: its input refuses every burst) has stopped forwarding.
+	if path == paths.dut and path.ext and rs.received == 0 and (rec.refused or 0) > 0 and
+	    rec.sent <= (rec.refused or 0) then
+		stopped(("the device under test stopped forwarding: trial %d received nothing, " ..
+		         "its input refused %d of %d frames (is it stopped?)"):format(rec.index,
+		         rec.refused, rec.sent + rec.refused))
 	end
 	if path == paths.dut and rec.sent > 0 and rs.received == 0 and not rec.invalid then
 		for _, t in ipairs(history) do
@@ -964,16 +979,22 @@ end
 function hooks.write()
 	result.trials = #history
 	result.complete = #incomplete == 0 and not result.error and not result.interrupted
-	if opt.json then assert(linerate.json(document(), opt.json)) end
+	-- A result that cannot be written is said in one line, exit 1.
+	local function wrote(ok, err)
+		if ok then return end
+		io.stderr:write(("rfc2544: cannot write the results: %s\n"):format(tostring(err)))
+		os.exit(1)
+	end
+	if opt.json then wrote(linerate.json(document(), opt.json)) end
 	if opt.csv then
-		local f = assert(io.open(opt.csv, "w"))
-		f:write("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns," ..
+		local rows = {}
+		rows[#rows + 1] = ("size,line_pps,ndr_pps,pdr_pps,pdr_loss,latency_median_ns,latency_worst_ns," ..
 		        "b2b_frames,trials,invalid,jitter_ns,ceiling_pps,ndr_limited_by," ..
 		        "pdr_limited_by,b2b_limited_by,pdr_latency_p50_ns,ndr_hi_pps," ..
 		        "ndr_hi_lost_dut,ndr_hi_lost_tester,ndr_hi_lost_unexplained\n")
 		for _, r in ipairs(result.sizes) do
 			local la = r.ndr_hi_lost_at or {}
-			f:write(("%d,%.1f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n"):format(r.size,
+			rows[#rows + 1] = (("%d,%.1f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n"):format(r.size,
 				r.line_pps, num(r.ndr_pps), num(r.pdr_pps),
 				r.pdr_loss and ("%g"):format(r.pdr_loss) or "",
 				num(r.latency_median_ns), num(r.latency_worst_ns),
@@ -985,7 +1006,7 @@ function hooks.write()
 				num(r.pdr_latency and r.pdr_latency.p50_ns), num(r.ndr_hi_pps),
 				la.dut or "", la.tester or "", la.unexplained or ""))
 		end
-		f:close()
+		wrote(testbed.write_file(opt.csv, table.concat(rows)))
 	end
 end
 

@@ -301,7 +301,17 @@ end
 -- End the device and remove what was made for it.
 function Dut:close()
 	if self.pipe then
+		-- A stopped testpmd (SIGSTOP) is let go on, told to quit, and
+		-- killed when it has not ended 5 s later: a close never waits
+		-- for a device without bound (pclose waits for its end).
+		local pid = tonumber(read_all(self.pidfile) or "")
+		if pid then sh(("kill -CONT %d 2>/dev/null"):format(pid)) end
 		pcall(self.pipe.write, self.pipe, "quit\n")
+		if pid then
+			local t0 = linerate.now()
+			while self:alive() and linerate.now() - t0 < 5 do linerate.sleep(0.05) end
+			if self:alive() then sh(("kill -KILL %d 2>/dev/null"):format(pid)) end
+		end
 		pcall(self.pipe.close, self.pipe)	-- EOF on its stdin: it ends
 		self.pipe = nil
 		local log = read_all(self.log) or ""

@@ -144,7 +144,8 @@ function ndr.search(s)
 		bounds()
 		return judge(t), t
 	end
-	local function done() return best and best.pps >= s.top end
+	-- Passed at the top as asked; a pass short of it is tried again.
+	local function done() return best and best.pps >= s.top and rate(best) >= s.top end
 
 	if not done() and hi_t == nil then
 		local pass, t = try(s.top)
@@ -167,6 +168,8 @@ function ndr.search(s)
 	while not done() and n < steps do
 		if hi_t and state(hi_t) == nil and (tries[hi_t.pps] or 0) <= repeats then
 			try(hi_t.pps)
+		elseif best and best.pps >= s.top and (at[s.top] or 0) <= repeats then
+			try(s.top)
 		elseif (hi - lo) > hi * res / 100 then
 			try((hi + lo) / 2)
 		else

@@ -157,6 +157,11 @@ local function check_value(e, v)
 		local path = tostring(v)
 		local dir = path:match("^(.*)/[^/]*$") or "."
 		if path == "" or path:sub(-1) == "/" then bad("a file name") end
+		local d = io.open(path .. "/.", "r")
+		if d then
+			d:close()
+			bad("a file name, not a directory")
+		end
 		local f = io.open((dir == "" and "/" or dir) .. "/.", "r")
 		if not f then bad(("a file in a directory that exists (no %s)"):format(dir)) end
 		f:close()
@@ -168,6 +173,18 @@ local function check_value(e, v)
 		return tostring(v)
 	end
 	return v
+end
+
+-- Write @p text to the file @p path, every write and the close checked
+-- (a full disk, /dev/full): true, or nil and what failed.
+function testbed.write_file(path, text)
+	local f, err = io.open(path, "w")
+	if not f then return nil, err end
+	local ok, werr = f:write(text)
+	local cok, cerr = f:close()
+	if not ok then return nil, ("%s: %s"):format(path, tostring(werr)) end
+	if not cok then return nil, ("%s: %s"):format(path, tostring(cerr)) end
+	return true
 end
 
 local function print_help(spec, about)

@@ -237,6 +237,21 @@ do
 	      tostring(r.limited_by), tostring(r.why))
 end
 
+-- The top passed short of its rate (a stall of the generator), then
+-- whole: the top, in two trials (before: "tester" after the first).
+do
+	local k = 0
+	local r = ndr.search{ top = 1e6, known = {}, resolution = 1, steps = 10, ok = nd,
+	                      try = function(pps)
+		k = k + 1
+		local f = k == 1 and 0.97 or 1
+		return { pps = pps, sent = pps * f, lost = 0, lost_dut = 0, received = pps * f,
+		         achieved_pps = pps * f, pass_pps = f < 1 and pps * f or nil }
+	end }
+	check(r.limited_by == "top" and r.trials == 2 and r.rate == 1e6,
+	      "top short then whole: %s in %d", tostring(r.limited_by), r.trials)
+end
+
 -- Half the trials short by 2 %: the device's limit in most searches (a
 -- rate tried three times short each time is the tester's bound).
 check(stalls_dut >= 16, "stalls: %d of 20 searches found the device's limit", stalls_dut)

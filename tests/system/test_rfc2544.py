@@ -498,11 +498,20 @@ def test_bad_arguments():
                       (["speed=fast"], "speed=fast: want bit/s"),
                       (["steps=2.5"], "steps=2.5: want an integer"),
                       (["json=/no/such/dir/r.json"], "no /no/such/dir"),
-                      (["quiet=maybe"], "want 0 or 1")):
+                      (["quiet=maybe"], "want 0 or 1"),
+                      (["json=" + tmpdir()], "not a directory"),
+                      (["csv=" + tmpdir()], "not a directory")):
         r, _, _ = rfc("rfcb", *args, timeout=60)
         lines = r.stderr.strip().splitlines()
         expect(r.returncode == 2 and msg in r.stderr and "traceback" not in r.stderr and
                lines and lines[-1].startswith("rfc2544: argument"), (args, r.stderr))
+    # A result that cannot be written (a full disk): one line, exit 1
+    # (before: exit 3 and nothing said).
+    r, _, _ = rfc("rfcf", "csv=/dev/full", "sizes=64", "tests=throughput", "max=0.01",
+                  "trial=0.05", "warmup=0", "steps=1", "calibrate=0", "quiet=1", timeout=120)
+    expect(r.returncode == 1 and r.stderr.strip().splitlines()[-1] ==
+           "rfc2544: cannot write the results: /dev/full: No space left on device",
+           (r.returncode, r.stderr[-500:]))
     r, _, _ = rfc("rfch", "help", timeout=60)
     expect(r.returncode == 0 and "b2b_max=" in r.stdout and "(100000)" in r.stdout and
            "speed=" in r.stdout, r.stdout + r.stderr)
@@ -535,7 +544,7 @@ def test_testpmd_killed():
         line = p.stderr.readline()
         if not line:
             break
-        n += line.startswith("rfc2544:") and " pps " in line
+        n += line.startswith("rfc2544:") and " pps " in line and "  sent " in line
     subprocess.run(["pkill", "-f", "dpdk-testpmd.*file-prefix lrd"])
     _, err = p.communicate(timeout=120)
     expect(p.returncode == 1 and "dpdk-testpmd" in err and "is gone" in err,
@@ -547,9 +556,46 @@ def test_testpmd_killed():
     expect(not eal_dirs_left(eal_before), eal_dirs_left(eal_before))
 
 
+def test_testpmd_stopped():
+    # The DUT's process stopped (SIGSTOP) in the middle of the search: it
+    # takes no frame and sends none: the run ends, exit 1, naming it, and
+    # the stopped testpmd is ended (before: INVALID trials without end,
+    # and a SIGINT then waited in pclose() for a SIGCONT).
+    if shutil.which("dpdk-testpmd") is None:
+        print("  skip: no dpdk-testpmd")
+        return
+    d = tmpdir()
+    out = os.path.join(d, "s.json")
+    eal_before = eal_dirs()
+    p = start(eal("rfcst", lcores="0@0,1@1", mem=2048) +
+              ["--", SCRIPT, "json=" + out, "dut=testpmd", "sizes=64", "trial=0.2",
+               "warmup=0", "calibrate=0", "tests=throughput", "steps=40"])
+    n = 0
+    while n < 2:
+        line = p.stderr.readline()
+        if not line:
+            break
+        n += line.startswith("rfc2544:") and " pps " in line and "  sent " in line
+    subprocess.run(["pkill", "-STOP", "-f", "dpdk-testpmd.*file-prefix lrd"])
+    try:
+        _, err = p.communicate(timeout=120)
+    finally:
+        subprocess.run(["pkill", "-CONT", "-f", "dpdk-testpmd.*file-prefix lrd"])
+        if p.poll() is None:
+            p.kill()
+    expect(p.returncode == 1 and "stopped forwarding" in err, (p.returncode, err[-2000:]))
+    doc = load_json(out)
+    expect("stopped forwarding" in doc["error"] and doc["complete"] is False, doc.get("error"))
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", "dpdk-testpmd.*file-prefix lrd"],
+                          capture_output=True, text=True).stdout
+    expect(left == "", "testpmd still running: " + left)
+    expect(not eal_dirs_left(eal_before), eal_dirs_left(eal_before))
+
+
 if __name__ == "__main__":
     main([test_bad_arguments, test_speed_units, test_ndr_never_above_the_capacity,
           test_back_to_back, test_lossy_pdr, test_capacity_device_textbook,
           test_random_loss_device, test_tester_limited,
           test_interrupted_run_writes_json, test_latency_jitter, test_testpmd_dut,
-          test_testpmd_killed, test_kernel_dut, test_by_name, test_tail_loss_is_loss])
+          test_testpmd_killed, test_testpmd_stopped, test_kernel_dut, test_by_name, test_tail_loss_is_loss])

@@ -229,6 +229,18 @@ def test_rfc2544():
     doc = load_json(out)
     expect(doc["history"] and doc["sizes"], doc)
     valid("rfc2544.json", doc, "rfc2544")
+    # A device that forwards nothing: trials that received nothing, their
+    # latency histograms empty (buckets a list, not an object: issue 35 M6).
+    r = run(eal("schemarfc0", lcores="0@0,1@1,2@0", mem=2048) +
+            ["--", os.path.join(SRC, "lua", "rfc2544.lua"), "dut=delay",
+             "dut_netem=loss 100%", "sizes=64", "tests=throughput,latency", "max=0.01",
+             "steps=2", "trial=0.05", "warmup=0", "calibrate=0", "quiet=1",
+             "json=" + out], timeout=300)
+    expect(r.returncode == 3, (r.returncode, r.stderr[-1500:]))
+    doc = load_json(out)
+    expect(all(t["received"] == 0 and t["latency"]["buckets"] == []
+               for t in doc["history"]), doc["history"])
+    valid("rfc2544.json", doc, "rfc2544, a device that forwards nothing")
 
 
 SERIES_IDLE_RX = r"""
