@@ -342,7 +342,7 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 	const struct lr_rate *rate, double hz, struct gen_pace *p)
 {
 	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
-	double sum_cost = 0, line;
+	double sum_cost = 0, max_cost = 0, line;
 	unsigned int slices = g->conf.slices;
 	uint32_t i;
 	char rs[64];
@@ -353,7 +353,15 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 	for (i = 0; i < g->nb_sizes; i++) {
 		p->cost[i] = per_pkt + per_byte * (g->sizes[i].len + LR_FCS_BYTES);
 		sum_cost += p->cost[i];
+		max_cost = RTE_MAX(max_cost, p->cost[i]);
 	}
+	/* A slot the schedule cannot hold (its cycles past 64 bits) would
+	 * leave the task unpaced. */
+	if (!(max_cost * slices <= LR_GEN_SLOT_MAX_S))
+		return lr_err(EINVAL, "gen: rate %s is too low to schedule: a "
+			      "frame's slot of %.3g s passes the %.0e s a schedule "
+			      "holds", lr_rate_str(rate, rs, sizeof(rs)),
+			      max_cost * slices, LR_GEN_SLOT_MAX_S);
 	p->rate = *rate;
 	p->rate_pps = 0;
 	/* A rate above the line rate is a mistake, not "as fast as it goes". */

@@ -683,7 +683,8 @@ opt_tpid(void *conf, const char *key, const char *val)
 	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` " \
 	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B " \
 	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate " \
-	  "above the port's line rate is an error (max)", \
+	  "above the port's line rate, or one so low that a frame's slot " \
+	  "passes 1e8 s (three years), is an error (max)", \
 	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`", NULL }, \
 	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N", \
 	  "most packets per tx burst, 1..32; paced traffic sends only what is " \
@@ -844,6 +845,36 @@ lr_gen_conf_init_any(void *conf)
 	lr_gen_conf_init(conf);
 }
 
+/*
+ * Does the rate's slot fit a schedule (LR_GEN_SLOT_MAX_S)? Before any port:
+ * at the least frame the conf can make (the largest size it lists, a
+ * replay's capture unknown: 64 B) and, for a share of the link, on a link
+ * of 1 Tb/s, so that what is refused here is refused by pace_of() too,
+ * which checks the real frames and link at the start and at each set.
+ */
+static int
+check_slot(const struct lr_gen_conf *c)
+{
+	double per_pkt, per_byte, frame = LR_FRAME_MIN_BYTES, slot;
+	uint32_t i;
+	char rs[64];
+
+	if (c->rate.unit == LR_RATE_MAX)
+		return 0;
+	if (c->pcap[0] == '\0' && c->data_bytes == 0)
+		for (i = 0; i < c->nb_sizes; i++)
+			frame = RTE_MAX(frame, (double)c->sizes[i]);
+	if (lr_rate_cost(&c->rate, 1e12, &per_pkt, &per_byte) != 0)
+		return 0;
+	slot = (per_pkt + per_byte * frame) * RTE_MAX(c->slices, 1);
+	if (!(slot <= LR_GEN_SLOT_MAX_S))
+		return lr_err(EINVAL, "gen: rate %s is too low to schedule: a "
+			      "frame's slot of %.3g s passes the %.0e s a "
+			      "schedule holds", lr_rate_str(&c->rate, rs, sizeof(rs)),
+			      slot, LR_GEN_SLOT_MAX_S);
+	return 0;
+}
+
 static int
 check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 {
@@ -876,6 +907,8 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 			      LR_BURST);
 	if (c->pattern == LR_PATTERN_BYTES && c->pattern_len == 0)
 		return lr_err(EINVAL, "gen: empty pattern");
+	if (check_slot(c) != 0)
+		return -EINVAL;
 	if (c->fixed && (c->flows != 1 || c->size_mode != LR_SIZE_FIXED))
 		return lr_err(EINVAL, "gen: fixed sends one pre-built frame: give "
 			      "one size and one flow");
