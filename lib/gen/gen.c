@@ -1084,16 +1084,30 @@ gen_tick(void)
  * schedule's next slot (at most a burst of the old rate ahead, or behind by
  * what the worker lagged) is the new rate's first. No slot is dropped or
  * given twice: the schedule's time runs on, only the costs of the packets
- * after it change. Rare: out of line.
+ * after it change. But a next slot further than a burst of the new rate
+ * away (after 0.001 pps: 1000 s, issue 35 M1) would hold the new rate
+ * back that long: what is left of the last burst's slots is then taken
+ * at the new rate (shortened by the ratio of the costs), so that a change
+ * takes effect within a burst of either rate. Rare: out of line.
  */
 void __rte_noinline
 lr_gen_pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
 	    uint64_t now)
 {
+	struct lr_gen_sched *sc = &g->sched;
 	struct gen_pace *want = p;
+	double ahead, whole;
 
-	if (g->sched.first_tsc == 0)	/* before the first burst */
-		g->sched.first_tsc = g->sched.next_tsc = now;
+	if (sc->first_tsc == 0)	/* before the first burst */
+		sc->first_tsc = sc->next_tsc = now;
+	ahead = sc->next_tsc > now ?
+		(double)(sc->next_tsc - now) + sc->next_frac : 0;
+	if (ahead > g->burst * p->mean_cost && p->mean_cost < g->mean_cost) {
+		ahead *= p->mean_cost / g->mean_cost;
+		whole = (double)(uint64_t)ahead;
+		sc->next_tsc = now + (uint64_t)whole;
+		sc->next_frac = ahead - whole;
+	}
 	lr_gen_pace_use(g, p);
 	p->slot_tsc = g->sched.next_tsc;
 	p->slot_frac = g->sched.next_frac;

@@ -537,6 +537,43 @@ def test_netem_schedule_trace():
                (r.returncode, r.stderr[-500:]))
 
 
+SLOW_FAST = """
+linerate.live(false)
+local g = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null0")),
+                                rate = 0.001, duration = 1 })
+linerate.start()
+linerate.sleep(0.4)
+assert(g:set{ rate = "100kpps" })
+assert(g:wait(10))
+linerate.stop()
+assert(linerate.write_json(arg[1]))
+"""
+
+
+def test_slow_to_fast():
+    """After 0.001 pps (its next slot 1000 s away), 100 kpps takes effect
+    within about a burst of the new rate, not at the old slot (issue 35
+    M1): frames flow for the rest of the run and the change's first slot is
+    near when the worker took it."""
+    d = tmpdir()
+    out = os.path.join(d, "slowfast.json")
+    r = lua(d, "slowfast.lua", SLOW_FAST, out, prefix="set8")
+    expect(r.returncode in (0, 3), "rc %d\n%s" % (r.returncode, r.stderr[-800:]))
+    doc = load_json(out)
+    schema_check(doc)
+    g = doc["tasks"][0]
+    c = g["rate_changes"][0]
+    expect(c["applied_s"] is not None, c)
+    # The first slot at the new rate: a burst of it (32 frames, 320 us)
+    # after the worker took it at most.
+    expect(c["slot_s"] - c["applied_s"] <= 32 / 100000 + 1e-6, c)
+    # 0.6 s at 100 kpps: 60000 frames asked; a busy host may give less,
+    # but never the one frame of 0.001 pps.
+    expect(g["tx_packets"] > 1000, g["tx_packets"])
+    expect(g["short"] == (g["offered"] < g["rate_tolerance"]), g)
+
+
 if __name__ == "__main__":
     main([test_ramp, test_replay_multiplier, test_replay_bad_input, test_bad_input,
-          test_delay_step, test_bad_delay_input, test_netem_schedule_trace])
+          test_delay_step, test_bad_delay_input, test_netem_schedule_trace,
+          test_slow_to_fast])
