@@ -10,13 +10,31 @@
 #include "lr_opt.h"
 #include "lr_out.h"
 
+/* A switch's value: 0 or 1, or false or true (a Lua boolean's text,
+ * lr_lua_apply_table()). @return 0 or -EINVAL. */
+static int
+parse_bool(const char *val, bool *b)
+{
+	if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0)
+		*b = true;
+	else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0)
+		*b = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int
 set_uint(const struct lr_opt *o, void *conf, const char *who, const char *val)
 {
 	uint8_t *field = (uint8_t *)conf + o->offset;
 	uint64_t v;
+	bool b;
 
-	if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
+	/* A 0..1 number is a switch: it takes a boolean too. */
+	if (o->min == 0 && o->max == 1 && parse_bool(val, &b) == 0)
+		v = b;
+	else if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
 		return lr_err(EINVAL, "%s: %s '%s': want a number in %" PRIu64
 			      "..%" PRIu64, who, o->name, val, o->min, o->max);
 	switch (o->size) {
@@ -70,6 +88,7 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 {
 	const struct lr_opt *o;
 	double secs;
+	bool b;
 
 	for (o = tab; o->name != NULL; o++) {
 		if (o->type == LR_OPT_INCLUDE) {
@@ -89,15 +108,16 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 	case LR_OPT_UINT:
 		return set_uint(o, conf, who, val);
 	case LR_OPT_BOOL:
-		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
+		if (parse_bool(val, &b) != 0)
 			return lr_err(EINVAL, "%s: %s '%s': want 0 or 1", who,
 				      o->name, val);
-		*(bool *)((uint8_t *)conf + o->offset) = val[0] == '1';
+		*(bool *)((uint8_t *)conf + o->offset) = b;
 		return 0;
 	case LR_OPT_FLAG:
-		if (val[0] != '\0' && strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
+		b = true;
+		if (val[0] != '\0' && parse_bool(val, &b) != 0)
 			return lr_err(EINVAL, "%s: %s takes no value", who, o->name);
-		*(bool *)((uint8_t *)conf + o->offset) = val[0] != '0';
+		*(bool *)((uint8_t *)conf + o->offset) = b;
 		return 0;
 	case LR_OPT_MS:
 		if (lr_parse_seconds(val, &secs) != 0 || secs > (double)o->max)

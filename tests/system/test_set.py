@@ -61,6 +61,13 @@ err(function() g:set{ rate = "20Gbps" } end)	-- above the wire's 10G
 err(function() g:set{ burst = 8 } end)
 err(function() rx:set{ rate = 1000 } end)
 err(function() m:set{ rate = 1000 } end)
+err(function() g:set{ rate = "10kpps\0junk" } end)
+err(function() g:set{ rate = true } end)
+err(function() linerate.task{ role = "gen", port = a, rate = true } end)
+err(function() linerate.task{ role = "gen", port = a, size = "64\0" } end)
+-- A switch takes a boolean.
+assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null1")),
+                      df = false, udp_cksum = true, count = 1 })
 linerate.start()
 assert(g:wait(10) and m:wait(10))
 rx:wait{ idle = 0.2, timeout = 10 }
@@ -104,6 +111,7 @@ err(function() d:set{ netem = "delay 20ms" } end)
 err(function() d:set{ netem = "delay 5ms 8ms" } end)	-- 13 ms at most
 err(function() d:set{ netem = "delay 2xs" } end)
 err(function() d:set{ late = 5 } end)
+err(function() d:set{ netem = "delay 1ms\0delay 1s" } end)
 assert(d:set{ netem_back = "delay 3ms loss 1%" })
 print("OK")
 """
@@ -392,10 +400,12 @@ def test_bad_input():
     r = lua(d, "bad.lua", BAD, prefix="set2")
     expect(r.returncode == 0, "rc %d\n%s" % (r.returncode, r.stderr[-800:]))
     errs = [l[4:] for l in r.stdout.splitlines() if l.startswith("ERR ")]
-    expect(len(errs) == 7, r.stdout)
+    expect(len(errs) == 11, r.stdout)
     want = ["set rate 'fast'", "between paced and unpaced", "above port",
             "'burst' cannot change live", "changes nothing live",
-            "between paced and unpaced", "has ended"]
+            "between paced and unpaced", "option 'rate': text with a NUL byte",
+            "set rate 'true'", "rate 'true'", "option 'size': text with a NUL byte",
+            "has ended"]
     for e, w in zip(errs, want):
         expect(w in e, (w, e))
 
@@ -472,7 +482,8 @@ def test_bad_delay_input():
            "rc %d\n%s%s" % (r.returncode, r.stdout, r.stderr[-800:]))
     errs = [l[4:] for l in r.stdout.splitlines() if l.startswith("ERR ")]
     want = ["start the box with delay_max=", "past the box's delay_max",
-            "past the box's delay_max", "bad time", "'late' cannot change live"]
+            "past the box's delay_max", "bad time", "'late' cannot change live",
+            "option 'netem': text with a NUL byte"]
     expect(len(errs) == len(want), r.stdout)
     for e, w in zip(errs, want):
         expect(w in e, (w, e))
