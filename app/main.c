@@ -573,7 +573,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			return bad("option '%s' is given twice", a);
 		}
 		if (r != NULL) {
-			if (lr_opt_set(app_opts, o, "linerate", key, val) != 0) {
+			if (lr_opt_set(app_opts, o, NULL, key, val) != 0) {
 				fprintf(stderr, "linerate: %s (see --help)\n",
 					lr_errmsg());
 				return -EXIT_USAGE;

@@ -240,8 +240,9 @@ pass(int argc, char **argv, struct solve_opts *o)
 		/* The second pass reads the inputs; the rest is set. */
 		if (o->lat != NULL && r->type != LR_OPT_FUNC)
 			continue;
-		/* A number's error names its table: "linerate solve: boot". */
-		if (lr_opt_set(lr_latency_solve_opts, o, "linerate solve", r->name,
+		/* Errors name the option ("--boot"); "linerate solve: "
+		 * is said below. */
+		if (lr_opt_set(lr_latency_solve_opts, o, NULL, r->name,
 			       val) != 0)
 			goto bad;
 		if (o->help)
@@ -249,8 +250,7 @@ pass(int argc, char **argv, struct solve_opts *o)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "%s%s\n", r == NULL || r->name == NULL ||
-		r->type != LR_OPT_UINT ? "linerate solve: " : "", lr_errmsg());
+	fprintf(stderr, "linerate solve: %s\n", lr_errmsg());
 	return -1;
 }
 

@@ -524,6 +524,16 @@ def test_results_whole_or_not_at_all():
         subprocess.run(["umount", small])
 
 
+def test_option_errors_say_linerate_once():
+    """linerate's own options' errors: "linerate: --json ''...", not
+    "linerate: linerate: json ''" (issue 35 L8)."""
+    gen = eal("cli20") + ["--", "--role", "gen", "--port", "net_null0"]
+    for opt in ("json", "csv", "lcores", "metrics"):
+        usage_error(gen + ["--" + opt, ""], "linerate: --%s '': want 1.." % opt)
+        r = run(gen + ["--" + opt, ""])
+        expect(r.stderr.count("linerate:") == 1, r.stderr)
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_help_lists_every_option,
           test_help_columns_do_not_collide,
@@ -539,4 +549,4 @@ if __name__ == "__main__":
           test_unknown_option_names_the_nearest,
           test_sample_outputs_checked_before_the_run,
           test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure,
-          test_results_whole_or_not_at_all])
+          test_results_whole_or_not_at_all, test_option_errors_say_linerate_once])

@@ -216,6 +216,13 @@ def test_bad_input_exit_2():
     expect(r.returncode == 2 and "did you mean '--boot'?" in r.stderr, r.stderr)
     r = solve("--quiet=1")
     expect(r.returncode == 2 and "takes no value" in r.stderr, r.stderr)
+    # Said once: "linerate solve: --json ''", not the prefix twice.
+    for args, needle in ((["--json", ""], "linerate solve: --json '': want 1.."),
+                         (["--boot", "x"], "linerate solve: --boot 'x': want a number")):
+        r = solve(*args)
+        lines = r.stderr.strip().splitlines()
+        expect(r.returncode == 2 and len(lines) == 1 and lines[0].startswith(needle),
+               (args, r.stderr))
 
 
 def sockperf_log(d, name):
