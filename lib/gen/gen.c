@@ -413,9 +413,6 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 {
 	const struct lr_gen_conf *c = &g->conf;
 	struct layout l = layout_of(g);
-	/* The least frame: its headers, tags, linerate's header and FCS. */
-	uint32_t min = l.pay + LR_HDR_BYTES + LR_FCS_BYTES;
-	unsigned int tags = lr_gen_tags(c);
 	uint32_t *tab, i, max_l3;
 	double sum_frame = 0, link_bps = pi->link_speed_mbps * 1e6;
 	struct gen_pace *p;
@@ -446,20 +443,9 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 		 * MoonGen and TRex count it): the tags take from the
 		 * payload, and below the least frame linerate's header
 		 * would not fit. */
-		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES || f < min) {
-			char why[64] = "";
-
-			if (tags != 0 || g->ipv6)
-				snprintf(why, sizeof(why), " (%s%s%sthe 18 B "
-					 "header need %u B)", g->ipv6 ? "IPv6" : "",
-					 g->ipv6 && tags ? ", " : g->ipv6 ? " and " : "",
-					 tags == 0 ? "" : tags == 1 ?
-					 "a VLAN tag and " : "2 VLAN tags and ", min);
-			ret = lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s",
-				     f, RTE_MAX(min, (uint32_t)LR_FRAME_MIN_BYTES),
-				     LR_FRAME_MAX_BYTES, why);
+		ret = lr_gen_frame_check(c, g->ipv6, f);
+		if (ret != 0)
 			break;
-		}
 		/* The MTU is the IP datagram's: no tag counts in it. */
 		if (f - l.l3 - LR_FCS_BYTES > max_l3) {
 			ret = lr_err(EINVAL, "gen: %u B frames exceed port %s's MTU %u "

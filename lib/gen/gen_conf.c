@@ -845,6 +845,48 @@ lr_gen_conf_init_any(void *conf)
 	lr_gen_conf_init(conf);
 }
 
+int
+lr_gen_frame_check(const struct lr_gen_conf *c, bool ipv6, uint32_t f)
+{
+	unsigned int tags = lr_gen_tags(c);
+	uint32_t min = (ipv6 ? LR_UDP6_HDRS_BYTES : LR_UDP4_HDRS_BYTES) +
+		       RTE_VLAN_HLEN * tags + LR_HDR_BYTES + LR_FCS_BYTES;
+	char why[64] = "";
+
+	/* --size is the frame on the wire, tags included (as MoonGen and
+	 * TRex count it): the tags take from the payload, and below the
+	 * least frame linerate's header would not fit. */
+	if (f >= LR_FRAME_MIN_BYTES && f <= LR_FRAME_MAX_BYTES && f >= min)
+		return 0;
+	if (tags != 0 || ipv6)
+		snprintf(why, sizeof(why), " (%s%s%sthe 18 B header need %u B)",
+			 ipv6 ? "IPv6" : "", ipv6 && tags ? ", " : ipv6 ? " and " : "",
+			 tags == 0 ? "" : tags == 1 ? "a VLAN tag and " :
+			 "2 VLAN tags and ", min);
+	return lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s", f,
+		      RTE_MAX(min, (uint32_t)LR_FRAME_MIN_BYTES),
+		      LR_FRAME_MAX_BYTES, why);
+}
+
+/* Every size the conf cycles through fits its headers and tags: before
+ * any port, a bad option (--vlan at the 64 B default). */
+static int
+check_sizes(const struct lr_gen_conf *c, bool ipv6)
+{
+	uint32_t *tab = malloc(sizeof(*tab) * LR_GEN_SIZE_TABLE);
+	int n, i, ret = 0;
+
+	if (tab == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	n = lr_gen_size_table(c, tab, LR_GEN_SIZE_TABLE);
+	if (n <= 0)
+		ret = lr_err(EINVAL, "gen: no frame sizes");
+	for (i = 0; i < n && ret == 0; i++)
+		ret = lr_gen_frame_check(c, ipv6, tab[i]);
+	free(tab);
+	return ret;
+}
+
 /*
  * Does the rate's slot fit a schedule (LR_GEN_SLOT_MAX_S)? Before any port:
  * at the least frame the conf can make (the largest size it lists, a
@@ -907,8 +949,6 @@ check_conf(const struct lr_gen_conf *c, const struct lr_ip_range *src)
 			      LR_BURST);
 	if (c->pattern == LR_PATTERN_BYTES && c->pattern_len == 0)
 		return lr_err(EINVAL, "gen: empty pattern");
-	if (check_slot(c) != 0)
-		return -EINVAL;
 	if (c->fixed && (c->flows != 1 || c->size_mode != LR_SIZE_FIXED))
 		return lr_err(EINVAL, "gen: fixed sends one pre-built frame: give "
 			      "one size and one flow");
@@ -957,5 +997,10 @@ lr_gen_conf_check(const void *arg)
 	ret = lr_gen_ranges(c, &src, &dst);
 	if (ret == 0)
 		ret = check_conf(c, &src);
+	/* After the options' contradictions, which say more. */
+	if (ret == 0)
+		ret = check_slot(c);
+	if (ret == 0 && c->pcap[0] == '\0')
+		ret = check_sizes(c, src.ipv6);
 	return ret;
 }

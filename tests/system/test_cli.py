@@ -534,6 +534,26 @@ def test_option_errors_say_linerate_once():
         expect(r.stderr.count("linerate:") == 1, r.stderr)
 
 
+def test_lcores_checked_before_the_run():
+    """--lcores naming no worker of EAL's -l 0-1 (5, the main lcore 0, an
+    id past 64 bits) is a bad option: exit 2 with the value as given, not
+    a failure of the run (issue 35 L9)."""
+    gen = eal("cli21") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                          "--count", "10"]
+    for val, needle in (("5", "--lcores '5': lcore 5 is not one of EAL's"),
+                        ("0", "--lcores '0': lcore 0 is the main lcore"),
+                        ("1,5", "--lcores '1,5': lcore 5"),
+                        ("999999999999", "--lcores '999999999999': want a comma list"),
+                        ("-1", "--lcores '-1': want a comma list")):
+        # After EAL's start (its own lines before): linerate's one line.
+        r = run(gen + ["--lcores", val])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("linerate")]
+        expect(r.returncode == 2 and len(lines) == 1 and needle in lines[0],
+               (val, r.returncode, r.stderr[-300:]))
+    r = run(gen + ["--lcores", "1"])
+    expect(r.returncode == 0, r.stderr[-300:])
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_help_lists_every_option,
           test_help_columns_do_not_collide,
@@ -549,4 +569,5 @@ if __name__ == "__main__":
           test_unknown_option_names_the_nearest,
           test_sample_outputs_checked_before_the_run,
           test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure,
-          test_results_whole_or_not_at_all, test_option_errors_say_linerate_once])
+          test_results_whole_or_not_at_all, test_option_errors_say_linerate_once,
+          test_lcores_checked_before_the_run])
