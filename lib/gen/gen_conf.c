@@ -791,7 +791,8 @@ const struct lr_opt lr_gen_opts[] = {
 	  "given (`max`: as fast as the port takes); `--count`, `--loops` or the "
 	  "duration end it (no)", "`--pcap trace.pcap --loops 10`", NULL },
 	{ "multiplier", FUNC(opt_speed), "X",
-	  "pcap: the capture's inter-frame gaps divided by X (1)",
+	  "pcap: the capture's inter-frame gaps divided by X, 0.001..1e6; its "
+	  "mean rate then above the port's line rate is an error (1)",
 	  "`--pcap trace.pcap --multiplier 2.5`", NULL },
 	{ "loops", LR_OPT_UINT, GC(loops), 0, UINT64_MAX, NULL, "N",
 	  "pcap: times through the capture, 0: until count or duration (1); a "

@@ -508,6 +508,17 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 		p->multiplier = multiplier;
 		p->gap_k = 1 / multiplier;
 		p->mean_cost = rp->gaps_tsc * p->gap_k / rp->nb;
+		/* The capture's mean rate over the multiplier above the line
+		 * rate is a mistake, as such a --rate is: a run that could
+		 * only fall short. */
+		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
+		if (link_bps > 0 && p->mean_cost > 0 &&
+		    p->mean_cost / hz < line * (1 - 1e-9))
+			return lr_err(EINVAL, "gen: multiplier %g asks %.4g Mpps of "
+				      "this capture, above port %s's line rate of "
+				      "%.4g Mpps at its %.0f B a frame on average",
+				      multiplier, hz / p->mean_cost / 1e6, pi->name,
+				      1e-6 / line, g->mean_frame);
 	} else if (rate->unit != LR_RATE_MAX) {
 		if (lr_rate_cost(rate, link_bps, &per_pkt, &per_byte) != 0)
 			return lr_err(EINVAL, "gen: a rate in %% needs the link "
