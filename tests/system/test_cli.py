@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Bad input at the command line: one clear line, the right exit code, no
 process left behind."""
+import json
 import os
 import re
 import shutil
@@ -554,6 +555,50 @@ def test_lcores_checked_before_the_run():
     expect(r.returncode == 0, r.stderr[-300:])
 
 
+def test_sigint_while_writing_to_a_pipe():
+    """A SIGINT while `--json -` is written into a reader that has not read
+    yet (the pipe full, write() blocked) leaves the document whole: the
+    write goes on after the signal (issue 35 M3: it was cut at 64 KiB,
+    "Interrupted system call", exit 3)."""
+    import signal
+    import threading
+    import time
+    args = eal("cli22") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                           "--rate", "1000", "--duration", "0.5", "--series", "0.001",
+                           "--json", "-"]
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    err = []
+    summary = threading.Event()
+
+    def read_err():
+        for line in p.stderr:
+            err.append(line)
+            if line.startswith("linerate: tx "):
+                summary.set()
+    th = threading.Thread(target=read_err)
+    th.start()
+    try:
+        # The summary comes just before the document: then it fills the
+        # pipe (some 100 KB of series) and waits for this reader.
+        expect(summary.wait(30), "".join(err))
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        out = p.stdout.read()
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        th.join()
+    expect(len(out) > 65536, len(out))	# more than the pipe holds
+    doc = json.loads(out)
+    expect(doc["totals"]["tx_packets"] > 0 and len(doc["series"]) > 100,
+           (doc["totals"], len(doc.get("series", []))))
+    expect(rc in (0, 130) and "cannot write" not in "".join(err),
+           (rc, "".join(err)[-400:]))
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_help_lists_every_option,
           test_help_columns_do_not_collide,
@@ -570,4 +615,4 @@ if __name__ == "__main__":
           test_sample_outputs_checked_before_the_run,
           test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure,
           test_results_whole_or_not_at_all, test_option_errors_say_linerate_once,
-          test_lcores_checked_before_the_run])
+          test_lcores_checked_before_the_run, test_sigint_while_writing_to_a_pipe])
