@@ -324,6 +324,17 @@ lr_latency_main(int argc, char **argv)
 		ret = 0;
 		if (!quiet)
 			lr_latency_print(to_stdout ? stderr : stdout, &res);
+		/* The table on stdout is the result (> /dev/full, a closed
+		 * pipe): a write that failed fails the run. */
+		errno = 0;
+		if (!quiet && !to_stdout &&
+		    (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "linerate solve: cannot write stdout "
+				"(%s)\n", strerror(errno ? errno : EIO));
+			lr_latency_result_free(&res);
+			ret = EXIT_BAD;
+			goto out;
+		}
 		/* What the numbers cannot vouch for goes to stderr too, also
 		 * with --quiet: the reasons, unless the table on stderr has
 		 * them already. */
