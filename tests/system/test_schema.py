@@ -377,6 +377,34 @@ def test_usage_example():
     expect(r.returncode != 0, "the example accepted a broken document")
 
 
+def test_interrupted_role_run():
+    """A --role run stopped by SIGINT says so in its document (issue 35
+    L12), as rfc2544's does; one that ran to its end says false."""
+    import signal
+    import time
+    from lrtest import LINERATE
+    d = tmpdir()
+    out = os.path.join(d, "int.json")
+    args = eal("schint") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                            "--rate", "10000", "--json", out]
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    expect(p.returncode == 130, (p.returncode, err[-400:]))
+    doc = load_json(out)
+    expect(doc["interrupted"] is True, {k: doc[k] for k in doc if k != "tasks"})
+    valid("gen.json", doc, "an interrupted gen run")
+    r = run(eal("schint") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                             "--count", "10", "--json", out])
+    expect(r.returncode == 0 and load_json(out)["interrupted"] is False, r.stderr[-300:])
+
+
 def test_every_schema_validated_a_real_output():
     missing = [n for n in SCHEMAS if n not in VALIDATED]
     expect(not missing, "schemas no real output was checked against: %s" % missing)
@@ -386,4 +414,4 @@ if __name__ == "__main__":
     main([test_schemas_are_valid, test_every_role_in_one_run, test_captures, test_solve,
           test_per_sweep, test_rfc2544, test_series_interval_without_frames,
           test_broken_documents_are_rejected, test_usage_example,
-          test_every_schema_validated_a_real_output])
+          test_interrupted_role_run, test_every_schema_validated_a_real_output])
