@@ -889,9 +889,11 @@ run_role(const struct opts *o, const struct lr_role *role,
 	}
 	/* The role lays itself over the port: a task per queue with its
 	 * slice, or its own plan (with its companion's tasks). */
+	/* A signal that cut the plan short (gen --pcap waiting in open()
+	 * for a FIFO's writer) is an interruption, not a failure. */
 	if (lr_role_plan(role, port, rc, wc, workers, nw, o->duration_s) < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		return 1;
+		return lr_interrupted() ? EXIT_INTERRUPTED : 1;
 	}
 	if (lr_engine_start() < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());

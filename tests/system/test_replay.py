@@ -492,10 +492,35 @@ def test_multiplier_above_line_rate():
            (r.returncode, r.stdout, r.stderr[-400:]))
 
 
+def test_fifo_without_writer_interrupted():
+    """gen --pcap reads a FIFO once, waiting in open() for its writer: a
+    SIGINT meanwhile is an interruption (exit 130, one line), not a
+    failure (issue 35 L4: exit 1)."""
+    import signal
+    import time
+    d = tmpdir()
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    p = start(eal("rpfifo") + ["--", "--role", "gen", "--port", "net_null0",
+                               "--pcap", fifo, "--no-live"])
+    try:
+        time.sleep(1.5)
+        expect(p.poll() is None, "gen did not wait for the FIFO's writer")
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    lines = [l for l in err.splitlines() if l.startswith("linerate")]
+    expect(p.returncode == 130 and len(lines) == 1 and "Interrupted" in lines[0],
+           (p.returncode, err[-400:]))
+
+
 if __name__ == "__main__":
     main([test_capture_of_gen_replayed_and_counted,
           test_ipv6_and_tcp_rewritten_with_valid_sums,
           test_tagged_labelled_and_extended_frames_stamped_and_counted,
           test_timing_kept_and_never_early, test_capture_that_changes_while_loaded,
           test_timestamps_that_wrap_or_step_back,
-          test_count_loops_forever_and_bad_input, test_multiplier_above_line_rate])
+          test_count_loops_forever_and_bad_input, test_multiplier_above_line_rate,
+          test_fifo_without_writer_interrupted])
