@@ -249,8 +249,9 @@ static const struct lr_opt app_opts[] = {
 	  "a port in use is an error",
 	  "`--metrics 127.0.0.1:9464`", NULL },
 	{ "metrics-linger", LR_OPT_FUNC, 0, 0, 0, 0, set_metrics_linger, "S",
-	  "after the run, keep serving /metrics until a scrape has read the "
-	  "final counts or S seconds have passed (0: stop at once)",
+	  "after the run, keep serving /metrics until a scrape (a GET, its "
+	  "answer sent whole; not a HEAD) has read the final counts or S "
+	  "seconds have passed (0: stop at once); a signal meanwhile exits 130",
 	  "`--metrics-linger 5`", NULL },
 	{ "csv", LR_OPT_STRING(struct opts, csv, 1, lr_opt_check_out), "FILE",
 	  "write rx's per-flow table as CSV (`-`: stdout, alone there as with "
@@ -1230,6 +1231,10 @@ main(int argc, char **argv)
 	/* The results are final and written: a Prometheus that scrapes every
 	 * few seconds gets them too (also a server a script started). */
 	lr_metrics_linger();
+	/* A signal during the linger still stopped the process early: an
+	 * interruption (130), as the exit codes' table says. */
+	if (rc_exit == 0 && lr_interrupted())
+		rc_exit = EXIT_INTERRUPTED;
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
 	checked = lr_roles_check();

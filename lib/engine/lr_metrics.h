@@ -51,7 +51,8 @@ int lr_metrics_running(void);
 /** Answer what scrapes wait, without blocking. Nothing when not serving. */
 void lr_metrics_poll(void);
 
-/** Scrapes answered so far. */
+/** Scrapes answered so far: GETs of /metrics whose answer went out
+ *  whole (a HEAD reads no counts). */
 unsigned long lr_metrics_scrapes(void);
 
 /**

@@ -513,6 +513,10 @@ lr_metrics_write(FILE *f)
 
 /* ---- the server ---- */
 
+/* A request's mark (its con_cls): a GET of /metrics answered 200, counted
+ * a scrape once its body has gone out whole (completed()). */
+static char scrape_mark;
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url,
        const char *method, const char *version, const char *upload_data,
@@ -530,7 +534,6 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	RTE_SET_USED(version);
 	RTE_SET_USED(upload_data);
 	RTE_SET_USED(upload_data_size);
-	RTE_SET_USED(con_cls);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
 	} else if (strcmp(url, "/metrics") != 0) {
@@ -545,7 +548,10 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 			return MHD_NO;
 		}
 		fclose(f);
-		srv.scrapes++;
+		/* A HEAD reads no counts: no scrape, and no end of the
+		 * linger (issue 35 L2). */
+		if (strcmp(method, "GET") == 0)
+			*con_cls = &scrape_mark;
 	}
 	if (status != MHD_HTTP_OK)
 		resp = MHD_create_response_from_buffer(sizeof(not_found) - 1,
@@ -563,6 +569,19 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+/* A request ended: a scrape if its body was sent whole (a client that
+ * went away meanwhile read nothing). */
+static void
+completed(void *cls, struct MHD_Connection *c, void **con_cls,
+	  enum MHD_RequestTerminationCode toe)
+{
+	RTE_SET_USED(cls);
+	RTE_SET_USED(c);
+	if (*con_cls == &scrape_mark && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		srv.scrapes++;
+	*con_cls = NULL;
 }
 
 int
@@ -616,6 +635,7 @@ lr_metrics_start(const char *listen_at, double linger_s)
 				 MHD_OPTION_LISTEN_SOCKET, srv.fd,
 				 MHD_OPTION_CONNECTION_LIMIT, 32u,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 				 MHD_OPTION_END);
 	if (srv.d == NULL) {
 		close(srv.fd);

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -466,6 +467,59 @@ def test_bad_metrics():
     expect(r.returncode == 0, r.stderr[-800:])
 
 
+def test_linger_ends_at_a_get_only():
+    """--metrics-linger waits for a GET that read the final counts: a HEAD
+    does not end it (issue 35 L2); a SIGINT during it exits 130, not 0
+    (L3)."""
+    port = free_port()
+    url = "http://127.0.0.1:%d/metrics" % port
+    args = eal("mxlinger") + ["--", "--role", "gen", "--port", "net_null0", "--count", "10",
+                              "--no-live", "--metrics", "127.0.0.1:%d" % port,
+                              "--metrics-linger", "20"]
+
+    def head():
+        req = urllib.request.Request(url, method="HEAD")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        heads, end = 0, time.time() + 30
+        while heads < 5 and time.time() < end and p.poll() is None:
+            try:
+                heads += head() == 200
+            except OSError:
+                pass
+            time.sleep(0.2)
+        expect(heads == 5 and p.poll() is None, ("HEADs ended the linger", heads, p.poll()))
+        scrape(url)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    expect(p.returncode == 0, err[-800:])
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.time() + 30
+        while time.time() < end:
+            try:
+                if head() == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    expect(p.returncode == 130, (p.returncode, err[-800:]))
+
+
 if __name__ == "__main__":
     main([test_bad_metrics, test_exposition_format, test_prometheus_scrapes_the_run,
-          test_grafana_dashboard_names_exist])
+          test_grafana_dashboard_names_exist, test_linger_ends_at_a_get_only])
