@@ -245,8 +245,9 @@ static const struct lr_opt app_opts[] = {
 	{ "metrics", LR_OPT_STRING(struct opts, metrics, 1, check_metrics),
 	  "[ADDR:]PORT", "serve Prometheus metrics at http://ADDR:PORT/metrics "
 	  "while the run goes on (ADDR: numeric IPv4, or IPv6 in brackets; "
-	  "without it every IPv4 address; PORT 0: a free one, said on stderr); "
-	  "a port in use is an error",
+	  "without it 127.0.0.1, `0.0.0.0:PORT` every IPv4 address; PORT 0: a "
+	  "free one, said on stderr); a port in use is an error; 32 "
+	  "connections at most, 4 from one address, 5 s for a request",
 	  "`--metrics 127.0.0.1:9464`", NULL },
 	{ "metrics-linger", LR_OPT_FUNC, 0, 0, 0, 0, set_metrics_linger, "S",
 	  "after the run, keep serving /metrics until a scrape (a GET, its "

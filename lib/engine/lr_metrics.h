@@ -24,8 +24,8 @@
 
 /**
  * Check a listen address "[ADDR:]PORT" (ADDR a numeric IPv4 address, or
- * IPv6 in brackets: "[::1]:9100"; without ADDR every IPv4 address, as
- * Prometheus' exporters do; PORT 0: a free port the kernel picks, which
+ * IPv6 in brackets: "[::1]:9100"; without ADDR 127.0.0.1, "0.0.0.0:9100"
+ * every IPv4 address; PORT 0: a free port the kernel picks, which
  * lr_metrics_url() tells). Nothing is opened.
  * @return 0 or -EINVAL with lr_errmsg().
  */
