@@ -976,6 +976,7 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more to say it with */
 	}
+	lr_lua_kill_command();
 	lr_cleanup_run();
 	_exit(EXIT_FORCED);
 }
