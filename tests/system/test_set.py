@@ -537,15 +537,32 @@ def test_netem_schedule_trace():
     # that came later and was due before it.
     expect(doc["delay"]["forward"]["conserved"] is True and f["misordered"] == 0 and
            f["lost"] + f["out"] == f["in"], f)
+    # A negative or unreadable field refused, not dropped (issue 35 L6);
+    # a file without an end (/dev/zero) refused at once, not read for ever.
     for body, want in (("0 2\n0.5 x\n", "line 2"), ("0 2\n0 3\n", "not after"),
-                       ("0 2,1,1,1\n", "line 1")):
-        with open(trace, "w") as fh:
-            fh.write(body)
+                       ("0 2,1,1,1\n", "line 1"), ("0 10,-5\n", "line 1: want"),
+                       ("0 10,x\n", "line 1: want"), ("0 -1\n", "line 1: want"),
+                       ("0 10,101\n", "loss 0..100"), (None, "more than 16 MiB")):
+        path = trace
+        if body is None:
+            path = "/dev/zero"
+        else:
+            with open(trace, "w") as fh:
+                fh.write(body)
         r = run(eal("set7") + ["--", os.path.join(SRC, "lua", "netem-schedule.lua"),
-                               "shape=trace", "trace=" + trace], timeout=60)
+                               "shape=trace", "trace=" + path], timeout=60)
         lines = [l for l in r.stderr.splitlines() if "trace" in l]
         expect(r.returncode == 2 and len(lines) == 1 and want in lines[0],
-               (r.returncode, r.stderr[-500:]))
+               (body, r.returncode, r.stderr[-500:]))
+    # A UTF-8 byte order mark before line 1 is skipped: the trace is read
+    # (here: its bad second line found, past line 1).
+    with open(trace, "wb") as fh:
+        fh.write(b"\xef\xbb\xbf0 2\n0.5 x\n")
+    r = run(eal("set7") + ["--", os.path.join(SRC, "lua", "netem-schedule.lua"),
+                           "shape=trace", "trace=" + trace], timeout=60)
+    lines = [l for l in r.stderr.splitlines() if "trace" in l]
+    expect(r.returncode == 2 and len(lines) == 1 and "line 2" in lines[0],
+           (r.returncode, r.stderr[-500:]))
 
 
 SLOW_FAST = """
@@ -568,7 +585,7 @@ def test_slow_to_fast():
     near when the worker took it."""
     d = tmpdir()
     out = os.path.join(d, "slowfast.json")
-    r = lua(d, "slowfast.lua", SLOW_FAST, out, prefix="set8")
+    r = lua(d, "slowfast.lua", SLOW_FAST, out, prefix="set9")
     expect(r.returncode in (0, 3), "rc %d\n%s" % (r.returncode, r.stderr[-800:]))
     doc = load_json(out)
     schema_check(doc)
