@@ -716,8 +716,14 @@ lr_gen_is_short(double offered, double tolerance)
 static uint64_t
 end_of(const struct lr_task *t)
 {
+	const struct gen *g = t->priv;
+	uint64_t done = __atomic_load_n(&g->done_tsc, __ATOMIC_RELAXED);
 	uint64_t end = lr_task_state(t) == LR_TASK_DONE ? t->st.end_tsc :
 		       rte_rdtsc();
+
+	/* Done with what it had to send: it stopped sending then. */
+	if (done != 0 && done < end)
+		end = done;
 
 	if (t->duration_tsc != 0 && t->st.start_tsc != 0 &&
 	    t->st.start_tsc + t->duration_tsc < end)
@@ -1167,8 +1173,10 @@ gen_poll(struct lr_task *t, uint64_t now)
 		return lr_replay_poll(t, g, now);
 	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
 		return 0;
-	if (g->remaining == 0)
+	if (g->remaining == 0) {
+		lr_gen_note_done(g);
 		return 1;
+	}
 	if (g->paced) {
 		struct lr_gen_sched *sc = &g->sched;
 		struct gen_pace *p;
@@ -1205,6 +1213,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 		if (g->paced)
 			lr_gen_advance(&g->sched, n * g->sizes[0].cost);
 		lr_gen_flush(t, g);
+		lr_gen_note_done(g);
 		return 0;
 	}
 	tsc = rte_rdtsc();
@@ -1239,6 +1248,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 	if (g->paced)
 		lr_gen_advance(&g->sched, cost);
 	lr_gen_flush(t, g);
+	lr_gen_note_done(g);
 	return 0;
 }
 

@@ -805,8 +805,10 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 
 	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
 		return 0;
-	if (g->remaining == 0)
+	if (g->remaining == 0) {
+		lr_gen_note_done(g);
 		return 1;
+	}
 	if (g->paced) {
 		/* A new multiplier or rate (task:set{}): as gen's, taken
 		 * here, with nothing pending: the frames before keep their
@@ -871,6 +873,7 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 	if (g->remaining != 0 && g->remaining != UINT64_MAX)
 		g->remaining -= n;
 	lr_gen_flush(t, g);
+	lr_gen_note_done(g);
 	return 0;
 }
 
