@@ -184,6 +184,37 @@ set_log_level(void *conf, const char *key, const char *val)
 		      "warning, notice, info, debug or 1..8", key, val);
 }
 
+/* --lcores LIST: lcore ids, each below RTE_MAX_LCORE, into @p out (at
+ * most @p max). @return how many, or -EINVAL. */
+static int
+parse_lcores(const char *list, unsigned int *out, unsigned int max)
+{
+	char buf[256], *tok, *save;
+	unsigned int n = 0;
+	uint64_t l;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (lr_parse_u64(tok, &l) != 0 || l >= RTE_MAX_LCORE || n == max)
+			return -EINVAL;
+		out[n++] = (unsigned int)l;
+	}
+	return n == 0 ? -EINVAL : (int)n;
+}
+
+static int
+check_lcores(void *conf, const char *key, const char *val)
+{
+	unsigned int ids[RTE_MAX_LCORE];
+
+	RTE_SET_USED(conf);
+	if (parse_lcores(val, ids, RTE_DIM(ids)) < 0)
+		return lr_err(EINVAL, "--%s '%s': want a comma list of lcore "
+			      "ids, each below %d", key, val, RTE_MAX_LCORE);
+	return 0;
+}
+
 #define OC(field) LR_OPT_FIELD(struct opts, field)
 
 /* linerate's own options, in --help's and doc/usage.md's order; the port's
@@ -195,8 +226,9 @@ static const struct lr_opt app_opts[] = {
 	{ "port", LR_OPT_STRING(struct opts, port, 1, NULL), "PORT",
 	  "port id, ethdev name, or vdev devargs (created if absent)",
 	  "`--port net_pcap0,tx_pcap=out.pcap`", NULL },
-	{ "lcores", LR_OPT_STRING(struct opts, lcores, 1, NULL), "LIST",
-	  "worker lcores for the queues, comma list, round robin (all workers)",
+	{ "lcores", LR_OPT_STRING(struct opts, lcores, 1, check_lcores), "LIST",
+	  "worker lcores for the queues, comma list, round robin, each one of "
+	  "EAL's (-l) but the main lcore (all workers)",
 	  "`--lcores 1,2`", NULL },
 	{ "duration", LR_OPT_FUNC, 0, 0, 0, 0, set_duration, "S",
 	  "stop after S seconds (0: when done, or Ctrl-C; a capture ends at its "
@@ -213,12 +245,14 @@ static const struct lr_opt app_opts[] = {
 	{ "metrics", LR_OPT_STRING(struct opts, metrics, 1, check_metrics),
 	  "[ADDR:]PORT", "serve Prometheus metrics at http://ADDR:PORT/metrics "
 	  "while the run goes on (ADDR: numeric IPv4, or IPv6 in brackets; "
-	  "without it every IPv4 address; PORT 0: a free one, said on stderr); "
-	  "a port in use is an error",
+	  "without it 127.0.0.1, `0.0.0.0:PORT` every IPv4 address; PORT 0: a "
+	  "free one, said on stderr); a port in use is an error; 32 "
+	  "connections at most, 4 from one address, 5 s for a request",
 	  "`--metrics 127.0.0.1:9464`", NULL },
 	{ "metrics-linger", LR_OPT_FUNC, 0, 0, 0, 0, set_metrics_linger, "S",
-	  "after the run, keep serving /metrics until a scrape has read the "
-	  "final counts or S seconds have passed (0: stop at once)",
+	  "after the run, keep serving /metrics until a scrape (a GET, its "
+	  "answer sent whole; not a HEAD) has read the final counts or S "
+	  "seconds have passed (0: stop at once); a signal meanwhile exits 130",
 	  "`--metrics-linger 5`", NULL },
 	{ "csv", LR_OPT_STRING(struct opts, csv, 1, lr_opt_check_out), "FILE",
 	  "write rx's per-flow table as CSV (`-`: stdout, alone there as with "
@@ -573,7 +607,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			return bad("option '%s' is given twice", a);
 		}
 		if (r != NULL) {
-			if (lr_opt_set(app_opts, o, "linerate", key, val) != 0) {
+			if (lr_opt_set(app_opts, o, NULL, key, val) != 0) {
 				fprintf(stderr, "linerate: %s (see --help)\n",
 					lr_errmsg());
 				return -EXIT_USAGE;
@@ -737,22 +771,30 @@ eal_args(int argc, char **argv, char *log_opt, int *out_argc)
 	return v;
 }
 
+/* After EAL: every lcore of --lcores is a worker (enabled by EAL's -l or
+ * --lcores, not the main lcore); said as a bad option, before anything
+ * runs. @return 0 or -EINVAL. */
 static int
-parse_lcores(const char *list, unsigned int *out, unsigned int max)
+check_workers(const char *list)
 {
-	char buf[256], *tok, *save, *end;
-	unsigned int n = 0;
+	unsigned int ids[RTE_MAX_LCORE], i;
+	int n = parse_lcores(list, ids, RTE_DIM(ids));
 
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long l = strtoul(tok, &end, 10);
-
-		if (*end != '\0' || end == tok || n == max)
+	for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+		if (ids[i] == rte_get_main_lcore()) {
+			fprintf(stderr, "linerate: --lcores '%s': lcore %u is the "
+				"main lcore, not a worker (see --help)\n", list,
+				ids[i]);
 			return -EINVAL;
-		out[n++] = (unsigned int)l;
+		}
+		if (!rte_lcore_is_enabled(ids[i])) {
+			fprintf(stderr, "linerate: --lcores '%s': lcore %u is not "
+				"one of EAL's (give EAL -l with it) (see --help)\n",
+				list, ids[i]);
+			return -EINVAL;
+		}
 	}
-	return n == 0 ? -EINVAL : (int)n;
+	return 0;
 }
 
 static void
@@ -829,12 +871,10 @@ run_role(const struct opts *o, const struct lr_role *role,
 	int ret;
 
 	if (o->lcores[0] != '\0') {
+		/* Checked at parsing and after EAL (check_workers()). */
 		ret = parse_lcores(o->lcores, workers, RTE_DIM(workers));
-		if (ret < 0) {
-			fprintf(stderr, "linerate: --lcores '%s': want a comma "
-				"list of lcore ids\n", o->lcores);
+		if (ret < 0)
 			return EXIT_USAGE;
-		}
 		nw = (unsigned int)ret;
 	} else {
 		nw = lr_engine_workers(workers, RTE_DIM(workers));
@@ -851,9 +891,11 @@ run_role(const struct opts *o, const struct lr_role *role,
 	}
 	/* The role lays itself over the port: a task per queue with its
 	 * slice, or its own plan (with its companion's tasks). */
+	/* A signal that cut the plan short (gen --pcap waiting in open()
+	 * for a FIFO's writer) is an interruption, not a failure. */
 	if (lr_role_plan(role, port, rc, wc, workers, nw, o->duration_s) < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		return 1;
+		return lr_interrupted() ? EXIT_INTERRUPTED : 1;
 	}
 	if (lr_engine_start() < 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
@@ -934,6 +976,7 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more to say it with */
 	}
+	lr_lua_kill_command();
 	lr_cleanup_run();
 	_exit(EXIT_FORCED);
 }
@@ -1115,6 +1158,14 @@ main(int argc, char **argv)
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
 		lr_cleanup_add(rte_eal_get_runtime_dir());
 	atexit(cleanup_at_exit);
+	/* EAL's lcores are known now: --lcores naming another is a bad
+	 * option (exit 2), not a failure of the run. */
+	if (o.lcores[0] != '\0' && check_workers(o.lcores) != 0) {
+		lr_cleanup_run();
+		free(rc);
+		free(wc);
+		return EXIT_USAGE;
+	}
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
@@ -1182,6 +1233,10 @@ main(int argc, char **argv)
 	/* The results are final and written: a Prometheus that scrapes every
 	 * few seconds gets them too (also a server a script started). */
 	lr_metrics_linger();
+	/* A signal during the linger still stopped the process early: an
+	 * interruption (130), as the exit codes' table says. */
+	if (rc_exit == 0 && lr_interrupted())
+		rc_exit = EXIT_INTERRUPTED;
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
 	checked = lr_roles_check();

@@ -73,11 +73,26 @@ elseif opt.shape == "sine" then
 	end
 else
 	if not opt.trace then testbed.usage_error("shape=trace needs trace=FILE") end
-	local f, err = io.open(opt.trace)
+	local f, err = io.open(opt.trace, "rb")
 	if not f then testbed.usage_error(("trace=%s: %s"):format(opt.trace, err)) end
+	-- Read whole, to a bound: a file without an end (trace=/dev/zero)
+	-- or without a newline is an error, not a line read for ever.
+	local max = 16 * 1024 * 1024
+	local data, rerr = f:read(max + 1)
+	f:close()
+	if rerr then testbed.usage_error(("trace=%s: %s"):format(opt.trace, rerr)) end
+	data = data or ""
+	if #data > max then
+		testbed.usage_error(("trace %s: more than %d MiB: not a trace"):format(opt.trace, max >> 20))
+	end
+	-- A UTF-8 byte order mark (an editor's on Windows) is no part of line 1.
+	data = data:gsub("^\239\187\191", "")
 	local n = 0
-	for line in f:lines() do
+	for line in (data .. "\n"):gmatch("([^\n]*)\n") do
 		n = n + 1
+		if line:find("%z") then
+			testbed.usage_error(("trace %s line %d: a NUL byte: not a text line"):format(opt.trace, n))
+		end
 		line = line:gsub("#.*", ""):match("^%s*(.-)%s*$")
 		if line ~= "" then
 			local t, rest = line:match("^([%d%.eE+-]+)[%s,]+(.+)$")
@@ -90,18 +105,23 @@ else
 				testbed.usage_error(("%s: time %g is not after %g"):format(bad, t, sched[#sched].t))
 			end
 			local spec = rest
-			if rest:match("^[%d%.]") then
-				local v = {}
-				for x in rest:gmatch("[^%s,]+") do v[#v + 1] = tonumber(x) end
-				if not v[1] or #v > 3 or (v[2] == nil and rest:match("[,%s]%S")) then
-					testbed.usage_error(bad .. ": want delay_ms[,loss_pct[,jitter_ms]] as numbers")
+			if rest:match("^[%d%.+-]") then
+				-- Each field a number >= 0 (loss a percentage): "10,-5"
+				-- or "10,x" is refused, not read as "delay 10ms".
+				local v, ok = {}, true
+				for x in rest:gmatch("[^%s,]+") do
+					local num = tonumber(x)
+					ok = ok and num ~= nil and num >= 0 and num < math.huge
+					v[#v + 1] = num or 0
+				end
+				if not ok or #v == 0 or #v > 3 or (v[2] and v[2] > 100) then
+					testbed.usage_error(bad .. ": want delay_ms[,loss_pct[,jitter_ms]]: numbers >= 0, loss 0..100")
 				end
 				spec = spec_of(v[1], v[2], v[3])
 			end
 			sched[#sched + 1] = { t = t, spec = spec, where = bad }
 		end
 	end
-	f:close()
 	if #sched == 0 then testbed.usage_error(("trace %s: no line"):format(opt.trace)) end
 	if sched[1].t ~= 0 then table.insert(sched, 1, { t = 0, spec = "delay 0ms" }) end
 end

@@ -70,7 +70,8 @@ struct lr_opt {
 
 /**
  * Set option @p key of @p conf from its text @p val by table @p tab.
- * @p who names the table in errors ("port", "rx").
+ * @p who names the table in errors ("port: rate '...'", "rx"); NULL: the
+ * option as given ("--json ''"), for a caller that says whose it is.
  * @return 0, -ENOENT (no such key in @p tab) or -EINVAL (bad value).
  */
 int lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,

@@ -48,7 +48,9 @@ int lr_out_check(const char *path);
  */
 int lr_out_open(struct lr_out *o, const char *what, const char *path);
 
-/** A stdio stream on @p o (opened): stdout for "-". NULL with lr_errmsg()
+/** A stdio stream on @p o (opened; "-": on stdout's descriptor) whose
+ *  writes are taken up again after a signal cut them short (EINTR), so
+ *  that the first SIGINT leaves the result whole. NULL with lr_errmsg()
  *  when there is no memory (then lr_out_discard()). */
 FILE *lr_out_stream(struct lr_out *o);
 

@@ -10,15 +10,47 @@
 #include "lr_opt.h"
 #include "lr_out.h"
 
+/* How an error names option @p o: "gen: rate" (table @p who), or
+ * "--json" for a caller that says "linerate: " itself (@p who NULL). */
+static const char *
+label(char *buf, size_t len, const char *who, const struct lr_opt *o)
+{
+	if (who == NULL)
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "%s: %s", who, o->name);
+	return buf;
+}
+
+/* A switch's value: 0 or 1, or false or true (a Lua boolean's text,
+ * lr_lua_apply_table()). @return 0 or -EINVAL. */
+static int
+parse_bool(const char *val, bool *b)
+{
+	if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0)
+		*b = true;
+	else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0)
+		*b = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int
 set_uint(const struct lr_opt *o, void *conf, const char *who, const char *val)
 {
 	uint8_t *field = (uint8_t *)conf + o->offset;
 	uint64_t v;
+	char l[80];
+	bool b;
 
-	if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
-		return lr_err(EINVAL, "%s: %s '%s': want a number in %" PRIu64
-			      "..%" PRIu64, who, o->name, val, o->min, o->max);
+	/* A 0..1 number is a switch: it takes a boolean too. */
+	if (o->min == 0 && o->max == 1 && parse_bool(val, &b) == 0)
+		v = b;
+	else if (lr_parse_u64(val, &v) != 0 || v < o->min || v > o->max)
+		return lr_err(EINVAL, "%s '%s': want a number in %" PRIu64
+			      "..%" PRIu64, label(l, sizeof(l), who, o), val,
+			      o->min, o->max);
 	switch (o->size) {
 	case 1:
 		*field = (uint8_t)v;
@@ -40,11 +72,13 @@ static int
 set_str(const struct lr_opt *o, void *conf, const char *who, const char *val)
 {
 	size_t len = strlen(val);
+	char l[80];
 	int ret;
 
 	if (len < o->min || len >= o->size)
-		return lr_err(EINVAL, "%s: %s '%s': want %" PRIu64 "..%zu bytes",
-			      who, o->name, val, o->min, o->size - 1);
+		return lr_err(EINVAL, "%s '%s': want %" PRIu64 "..%zu bytes",
+			      label(l, sizeof(l), who, o), val, o->min,
+			      o->size - 1);
 	if (o->set != NULL && (ret = o->set(conf, o->name, val)) != 0)
 		return ret;
 	memcpy((char *)conf + o->offset, val, len + 1);
@@ -70,6 +104,8 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 {
 	const struct lr_opt *o;
 	double secs;
+	char l[80];
+	bool b;
 
 	for (o = tab; o->name != NULL; o++) {
 		if (o->type == LR_OPT_INCLUDE) {
@@ -89,20 +125,23 @@ lr_opt_set(const struct lr_opt *tab, void *conf, const char *who,
 	case LR_OPT_UINT:
 		return set_uint(o, conf, who, val);
 	case LR_OPT_BOOL:
-		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
-			return lr_err(EINVAL, "%s: %s '%s': want 0 or 1", who,
-				      o->name, val);
-		*(bool *)((uint8_t *)conf + o->offset) = val[0] == '1';
+		if (parse_bool(val, &b) != 0)
+			return lr_err(EINVAL, "%s '%s': want 0 or 1",
+				      label(l, sizeof(l), who, o), val);
+		*(bool *)((uint8_t *)conf + o->offset) = b;
 		return 0;
 	case LR_OPT_FLAG:
-		if (val[0] != '\0' && strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
-			return lr_err(EINVAL, "%s: %s takes no value", who, o->name);
-		*(bool *)((uint8_t *)conf + o->offset) = val[0] != '0';
+		b = true;
+		if (val[0] != '\0' && parse_bool(val, &b) != 0)
+			return lr_err(EINVAL, "%s takes no value",
+				      label(l, sizeof(l), who, o));
+		*(bool *)((uint8_t *)conf + o->offset) = b;
 		return 0;
 	case LR_OPT_MS:
 		if (lr_parse_seconds(val, &secs) != 0 || secs > (double)o->max)
-			return lr_err(EINVAL, "%s: %s '%s': want seconds in "
-				      "0..%" PRIu64, who, o->name, val, o->max);
+			return lr_err(EINVAL, "%s '%s': want seconds in 0..%"
+				      PRIu64, label(l, sizeof(l), who, o), val,
+				      o->max);
 		*(uint32_t *)((uint8_t *)conf + o->offset) = (uint32_t)(secs * 1000);
 		return 0;
 	case LR_OPT_FUNC:

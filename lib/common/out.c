@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Result files written whole or not at all: see lr_out.h. */
+/* fopencookie() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -137,15 +143,51 @@ lr_out_open(struct lr_out *o, const char *what, const char *path)
 	return 0;
 }
 
+/*
+ * The stream's writes: all of @p size, a write() cut short by a signal
+ * (EINTR: the first SIGINT, whose handler stops the run in order, or a
+ * partial count to a pipe) taken up where it stopped. stdio's own gives
+ * up at EINTR, and `--json -` into a slow reader lost its end at the
+ * first Ctrl-C (issue 35 M3). @return the bytes written, or 0 on error
+ * (errno set), as fopencookie() wants.
+ */
+static ssize_t
+out_write(void *cookie, const char *buf, size_t size)
+{
+	int fd = (int)(intptr_t)cookie;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = write(fd, buf + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (ssize_t)done;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* stdout stays open for what comes after the result. */
+static int
+out_close(void *cookie)
+{
+	int fd = (int)(intptr_t)cookie;
+
+	return fd == STDOUT_FILENO ? 0 : close(fd);
+}
+
 FILE *
 lr_out_stream(struct lr_out *o)
 {
+	static const cookie_io_functions_t io = {
+		.write = out_write, .close = out_close,
+	};
+
 	if (o->f != NULL)
 		return o->f;
-	if (o->is_stdout)
-		o->f = stdout;
-	else
-		o->f = fdopen(o->fd, "w");
+	o->f = fopencookie((void *)(intptr_t)o->fd, "w", io);
 	if (o->f == NULL)
 		lr_err(ENOMEM, "%s: cannot write %s", o->what, o->path);
 	return o->f;
@@ -154,7 +196,7 @@ lr_out_stream(struct lr_out *o)
 void
 lr_out_discard(struct lr_out *o)
 {
-	if (o->f != NULL && !o->is_stdout)
+	if (o->f != NULL)
 		fclose(o->f);
 	else if (o->f == NULL && o->fd >= 0 && !o->is_stdout)
 		close(o->fd);
@@ -182,7 +224,7 @@ lr_out_close(struct lr_out *o)
 		else if (ferror(o->f))
 			err = EIO;
 		errno = 0;
-		if (!o->is_stdout && fclose(o->f) != 0 && err == 0)
+		if (fclose(o->f) != 0 && err == 0)
 			err = errno ? errno : EIO;
 	} else if (o->fd >= 0 && !o->is_stdout && close(o->fd) != 0) {
 		/* A file system may say only now (NFS). */

@@ -24,8 +24,8 @@
 
 /**
  * Check a listen address "[ADDR:]PORT" (ADDR a numeric IPv4 address, or
- * IPv6 in brackets: "[::1]:9100"; without ADDR every IPv4 address, as
- * Prometheus' exporters do; PORT 0: a free port the kernel picks, which
+ * IPv6 in brackets: "[::1]:9100"; without ADDR 127.0.0.1, "0.0.0.0:9100"
+ * every IPv4 address; PORT 0: a free port the kernel picks, which
  * lr_metrics_url() tells). Nothing is opened.
  * @return 0 or -EINVAL with lr_errmsg().
  */
@@ -51,7 +51,8 @@ int lr_metrics_running(void);
 /** Answer what scrapes wait, without blocking. Nothing when not serving. */
 void lr_metrics_poll(void);
 
-/** Scrapes answered so far. */
+/** Scrapes answered so far: GETs of /metrics whose answer went out
+ *  whole (a HEAD reads no counts). */
 unsigned long lr_metrics_scrapes(void);
 
 /**

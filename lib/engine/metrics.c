@@ -180,12 +180,34 @@ static const struct mx_row rows[] = {
 #define MX_LE_PER_POW 4
 #define MX_LE_NB ((MX_LE_LAST_POW - MX_LE_FIRST_POW) * MX_LE_PER_POW + 1)
 
+/*
+ * What one client may take of the server (issue 35 M7: 32 connections
+ * that each dripped a byte every few seconds kept every real scrape from
+ * an answer): MX_CONN_MAX connections in all, MX_CONN_PER_IP of them from
+ * one address, and MX_REQUEST_S for a request from its connection's
+ * accept or the previous answer to the end of its own (an inactivity
+ * timeout alone is reset by each byte). A scrape takes milliseconds.
+ */
+#define MX_CONN_MAX 32
+#define MX_CONN_PER_IP 4
+#define MX_REQUEST_S 5
+
+/* A connection, its request's start and whether an answer is going out. */
+struct mx_conn {
+	struct MHD_Connection *c;	/* NULL: a free slot */
+	int fd;
+	uint64_t since_tsc;	/* accept, or the end of the last answer */
+	bool sending;		/* an answer queued, not yet sent whole */
+	bool cut;		/* shut down past the deadline */
+};
+
 static struct {
 	struct MHD_Daemon *d;
 	int fd;
 	unsigned long scrapes;
 	double linger_s;
 	char url[96];		/* where it serves, the port bound */
+	struct mx_conn conns[MX_CONN_MAX];
 } srv = { .fd = -1 };
 
 /* Split "[ADDR:]PORT" into a socket address. */
@@ -229,7 +251,10 @@ parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
 	}
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons((uint16_t)pn);
-	s4->sin_addr.s_addr = htonl(INADDR_ANY);
+	/* Without ADDR, this host only: a tool that runs as root on a lab
+	 * host does not offer its counters (and its connections) to every
+	 * host that reaches it unasked; 0.0.0.0:PORT does. */
+	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (host[0] != '\0' && inet_pton(AF_INET, host, &s4->sin_addr) != 1)
 		goto bad;
 	*len = sizeof(*s4);
@@ -513,12 +538,17 @@ lr_metrics_write(FILE *f)
 
 /* ---- the server ---- */
 
+/* A request's mark (its con_cls): a GET of /metrics answered 200, counted
+ * a scrape once its body has gone out whole (completed()). */
+static char scrape_mark;
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url,
        const char *method, const char *version, const char *upload_data,
        size_t *upload_data_size, void **con_cls)
 {
 	static const char not_found[] = "linerate serves /metrics only\n";
+	const union MHD_ConnectionInfo *ci;
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	unsigned int status = MHD_HTTP_OK;
@@ -530,7 +560,9 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	RTE_SET_USED(version);
 	RTE_SET_USED(upload_data);
 	RTE_SET_USED(upload_data_size);
-	RTE_SET_USED(con_cls);
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci != NULL && ci->socket_context != NULL)
+		((struct mx_conn *)ci->socket_context)->sending = true;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
 	} else if (strcmp(url, "/metrics") != 0) {
@@ -545,7 +577,10 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 			return MHD_NO;
 		}
 		fclose(f);
-		srv.scrapes++;
+		/* A HEAD reads no counts: no scrape, and no end of the
+		 * linger (issue 35 L2). */
+		if (strcmp(method, "GET") == 0)
+			*con_cls = &scrape_mark;
 	}
 	if (status != MHD_HTTP_OK)
 		resp = MHD_create_response_from_buffer(sizeof(not_found) - 1,
@@ -563,6 +598,72 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+/* A request ended: a scrape if its body was sent whole (a client that
+ * went away meanwhile read nothing). */
+static void
+completed(void *cls, struct MHD_Connection *c, void **con_cls,
+	  enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct mx_conn *mc;
+
+	RTE_SET_USED(cls);
+	if (*con_cls == &scrape_mark && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		srv.scrapes++;
+	*con_cls = NULL;
+	/* The next request on the connection has its own deadline. */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci != NULL && (mc = ci->socket_context) != NULL) {
+		mc->sending = false;
+		mc->since_tsc = rte_rdtsc();
+	}
+}
+
+/* A connection opened or closed: its slot, for the deadline. */
+static void
+connection(void *cls, struct MHD_Connection *c, void **socket_context,
+	   enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned int i;
+
+	RTE_SET_USED(cls);
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*socket_context != NULL)
+			memset(*socket_context, 0, sizeof(struct mx_conn));
+		*socket_context = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	for (i = 0; i < MX_CONN_MAX; i++)
+		if (srv.conns[i].c == NULL)
+			break;
+	if (ci == NULL || i == MX_CONN_MAX)
+		return;		/* MHD's own limit is MX_CONN_MAX */
+	srv.conns[i] = (struct mx_conn){ .c = c, .fd = ci->connect_fd,
+					 .since_tsc = rte_rdtsc() };
+	*socket_context = &srv.conns[i];
+}
+
+/* Shut down the connections whose request has taken more than
+ * MX_REQUEST_S (none while its answer goes out): MHD then closes them. */
+static void
+cut_slow(void)
+{
+	uint64_t now = rte_rdtsc(), max = MX_REQUEST_S * rte_get_tsc_hz();
+	unsigned int i;
+
+	for (i = 0; i < MX_CONN_MAX; i++) {
+		struct mx_conn *mc = &srv.conns[i];
+
+		if (mc->c != NULL && !mc->sending && !mc->cut &&
+		    now - mc->since_tsc > max) {
+			shutdown(mc->fd, SHUT_RDWR);
+			mc->cut = true;
+		}
+	}
 }
 
 int
@@ -614,8 +715,12 @@ lr_metrics_start(const char *listen_at, double linger_s)
 	srv.d = MHD_start_daemon((ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				 0, NULL, NULL, answer, NULL,
 				 MHD_OPTION_LISTEN_SOCKET, srv.fd,
-				 MHD_OPTION_CONNECTION_LIMIT, 32u,
+				 MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_CONN_MAX,
+				 MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				 (unsigned int)MX_CONN_PER_IP,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				 MHD_OPTION_NOTIFY_CONNECTION, connection, NULL,
 				 MHD_OPTION_END);
 	if (srv.d == NULL) {
 		close(srv.fd);
@@ -625,6 +730,7 @@ lr_metrics_start(const char *listen_at, double linger_s)
 	}
 	srv.scrapes = 0;
 	srv.linger_s = linger_s;
+	memset(srv.conns, 0, sizeof(srv.conns));
 	return 0;
 }
 
@@ -643,8 +749,10 @@ lr_metrics_running(void)
 void
 lr_metrics_poll(void)
 {
-	if (srv.d != NULL)
-		MHD_run(srv.d);
+	if (srv.d == NULL)
+		return;
+	cut_slow();
+	MHD_run(srv.d);
 }
 
 unsigned long
@@ -664,12 +772,12 @@ lr_metrics_linger(void)
 		return 0;
 	while (srv.scrapes == before && rte_rdtsc() - start < len &&
 	       !lr_interrupted()) {
-		MHD_run(srv.d);
+		lr_metrics_poll();
 		rte_delay_us_sleep(1000);
 	}
 	/* The scrape's answer may still be on its way out. */
 	for (start = rte_rdtsc(); rte_rdtsc() - start < rte_get_tsc_hz() / 10;) {
-		MHD_run(srv.d);
+		lr_metrics_poll();
 		rte_delay_us_sleep(1000);
 	}
 	return srv.scrapes != before;

@@ -302,6 +302,9 @@ lr_stats_results(void)
 	 * failed). */
 	json_object_set_new(doc, "verdict",
 			    json_string(lr_verdict_name(lr_engine_verdict())));
+	/* A run a signal stopped measured less than it was asked to: said
+	 * in the document, as rfc2544's says it. */
+	json_object_set_new(doc, "interrupted", json_boolean(lr_interrupted()));
 	json_object_set_new(tot, "tx_packets", json_integer((json_int_t)t.tx_pkts));
 	json_object_set_new(tot, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
 	json_object_set_new(tot, "rx_packets", json_integer((json_int_t)t.rx_pkts));

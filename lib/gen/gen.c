@@ -342,7 +342,7 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 	const struct lr_rate *rate, double hz, struct gen_pace *p)
 {
 	double per_pkt, per_byte, link_bps = pi->link_speed_mbps * 1e6;
-	double sum_cost = 0, line;
+	double sum_cost = 0, max_cost = 0, line;
 	unsigned int slices = g->conf.slices;
 	uint32_t i;
 	char rs[64];
@@ -353,7 +353,15 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 	for (i = 0; i < g->nb_sizes; i++) {
 		p->cost[i] = per_pkt + per_byte * (g->sizes[i].len + LR_FCS_BYTES);
 		sum_cost += p->cost[i];
+		max_cost = RTE_MAX(max_cost, p->cost[i]);
 	}
+	/* A slot the schedule cannot hold (its cycles past 64 bits) would
+	 * leave the task unpaced. */
+	if (!(max_cost * slices <= LR_GEN_SLOT_MAX_S))
+		return lr_err(EINVAL, "gen: rate %s is too low to schedule: a "
+			      "frame's slot of %.3g s passes the %.0e s a schedule "
+			      "holds", lr_rate_str(rate, rs, sizeof(rs)),
+			      max_cost * slices, LR_GEN_SLOT_MAX_S);
 	p->rate = *rate;
 	p->rate_pps = 0;
 	/* A rate above the line rate is a mistake, not "as fast as it goes". */
@@ -405,9 +413,6 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 {
 	const struct lr_gen_conf *c = &g->conf;
 	struct layout l = layout_of(g);
-	/* The least frame: its headers, tags, linerate's header and FCS. */
-	uint32_t min = l.pay + LR_HDR_BYTES + LR_FCS_BYTES;
-	unsigned int tags = lr_gen_tags(c);
 	uint32_t *tab, i, max_l3;
 	double sum_frame = 0, link_bps = pi->link_speed_mbps * 1e6;
 	struct gen_pace *p;
@@ -438,20 +443,9 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 		 * MoonGen and TRex count it): the tags take from the
 		 * payload, and below the least frame linerate's header
 		 * would not fit. */
-		if (f < LR_FRAME_MIN_BYTES || f > LR_FRAME_MAX_BYTES || f < min) {
-			char why[64] = "";
-
-			if (tags != 0 || g->ipv6)
-				snprintf(why, sizeof(why), " (%s%s%sthe 18 B "
-					 "header need %u B)", g->ipv6 ? "IPv6" : "",
-					 g->ipv6 && tags ? ", " : g->ipv6 ? " and " : "",
-					 tags == 0 ? "" : tags == 1 ?
-					 "a VLAN tag and " : "2 VLAN tags and ", min);
-			ret = lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s",
-				     f, RTE_MAX(min, (uint32_t)LR_FRAME_MIN_BYTES),
-				     LR_FRAME_MAX_BYTES, why);
+		ret = lr_gen_frame_check(c, g->ipv6, f);
+		if (ret != 0)
 			break;
-		}
 		/* The MTU is the IP datagram's: no tag counts in it. */
 		if (f - l.l3 - LR_FCS_BYTES > max_l3) {
 			ret = lr_err(EINVAL, "gen: %u B frames exceed port %s's MTU %u "
@@ -722,8 +716,14 @@ lr_gen_is_short(double offered, double tolerance)
 static uint64_t
 end_of(const struct lr_task *t)
 {
+	const struct gen *g = t->priv;
+	uint64_t done = __atomic_load_n(&g->done_tsc, __ATOMIC_RELAXED);
 	uint64_t end = lr_task_state(t) == LR_TASK_DONE ? t->st.end_tsc :
 		       rte_rdtsc();
+
+	/* Done with what it had to send: it stopped sending then. */
+	if (done != 0 && done < end)
+		end = done;
 
 	if (t->duration_tsc != 0 && t->st.start_tsc != 0 &&
 	    t->st.start_tsc + t->duration_tsc < end)
@@ -1076,16 +1076,30 @@ gen_tick(void)
  * schedule's next slot (at most a burst of the old rate ahead, or behind by
  * what the worker lagged) is the new rate's first. No slot is dropped or
  * given twice: the schedule's time runs on, only the costs of the packets
- * after it change. Rare: out of line.
+ * after it change. But a next slot further than a burst of the new rate
+ * away (after 0.001 pps: 1000 s, issue 35 M1) would hold the new rate
+ * back that long: what is left of the last burst's slots is then taken
+ * at the new rate (shortened by the ratio of the costs), so that a change
+ * takes effect within a burst of either rate. Rare: out of line.
  */
 void __rte_noinline
 lr_gen_pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
 	    uint64_t now)
 {
+	struct lr_gen_sched *sc = &g->sched;
 	struct gen_pace *want = p;
+	double ahead, whole;
 
-	if (g->sched.first_tsc == 0)	/* before the first burst */
-		g->sched.first_tsc = g->sched.next_tsc = now;
+	if (sc->first_tsc == 0)	/* before the first burst */
+		sc->first_tsc = sc->next_tsc = now;
+	ahead = sc->next_tsc > now ?
+		(double)(sc->next_tsc - now) + sc->next_frac : 0;
+	if (ahead > g->burst * p->mean_cost && p->mean_cost < g->mean_cost) {
+		ahead *= p->mean_cost / g->mean_cost;
+		whole = (double)(uint64_t)ahead;
+		sc->next_tsc = now + (uint64_t)whole;
+		sc->next_frac = ahead - whole;
+	}
 	lr_gen_pace_use(g, p);
 	p->slot_tsc = g->sched.next_tsc;
 	p->slot_frac = g->sched.next_frac;
@@ -1159,8 +1173,10 @@ gen_poll(struct lr_task *t, uint64_t now)
 		return lr_replay_poll(t, g, now);
 	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
 		return 0;
-	if (g->remaining == 0)
+	if (g->remaining == 0) {
+		lr_gen_note_done(g);
 		return 1;
+	}
 	if (g->paced) {
 		struct lr_gen_sched *sc = &g->sched;
 		struct gen_pace *p;
@@ -1197,6 +1213,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 		if (g->paced)
 			lr_gen_advance(&g->sched, n * g->sizes[0].cost);
 		lr_gen_flush(t, g);
+		lr_gen_note_done(g);
 		return 0;
 	}
 	tsc = rte_rdtsc();
@@ -1231,6 +1248,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 	if (g->paced)
 		lr_gen_advance(&g->sched, cost);
 	lr_gen_flush(t, g);
+	lr_gen_note_done(g);
 	return 0;
 }
 

@@ -683,7 +683,8 @@ opt_tpid(void *conf, const char *key, const char *val)
 	  "`max` or `0` (as fast as the port takes), `N` or `NMpps` " \
 	  "(packets/s), `NGbps` (L2: frames with FCS), `NGbpsl1` (L1: +20 B " \
 	  "preamble and gap per frame), `N%` (of the link speed, L1); a rate " \
-	  "above the port's line rate is an error (max)", \
+	  "above the port's line rate, or one so low that a frame's slot " \
+	  "passes 1e8 s (three years), is an error (max)", \
 	  "`--rate 14.88Mpps`, `--size 1518 --rate 9.5Gbps`, `--rate 50%`", NULL }, \
 	{ "burst", LR_OPT_UINT, GC(burst), 1, LR_BURST, NULL, "N", \
 	  "most packets per tx burst, 1..32; paced traffic sends only what is " \
@@ -790,7 +791,8 @@ const struct lr_opt lr_gen_opts[] = {
 	  "given (`max`: as fast as the port takes); `--count`, `--loops` or the "
 	  "duration end it (no)", "`--pcap trace.pcap --loops 10`", NULL },
 	{ "multiplier", FUNC(opt_speed), "X",
-	  "pcap: the capture's inter-frame gaps divided by X (1)",
+	  "pcap: the capture's inter-frame gaps divided by X, 0.001..1e6; its "
+	  "mean rate then above the port's line rate is an error (1)",
 	  "`--pcap trace.pcap --multiplier 2.5`", NULL },
 	{ "loops", LR_OPT_UINT, GC(loops), 0, UINT64_MAX, NULL, "N",
 	  "pcap: times through the capture, 0: until count or duration (1); a "
@@ -842,6 +844,78 @@ void
 lr_gen_conf_init_any(void *conf)
 {
 	lr_gen_conf_init(conf);
+}
+
+int
+lr_gen_frame_check(const struct lr_gen_conf *c, bool ipv6, uint32_t f)
+{
+	unsigned int tags = lr_gen_tags(c);
+	uint32_t min = (ipv6 ? LR_UDP6_HDRS_BYTES : LR_UDP4_HDRS_BYTES) +
+		       RTE_VLAN_HLEN * tags + LR_HDR_BYTES + LR_FCS_BYTES;
+	char why[64] = "";
+
+	/* --size is the frame on the wire, tags included (as MoonGen and
+	 * TRex count it): the tags take from the payload, and below the
+	 * least frame linerate's header would not fit. */
+	if (f >= LR_FRAME_MIN_BYTES && f <= LR_FRAME_MAX_BYTES && f >= min)
+		return 0;
+	if (tags != 0 || ipv6)
+		snprintf(why, sizeof(why), " (%s%s%sthe 18 B header need %u B)",
+			 ipv6 ? "IPv6" : "", ipv6 && tags ? ", " : ipv6 ? " and " : "",
+			 tags == 0 ? "" : tags == 1 ? "a VLAN tag and " :
+			 "2 VLAN tags and ", min);
+	return lr_err(EINVAL, "gen: frame size %u B outside %u..%u%s", f,
+		      RTE_MAX(min, (uint32_t)LR_FRAME_MIN_BYTES),
+		      LR_FRAME_MAX_BYTES, why);
+}
+
+/* Every size the conf cycles through fits its headers and tags: before
+ * any port, a bad option (--vlan at the 64 B default). */
+static int
+check_sizes(const struct lr_gen_conf *c, bool ipv6)
+{
+	uint32_t *tab = malloc(sizeof(*tab) * LR_GEN_SIZE_TABLE);
+	int n, i, ret = 0;
+
+	if (tab == NULL)
+		return lr_err(ENOMEM, "gen: no memory");
+	n = lr_gen_size_table(c, tab, LR_GEN_SIZE_TABLE);
+	if (n <= 0)
+		ret = lr_err(EINVAL, "gen: no frame sizes");
+	for (i = 0; i < n && ret == 0; i++)
+		ret = lr_gen_frame_check(c, ipv6, tab[i]);
+	free(tab);
+	return ret;
+}
+
+/*
+ * Does the rate's slot fit a schedule (LR_GEN_SLOT_MAX_S)? Before any port:
+ * at the least frame the conf can make (the largest size it lists, a
+ * replay's capture unknown: 64 B) and, for a share of the link, on a link
+ * of 1 Tb/s, so that what is refused here is refused by pace_of() too,
+ * which checks the real frames and link at the start and at each set.
+ */
+static int
+check_slot(const struct lr_gen_conf *c)
+{
+	double per_pkt, per_byte, frame = LR_FRAME_MIN_BYTES, slot;
+	uint32_t i;
+	char rs[64];
+
+	if (c->rate.unit == LR_RATE_MAX)
+		return 0;
+	if (c->pcap[0] == '\0' && c->data_bytes == 0)
+		for (i = 0; i < c->nb_sizes; i++)
+			frame = RTE_MAX(frame, (double)c->sizes[i]);
+	if (lr_rate_cost(&c->rate, 1e12, &per_pkt, &per_byte) != 0)
+		return 0;
+	slot = (per_pkt + per_byte * frame) * RTE_MAX(c->slices, 1);
+	if (!(slot <= LR_GEN_SLOT_MAX_S))
+		return lr_err(EINVAL, "gen: rate %s is too low to schedule: a "
+			      "frame's slot of %.3g s passes the %.0e s a "
+			      "schedule holds", lr_rate_str(&c->rate, rs, sizeof(rs)),
+			      slot, LR_GEN_SLOT_MAX_S);
+	return 0;
 }
 
 static int
@@ -924,5 +998,10 @@ lr_gen_conf_check(const void *arg)
 	ret = lr_gen_ranges(c, &src, &dst);
 	if (ret == 0)
 		ret = check_conf(c, &src);
+	/* After the options' contradictions, which say more. */
+	if (ret == 0)
+		ret = check_slot(c);
+	if (ret == 0 && c->pcap[0] == '\0')
+		ret = check_sizes(c, src.ipv6);
 	return ret;
 }

@@ -41,6 +41,12 @@ extern int lr_gen_logtype;
 int lr_gen_ranges(const struct lr_gen_conf *c, struct lr_ip_range *src,
 		  struct lr_ip_range *dst);
 
+/* Is a frame of @p f bytes (FCS included) one gen can build under @p c
+ * (IPv6 or not)? The least holds the headers, tags, linerate's header and
+ * FCS. @return 0 or -EINVAL ("gen: frame size 64 B outside 68..9018 (a
+ * VLAN tag and the 18 B header need 68 B)"). */
+int lr_gen_frame_check(const struct lr_gen_conf *c, bool ipv6, uint32_t f);
+
 /* gen's option table (lr_opt.h). */
 extern const struct lr_opt lr_gen_opts[];
 

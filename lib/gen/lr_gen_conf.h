@@ -27,6 +27,11 @@
 #define LR_GEN_SIZE_TABLE 4096		/**< sizes cycled per packet, at most */
 #define LR_GEN_FLOWS_MAX (1u << 24)	/**< flows per task */
 #define LR_GEN_PATTERN_MAX 16		/**< bytes of a repeated payload pattern */
+/** The longest slot (1 / rate, or bits / rate, of a task's share) a
+ *  schedule holds, in seconds: some three years, 1e18 TSC cycles at
+ *  10 GHz, so that a slot added to the TSC fits 64 bits with room. A rate
+ *  whose frame's slot is longer is refused, not sent unpaced. */
+#define LR_GEN_SLOT_MAX_S 1e8
 
 enum lr_size_mode {
 	LR_SIZE_FIXED,	/**< sizes[0] */

@@ -458,6 +458,36 @@ index_frames(struct lr_replay *rp, const struct rp_time *ts, const char *hname,
 	return ret;
 }
 
+/* Does every frame's slot under pacing @p p fit a schedule
+ * (LR_GEN_SLOT_MAX_S)? A longer one (a capture's gap of hours over a
+ * small multiplier, a rate of 1e-300) would pass 64 bits of cycles. */
+static int
+slot_fits(const struct gen *g, const struct gen_pace *p, double hz)
+{
+	const struct lr_replay *rp = g->rp;
+	double slot, max = 0;
+	uint32_t i;
+	char rs[64];
+
+	for (i = 0; i < rp->nb; i++) {
+		slot = rp->f[i].cost * p->gap_k + p->per_pkt_tsc +
+		       p->per_byte_tsc * (rp->f[i].len + LR_FCS_BYTES);
+		max = RTE_MAX(max, slot);
+	}
+	max /= hz;
+	if (max <= LR_GEN_SLOT_MAX_S)
+		return 0;
+	if (p->multiplier != 0)
+		return lr_err(EINVAL, "gen: multiplier %g is too low to "
+			      "schedule this capture: a frame's slot of %.3g s "
+			      "passes the %.0e s a schedule holds", p->multiplier,
+			      max, LR_GEN_SLOT_MAX_S);
+	return lr_err(EINVAL, "gen: rate %s is too low to schedule: a frame's "
+		      "slot of %.3g s passes the %.0e s a schedule holds",
+		      lr_rate_str(&p->rate, rs, sizeof(rs)), max,
+		      LR_GEN_SLOT_MAX_S);
+}
+
 /*
  * A pacing block @p p for replay g: at the capture's timing over
  * @p multiplier, or at @p rate (--rate; NULL: the timing). The frames'
@@ -478,6 +508,17 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 		p->multiplier = multiplier;
 		p->gap_k = 1 / multiplier;
 		p->mean_cost = rp->gaps_tsc * p->gap_k / rp->nb;
+		/* The capture's mean rate over the multiplier above the line
+		 * rate is a mistake, as such a --rate is: a run that could
+		 * only fall short. */
+		line = (g->mean_frame + LR_L1_EXTRA_BYTES) * 8 / link_bps;
+		if (link_bps > 0 && p->mean_cost > 0 &&
+		    p->mean_cost / hz < line * (1 - 1e-9))
+			return lr_err(EINVAL, "gen: multiplier %g asks %.4g Mpps of "
+				      "this capture, above port %s's line rate of "
+				      "%.4g Mpps at its %.0f B a frame on average",
+				      multiplier, hz / p->mean_cost / 1e6, pi->name,
+				      1e-6 / line, g->mean_frame);
 	} else if (rate->unit != LR_RATE_MAX) {
 		if (lr_rate_cost(rate, link_bps, &per_pkt, &per_byte) != 0)
 			return lr_err(EINVAL, "gen: a rate in %% needs the link "
@@ -496,7 +537,7 @@ pace_of(const struct gen *g, const struct lr_port_info *pi,
 		p->mean_cost = p->per_pkt_tsc + p->per_byte_tsc * g->mean_frame;
 	}
 	p->rate_pps = p->mean_cost > 0 ? hz / p->mean_cost : 0;
-	return 0;
+	return slot_fits(g, p, hz);
 }
 
 /* The start's pacing: the capture's gaps over the multiplier, or --rate;
@@ -764,8 +805,10 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 
 	if (g->nb_pend != 0 && !lr_gen_flush(t, g))
 		return 0;
-	if (g->remaining == 0)
+	if (g->remaining == 0) {
+		lr_gen_note_done(g);
 		return 1;
+	}
 	if (g->paced) {
 		/* A new multiplier or rate (task:set{}): as gen's, taken
 		 * here, with nothing pending: the frames before keep their
@@ -830,6 +873,7 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 	if (g->remaining != 0 && g->remaining != UINT64_MAX)
 		g->remaining -= n;
 	lr_gen_flush(t, g);
+	lr_gen_note_done(g);
 	return 0;
 }
 

@@ -240,8 +240,9 @@ pass(int argc, char **argv, struct solve_opts *o)
 		/* The second pass reads the inputs; the rest is set. */
 		if (o->lat != NULL && r->type != LR_OPT_FUNC)
 			continue;
-		/* A number's error names its table: "linerate solve: boot". */
-		if (lr_opt_set(lr_latency_solve_opts, o, "linerate solve", r->name,
+		/* Errors name the option ("--boot"); "linerate solve: "
+		 * is said below. */
+		if (lr_opt_set(lr_latency_solve_opts, o, NULL, r->name,
 			       val) != 0)
 			goto bad;
 		if (o->help)
@@ -249,8 +250,7 @@ pass(int argc, char **argv, struct solve_opts *o)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "%s%s\n", r == NULL || r->name == NULL ||
-		r->type != LR_OPT_UINT ? "linerate solve: " : "", lr_errmsg());
+	fprintf(stderr, "linerate solve: %s\n", lr_errmsg());
 	return -1;
 }
 
@@ -324,6 +324,17 @@ lr_latency_main(int argc, char **argv)
 		ret = 0;
 		if (!quiet)
 			lr_latency_print(to_stdout ? stderr : stdout, &res);
+		/* The table on stdout is the result (> /dev/full, a closed
+		 * pipe): a write that failed fails the run. */
+		errno = 0;
+		if (!quiet && !to_stdout &&
+		    (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "linerate solve: cannot write stdout "
+				"(%s)\n", strerror(errno ? errno : EIO));
+			lr_latency_result_free(&res);
+			ret = EXIT_BAD;
+			goto out;
+		}
 		/* What the numbers cannot vouch for goes to stderr too, also
 		 * with --quiet: the reasons, unless the table on stderr has
 		 * them already. */

@@ -170,6 +170,12 @@ lines_next(struct lines *r, char **line)
 	*line = r->buf + r->pos;
 	(*line)[len] = '\0';
 	r->pos += len + (nl != NULL ? 1 : 0);
+	/* A UTF-8 byte order mark (an editor's on Windows) is no part of
+	 * the first device's name. */
+	if (r->lineno == 1 && len >= 3 && memcmp(*line, "\xef\xbb\xbf", 3) == 0) {
+		*line += 3;
+		len -= 3;
+	}
 	nul = memchr(*line, '\0', len);
 	if (nul != NULL)
 		return lr_err(EINVAL, "%s:%ld: a NUL byte (column %zu): not a "

@@ -5,8 +5,9 @@
  * Each function checks its arguments (a wrong type raises a Lua error),
  * calls one C function, and turns a C failure into `nil, message`.
  *
- * Threading: Lua runs on the main lcore only. lr_lua_interrupt() is the
- * one function that may be called from a signal handler.
+ * Threading: Lua runs on the main lcore only. lr_lua_interrupt() and
+ * lr_lua_kill_command() are the functions that may be called from a
+ * signal handler.
  */
 #ifndef LR_LUA_H
 #define LR_LUA_H
@@ -48,5 +49,10 @@ const char *lr_lua_install_dir(void);
 
 /** From a signal handler: stop the running script at its next Lua step. */
 void lr_lua_interrupt(void);
+
+/** From a signal handler, before a forced exit: SIGKILL the process group
+ *  of the command os.execute() is waiting for, if any, so that it does
+ *  not outlive linerate. */
+void lr_lua_kill_command(void);
 
 #endif

@@ -42,13 +42,15 @@ lr_lua_opt_seconds(lua_State *L, int idx, const char *what)
 }
 
 /* The text form of a conf value: numbers, strings and booleans. Integral
- * floats such as 1e6 print without exponent so "count = 1e6" works. */
+ * floats such as 1e6 print without exponent so "count = 1e6" works. A
+ * boolean is "true" or "false", which only a switch takes (lr_opt.h's
+ * LR_OPT_BOOL and LR_OPT_FLAG, a 0..1 number): rate = true is no rate. */
 static const char *
 value_text(lua_State *L, int idx, char *buf, size_t len)
 {
 	switch (lua_type(L, idx)) {
 	case LUA_TBOOLEAN:
-		return lua_toboolean(L, idx) ? "1" : "0";
+		return lua_toboolean(L, idx) ? "true" : "false";
 	case LUA_TNUMBER:
 		if (lua_isinteger(L, idx)) {
 			snprintf(buf, len, "%lld", (long long)lua_tointeger(L, idx));
@@ -120,6 +122,16 @@ lr_lua_apply_table(lua_State *L, int idx, const char *what, void *conf,
 		if (s != NULL && *s != NULL) {
 			lua_pop(L, 1);
 			continue;
+		}
+		/* The C options read text to its first NUL: "10kpps\0junk"
+		 * would be taken as 10kpps, silently. */
+		if (lua_type(L, -1) == LUA_TSTRING) {
+			size_t n;
+
+			val = lua_tolstring(L, -1, &n);
+			if (strlen(val) != n)
+				luaL_error(L, "%s: option '%s': text with a NUL "
+					   "byte", what, key);
 		}
 		val = value_text(L, -1, vbuf, sizeof(vbuf));
 		if (val == NULL)

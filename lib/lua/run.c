@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The runner of scenario scripts: a Lua state with the linerate module,
- * print() to where human output goes, os.exit() and os.tmpname() that
- * let the run end in order, require() paths, and Ctrl-C that stops the
- * script at its next Lua step.
+ * print() to where human output goes, os.exit(), os.execute() and
+ * os.tmpname() that let the run end in order, require() paths, and Ctrl-C
+ * that stops the script at its next Lua step.
  */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -145,6 +148,97 @@ l_print(lua_State *L)
 	fputc('\n', f);
 	fflush(f);
 	return 0;
+}
+
+/*
+ * os.execute([command]): Lua's, but for signals. glibc's system() ignores
+ * SIGINT and SIGQUIT in the caller while the command runs: a Ctrl-C went
+ * to the command alone and the script went on, and a kill -INT of
+ * linerate was lost (issue 35 M4). Here the shell is spawned in a process
+ * group of its own and waited for with linerate's handler in place: a
+ * first signal during the wait is passed on to the command's whole group
+ * (SIGINT, then SIGKILL after EXECUTE_GRACE_MS: a shell waiting for its
+ * child would outlive a signal to itself), the shell is reaped, and the
+ * script ends as it ends at a Ctrl-C (130); a second one ends the process
+ * at once (137). A command run once the script is already stopping (a
+ * <close> handler's cleanup) runs to its end.
+ */
+#define EXECUTE_GRACE_MS 1000
+
+extern char **environ;
+
+/* The process group of the command os.execute() waits for, 0: none. */
+static volatile sig_atomic_t execute_pgid;
+
+void
+lr_lua_kill_command(void)
+{
+	pid_t pg = execute_pgid;
+
+	if (pg > 0)
+		kill(-pg, SIGKILL);
+}
+
+static int
+l_os_execute(lua_State *L)
+{
+	const char *cmd = luaL_optstring(L, 1, NULL);
+	char *args[] = { (char *)(uintptr_t)"sh", (char *)(uintptr_t)"-c",
+			 (char *)(uintptr_t)cmd, NULL };
+	bool stopping = was_interrupted;
+	unsigned int waited = 0;
+	posix_spawnattr_t attr;
+	pid_t pid, got;
+	int st = 0, ret;
+
+	if (cmd == NULL) {	/* is a shell there? */
+		lua_pushboolean(L, access("/bin/sh", X_OK) == 0);
+		return 1;
+	}
+	fflush(NULL);
+	ret = posix_spawnattr_init(&attr);
+	if (ret == 0)
+		ret = posix_spawnattr_setpgroup(&attr, 0);
+	if (ret == 0)
+		ret = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	if (ret == 0)
+		ret = posix_spawn(&pid, "/bin/sh", NULL, &attr, args, environ);
+	posix_spawnattr_destroy(&attr);
+	if (ret != 0) {
+		errno = ret;
+		return luaL_execresult(L, -1);
+	}
+	execute_pgid = pid;
+	for (;;) {
+		got = waitpid(pid, &st, 0);
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR) {
+			execute_pgid = 0;
+			return luaL_execresult(L, -1);
+		}
+		if (stopping || !was_interrupted)
+			continue;
+		/* Interrupted meanwhile: the command goes too, with what
+		 * it started. */
+		kill(-pid, SIGINT);
+		while ((got = waitpid(pid, &st, WNOHANG)) == 0 &&
+		       waited < EXECUTE_GRACE_MS) {
+			usleep(10000);
+			waited += 10;
+		}
+		kill(-pid, SIGKILL);
+		if (got == 0)
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+		execute_pgid = 0;
+		return lr_lua_raise_interrupt(L);
+	}
+	execute_pgid = 0;
+	if (!stopping && was_interrupted)
+		return lr_lua_raise_interrupt(L);
+	errno = 0;	/* luaL_execresult() takes errno for a failure */
+	return luaL_execresult(L, st);
 }
 
 /*
@@ -292,6 +386,8 @@ lr_lua_run(const char *script, int argc, char **argv)
 	lua_getglobal(L, "os");
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
+	lua_pushcfunction(L, l_os_execute);
+	lua_setfield(L, -2, "execute");
 	lua_getfield(L, -1, "tmpname");
 	lua_pushcclosure(L, l_os_tmpname, 1);
 	lua_setfield(L, -2, "tmpname");

@@ -105,7 +105,9 @@ lr_pcapmap_open(struct lr_pcapmap *m, const char *path, const char *who)
 	int fd, ret, err = 0;
 
 	memset(m, 0, sizeof(*m));
-	fd = open(path, O_RDONLY);
+	/* O_NONBLOCK: a FIFO without a writer would block open() for ever,
+	 * before fstat() could refuse it (no effect on a regular file). */
+	fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return lr_err(errno, "%s: pcap %s", who, path);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

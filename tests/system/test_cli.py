@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Bad input at the command line: one clear line, the right exit code, no
 process left behind."""
+import json
 import os
 import re
 import shutil
@@ -524,6 +525,80 @@ def test_results_whole_or_not_at_all():
         subprocess.run(["umount", small])
 
 
+def test_option_errors_say_linerate_once():
+    """linerate's own options' errors: "linerate: --json ''...", not
+    "linerate: linerate: json ''" (issue 35 L8)."""
+    gen = eal("cli20") + ["--", "--role", "gen", "--port", "net_null0"]
+    for opt in ("json", "csv", "lcores", "metrics"):
+        usage_error(gen + ["--" + opt, ""], "linerate: --%s '': want 1.." % opt)
+        r = run(gen + ["--" + opt, ""])
+        expect(r.stderr.count("linerate:") == 1, r.stderr)
+
+
+def test_lcores_checked_before_the_run():
+    """--lcores naming no worker of EAL's -l 0-1 (5, the main lcore 0, an
+    id past 64 bits) is a bad option: exit 2 with the value as given, not
+    a failure of the run (issue 35 L9)."""
+    gen = eal("cli21") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                          "--count", "10"]
+    for val, needle in (("5", "--lcores '5': lcore 5 is not one of EAL's"),
+                        ("0", "--lcores '0': lcore 0 is the main lcore"),
+                        ("1,5", "--lcores '1,5': lcore 5"),
+                        ("999999999999", "--lcores '999999999999': want a comma list"),
+                        ("-1", "--lcores '-1': want a comma list")):
+        # After EAL's start (its own lines before): linerate's one line.
+        r = run(gen + ["--lcores", val])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("linerate")]
+        expect(r.returncode == 2 and len(lines) == 1 and needle in lines[0],
+               (val, r.returncode, r.stderr[-300:]))
+    r = run(gen + ["--lcores", "1"])
+    expect(r.returncode == 0, r.stderr[-300:])
+
+
+def test_sigint_while_writing_to_a_pipe():
+    """A SIGINT while `--json -` is written into a reader that has not read
+    yet (the pipe full, write() blocked) leaves the document whole: the
+    write goes on after the signal (issue 35 M3: it was cut at 64 KiB,
+    "Interrupted system call", exit 3)."""
+    import signal
+    import threading
+    import time
+    args = eal("cli22") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                           "--rate", "1000", "--duration", "0.5", "--series", "0.001",
+                           "--json", "-"]
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    err = []
+    summary = threading.Event()
+
+    def read_err():
+        for line in p.stderr:
+            err.append(line)
+            if line.startswith("linerate: tx "):
+                summary.set()
+    th = threading.Thread(target=read_err)
+    th.start()
+    try:
+        # The summary comes just before the document: then it fills the
+        # pipe (some 100 KB of series) and waits for this reader.
+        expect(summary.wait(30), "".join(err))
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        out = p.stdout.read()
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        th.join()
+    expect(len(out) > 65536, len(out))	# more than the pipe holds
+    doc = json.loads(out)
+    expect(doc["totals"]["tx_packets"] > 0 and len(doc["series"]) > 100,
+           (doc["totals"], len(doc.get("series", []))))
+    expect(rc in (0, 130) and "cannot write" not in "".join(err),
+           (rc, "".join(err)[-400:]))
+
+
 if __name__ == "__main__":
     main([test_help_and_version, test_help_lists_every_option,
           test_help_columns_do_not_collide,
@@ -539,4 +614,5 @@ if __name__ == "__main__":
           test_unknown_option_names_the_nearest,
           test_sample_outputs_checked_before_the_run,
           test_a_full_disk_fails_in_one_line, test_no_dist_table_is_a_failure,
-          test_results_whole_or_not_at_all])
+          test_results_whole_or_not_at_all, test_option_errors_say_linerate_once,
+          test_lcores_checked_before_the_run, test_sigint_while_writing_to_a_pipe])

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -466,6 +467,142 @@ def test_bad_metrics():
     expect(r.returncode == 0, r.stderr[-800:])
 
 
+def test_linger_ends_at_a_get_only():
+    """--metrics-linger waits for a GET that read the final counts: a HEAD
+    does not end it (issue 35 L2); a SIGINT during it exits 130, not 0
+    (L3)."""
+    port = free_port()
+    url = "http://127.0.0.1:%d/metrics" % port
+    args = eal("mxlinger") + ["--", "--role", "gen", "--port", "net_null0", "--count", "10",
+                              "--no-live", "--metrics", "127.0.0.1:%d" % port,
+                              "--metrics-linger", "20"]
+
+    def head():
+        req = urllib.request.Request(url, method="HEAD")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        heads, end = 0, time.time() + 30
+        while heads < 5 and time.time() < end and p.poll() is None:
+            try:
+                heads += head() == 200
+            except OSError:
+                pass
+            time.sleep(0.2)
+        expect(heads == 5 and p.poll() is None, ("HEADs ended the linger", heads, p.poll()))
+        scrape(url)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    expect(p.returncode == 0, err[-800:])
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.time() + 30
+        while time.time() < end:
+            try:
+                if head() == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    expect(p.returncode == 130, (p.returncode, err[-800:]))
+
+
+def test_drippers_do_not_blind_scrapes():
+    """Connections that send a byte now and then (slowloris) cannot keep
+    the scrapes from an answer (issue 35 M7): one address holds 4 of the
+    32 connections at most, and a request has 5 s from its connection's
+    accept (or the answer before) to its end, however it drips; without
+    ADDR the server is this host's alone."""
+    port = free_port()
+    url = "http://127.0.0.1:%d/metrics" % port
+    p = subprocess.Popen([LINERATE] + eal("mxdrip") +
+                         ["--", "--role", "gen", "--port", "net_null0", "--rate", "1000",
+                          "--duration", "30", "--no-live", "--allow-short",
+                          "--metrics", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    drips = []
+
+    def drip(src, n):
+        for _ in range(n):
+            try:
+                c = socket.socket()
+                c.bind((src, 0))
+                c.settimeout(2)
+                c.connect(("127.0.0.1", port))
+                c.send(b"G")
+                drips.append(c)
+            except OSError:
+                pass
+
+    def tick():
+        for c in list(drips):
+            try:
+                c.send(b"E")
+            except OSError:
+                drips.remove(c)
+
+    def scrape_ok():
+        try:
+            scrape(url)
+            return True
+        except OSError:
+            return False
+    try:
+        end = time.time() + 30
+        while not scrape_ok() and time.time() < end:
+            time.sleep(0.1)
+        # One address's 32: 4 taken, the rest closed; the scrapes answered.
+        drip("127.0.0.2", 32)
+        got = []
+        for _ in range(6):
+            tick()
+            got.append(scrape_ok())
+            time.sleep(0.5)
+        expect(all(got), ("one address blinded the scrapes", got))
+        for c in drips:
+            c.close()
+        drips.clear()
+        # 32 addresses, a connection each: the server full, each cut 5 s
+        # after its accept, however it drips.
+        for i in range(32):
+            drip("127.0.0.%d" % (10 + i), 1)
+        t0, ok_at = time.time(), None
+        while time.time() - t0 < 12 and ok_at is None:
+            tick()
+            if scrape_ok():
+                ok_at = time.time() - t0
+            time.sleep(0.5)
+        expect(ok_at is not None and ok_at < 9, ("drippers held the server", ok_at))
+        time.sleep(1)
+        tick()
+        tick()
+        expect(not drips, "%d drippers still connected" % len(drips))
+    finally:
+        for c in drips:
+            c.close()
+        p.kill()
+        p.communicate()
+    # Without ADDR: 127.0.0.1, said so for port 0.
+    r = run(eal("mxdrip") + ["--", "--role", "gen", "--port", "net_null0", "--count", "10",
+                             "--no-live", "--metrics", "0"])
+    expect(r.returncode == 0 and
+           re.search(r"metrics at http://127\.0\.0\.1:\d+/metrics", r.stderr), r.stderr)
+
+
 if __name__ == "__main__":
     main([test_bad_metrics, test_exposition_format, test_prometheus_scrapes_the_run,
-          test_grafana_dashboard_names_exist])
+          test_grafana_dashboard_names_exist, test_linger_ends_at_a_get_only,
+          test_drippers_do_not_blind_scrapes])

@@ -238,9 +238,15 @@ def test_bad_files():
              (write("corrupt.pcap", bytes(corrupt)), "record 11 at byte"),
              (write("raw.pcap", bytes(raw)), "not Ethernet"),
              (d, "not a regular file"))
+    # A FIFO that nothing writes: refused at once, not waited on in
+    # open() for ever (issue 35 L4).
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    cases += ((fifo, "not a regular file (a pipe or FIFO"),)
     for path, msg in cases:
         r = run(eal("bf") + ["--", "--role", "probe", "--port", "net_null0",
-                             "--pcap", path, "--export", "none", "--no-live"])
+                             "--pcap", path, "--export", "none", "--no-live"],
+                timeout=30)
         lines = [l for l in r.stderr.splitlines() if "pcap" in l]
         expect(r.returncode in (1, 2) and msg in r.stderr and len(lines) == 1,
                (path, r.returncode, r.stderr))

@@ -268,6 +268,36 @@ def test_second_sigint_exits_at_once():
     expect(rc == 137 and "second signal" in err, "rc %d %s" % (rc, err[-300:]))
 
 
+def test_sigint_during_os_execute():
+    """A SIGINT to linerate while a script waits in os.execute() ends the
+    script (130) and the command with it; a second one ends the process
+    (137), even when the command ignores SIGINT; a command a <close>
+    handler runs once the script stops runs to its end (issue 35 M4:
+    system() ignored SIGINT in the caller, both were lost, exit 0)."""
+    d = tmpdir()
+    ready, after, cleaned = (os.path.join(d, n) for n in ("ready", "after", "cleaned"))
+    script = os.path.join(d, "exec.lua")
+    with open(script, "w") as f:
+        f.write("local ready, after, cleaned, cmd = ...\n"
+                "local guard <close> = setmetatable({}, { __close = function()\n"
+                "\tos.execute('sleep 0.3; touch ' .. cleaned)\nend })\n"
+                "io.open(ready, 'w'):close()\n"
+                "print(os.execute(cmd))\n"
+                "io.open(after, 'w'):close()\n")
+    t0 = time.time()
+    rc, out, err = interrupt(eal("exec") + ["--", "--no-live", script, ready, after,
+                                            cleaned, "sleep 30"], ready)
+    expect(rc == 130 and not os.path.exists(after) and os.path.exists(cleaned) and
+           time.time() - t0 < 15, (rc, out[-300:], err[-300:]))
+    for n in (ready, cleaned):
+        os.remove(n)
+    rc, out, err = interrupt(eal("exec") + ["--", "--no-live", script, ready, after,
+                                            cleaned, "trap '' INT; sleep 30"], ready,
+                             signals=2)
+    expect(rc == 137 and "second signal" in err and not os.path.exists(after),
+           (rc, out[-300:], err[-300:]))
+
+
 # A script whose <close> handler writes a large JSON document again and
 # again (each write a C call of a good part of a second, which the
 # interrupt does not cut), after it made Lua temporary files: a file, and
@@ -489,7 +519,7 @@ if __name__ == "__main__":
           test_memif_small_buffers_refused, test_telemetry_and_sigterm, test_sigint_stops_a_script,
           test_sigint_during_link_wait, test_sigint_runs_close_handlers,
           test_sigint_is_not_caught_by_pcall,
-          test_second_sigint_exits_at_once,
+          test_second_sigint_exits_at_once, test_sigint_during_os_execute,
           test_second_sigterm_from_another_sender_forces_a_clean_stop,
           test_a_repeated_signal_is_one_stop, test_forced_stop_removes_a_dut,
           test_forced_stop_removes_a_memif_socket])

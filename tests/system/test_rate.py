@@ -163,7 +163,95 @@ def test_memif_peer_killed():
     expect(0 < t["tx_packets"] < n, t)
 
 
+def pcap_with_gap(path, gap_s, frames=2):
+    """@p frames UDP frames of 64 B @p gap_s seconds apart (a classic
+    capture, us stamps)."""
+    import struct
+    frame = bytes(12) + b"\x08\x00" + bytes(46)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i in range(frames):
+            us = round(i * gap_s * 1e6)
+            f.write(struct.pack("<IIII", us // 1000000, us % 1000000, len(frame),
+                                len(frame)) + frame)
+
+
+SLOT_LUA = """
+linerate.live(false)
+local t, e = linerate.task{ role = "gen", port = linerate.wire("rs1"), rate = 1e-300 }
+print("TASK", t ~= nil, e)
+local g = assert(linerate.task{ role = "gen", port = assert(linerate.port("net_null0")),
+                                rate = 1000, duration = 0.3 })
+linerate.start()
+local ok
+ok, e = pcall(g.set, g, { rate = 1e-300 })
+print("SET", ok, e)
+ok, e = pcall(g.set, g, { rate = "1e-12bps" })
+print("SET", ok, e)
+assert(g:wait(10))
+linerate.stop()
+"""
+
+
+def test_rate_too_low_to_schedule():
+    """A rate whose slot passes what a schedule holds (1e8 s) is refused,
+    not sent unpaced (issue 35 H1): --rate at parsing (exit 2), the Lua
+    task and set{} with an error, a replay's multiplier at the start."""
+    gen = eal("rate7") + ["--", "--role", "gen", "--port", "net_null0", "--no-live"]
+    for rate in ("1e-300", "1e-10", "1e-300%", "1e-12bps"):
+        r = run(gen + ["--rate", rate, "--duration", "1"], timeout=30)
+        lines = r.stderr.strip().splitlines()
+        expect(r.returncode == 2 and len(lines) == 1 and
+               "too low to schedule" in lines[0], (rate, r.returncode, r.stderr[-400:]))
+    # The slowest rate that fits still runs, paced: one frame in 0.2 s.
+    d = tmpdir()
+    out = os.path.join(d, "slow.json")
+    r = run(gen + ["--rate", "1e-7", "--duration", "0.2", "--json", out], timeout=30)
+    expect(r.returncode == 0, r.stderr[-400:])
+    t = load_json(out)["tasks"][0]
+    expect(t["tx_packets"] == 1 and t["offered"] >= 0 and t["send_s"] > 0, t)
+    # A capture's gap of 2^30 s over multiplier 0.001: a slot of 1e12 s.
+    cap = os.path.join(d, "gap.pcap")
+    pcap_with_gap(cap, 1 << 30)
+    r = run(eal("rate7") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                            "--pcap", cap, "--multiplier", "0.001", "--duration", "1"],
+            timeout=30)
+    expect(r.returncode == 1 and "too low to schedule" in r.stderr, r.stderr[-400:])
+    path = os.path.join(d, "slot.lua")
+    with open(path, "w") as f:
+        f.write(SLOT_LUA)
+    r = run(eal("rate7") + ["--", path], timeout=30)
+    expect(r.returncode == 0, r.stderr[-400:])
+    got = [l for l in r.stdout.splitlines() if l.startswith(("TASK", "SET"))]
+    expect(len(got) == 3 and all("false" in l and "too low to schedule" in l
+                                 for l in got), r.stdout)
+
+
+def test_short_count_runs_on_time():
+    """A paced run that ends by its count is over when its last frame
+    went out, not some microseconds of polls later: 1000 frames at 1 Mpps
+    (a built gen, and a replay of 1 us gaps) are not "short" for a fixed
+    tail in the window (issue 35 L5: offered 99.6 %, no frame late). A
+    host's stall may still make one run short: two of three on time."""
+    d = tmpdir()
+    cap = os.path.join(d, "us.pcap")
+    pcap_with_gap(cap, 1e-6, frames=100)
+    out = os.path.join(d, "c.json")
+    for opts in (["--count", "1000", "--rate", "1Mpps"],
+                 ["--pcap", cap, "--loops", "10"]):
+        on_time = 0
+        for _ in range(3):
+            r = run(eal("rate8") + ["--", "--role", "gen", "--port", "net_null0",
+                                    "--no-live", "--allow-short", "--json", out] + opts)
+            expect(r.returncode == 0, r.stderr[-400:])
+            t = load_json(out)["tasks"][0]
+            expect(t["tx_packets"] == 1000, t)
+            on_time += not t["short"]
+        expect(on_time >= 2, (opts, on_time, t))
+
+
 if __name__ == "__main__":
     main([test_short_rate_exits_3, test_allow_short_exits_0_still_flagged,
           test_tolerance_option, test_lcores_sharing_a_cpu,
-          test_on_time_run_consistent, test_memif_peer_killed])
+          test_on_time_run_consistent, test_memif_peer_killed,
+          test_rate_too_low_to_schedule, test_short_count_runs_on_time])

@@ -10,13 +10,15 @@ solve` (determined and not), lua/per-sweep.lua's rows and lua/rfc2544.lua's
 document. Broken copies of those documents (a required field removed, a
 field of the wrong type, an unknown field) must be rejected, so that the
 schemas catch drift; the last test checks that every schema file was
-validated against a real output. doc/usage.md's jsonschema command line
-runs as written.
+validated against a real output. doc/usage.md's command line
+(tools/schema-check.py) runs as written, with Debian's jsonschema and, when
+at hand, jsonschema 4.18 or later.
 """
 import copy
 import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 
@@ -46,7 +48,10 @@ def load_schemas():
 def validator(name):
     store = load_schemas()
     uri = (SCHEMA_DIR / name).as_uri()
-    return Draft202012Validator(store[uri], resolver=RefResolver(uri, store[uri], store=store))
+    # The $refs resolve against each schema's absolute $id.
+    by_id = {s["$id"]: s for s in store.values()}
+    return Draft202012Validator(store[uri],
+                                resolver=RefResolver.from_schema(store[uri], store=by_id))
 
 
 def errors(name, doc):
@@ -363,30 +368,77 @@ def test_broken_documents_are_rejected():
                                                               "/".join(map(str, path))))
 
 
-def test_usage_example():
-    """doc/usage.md's command line, as written, on a real document."""
-    lines = [l.strip() for l in open(os.path.join(SRC, "doc", "usage.md"))
-             if l.strip().startswith("python3 -m jsonschema")]
-    expect(lines, "no jsonschema example in doc/usage.md")
-    d = tmpdir()
-    with open(os.path.join(d, "result.json"), "w") as f:
-        json.dump(roles_run(), f)
-    inst = os.path.join(d, "result.json")
+def pythons():
+    """Debian's python3 (python3-jsonschema 4.10, RefResolver) and, when
+    the PATH has another python3 with jsonschema 4.18 or later (the
+    referencing library, issue 35's note), that one too."""
+    found = ["/usr/bin/python3"]
+    other = shutil.which("python3")
+    if other and os.path.realpath(other) != os.path.realpath(found[0]):
+        r = subprocess.run([other, "-c", "import jsonschema, referencing"],
+                           capture_output=True, timeout=60)
+        if r.returncode == 0:
+            found.append(other)
+    return found
 
-    def command(l):
-        return l.replace("-i result.json", "-i " + inst).replace("python3", "/usr/bin/python3", 1)
-    for l in lines:
-        cmd = command(l)
-        r = subprocess.run(["bash", "-c", cmd], cwd=SRC, capture_output=True, text=True,
-                           timeout=60)
-        expect(r.returncode == 0, (cmd, r.stdout[-1000:], r.stderr[-1000:]))
-    bad = roles_run()
-    bad = broken(bad, ["tasks", 0], ("type", "tx_packets"))
-    with open(os.path.join(d, "result.json"), "w") as f:
+
+def test_usage_example():
+    """doc/usage.md's command line, as written, on a real document, by
+    each jsonschema at hand: every schema has an absolute $id, so that
+    both resolve the $refs between them."""
+    for n in SCHEMAS:
+        sid = json.load(open(SCHEMA_DIR / n)).get("$id")
+        expect(sid == "https://linerate.invalid/schema/" + n, (n, sid))
+    lines = [l.strip() for l in open(os.path.join(SRC, "doc", "usage.md"))
+             if l.strip().startswith("python3 tools/schema-check.py")]
+    expect(lines, "no schema-check example in doc/usage.md")
+    d = tmpdir()
+    inst = os.path.join(d, "result.json")
+    with open(inst, "w") as f:
+        json.dump(roles_run(), f)
+    bad_inst = os.path.join(d, "bad.json")
+    bad = broken(roles_run(), ["tasks", 0], ("type", "tx_packets"))
+    with open(bad_inst, "w") as f:
         json.dump(bad, f)
-    r = subprocess.run(["bash", "-c", command(lines[0])], cwd=SRC, capture_output=True,
-                       text=True, timeout=60)
-    expect(r.returncode != 0, "the example accepted a broken document")
+    for py in pythons():
+        for l in lines:
+            cmd = l.replace("python3", py, 1)
+            r = subprocess.run(["bash", "-c", cmd.replace(" result.json", " " + inst)],
+                               cwd=SRC, capture_output=True, text=True, timeout=60)
+            expect(r.returncode == 0, (cmd, r.stdout[-1000:], r.stderr[-1000:]))
+            r = subprocess.run(["bash", "-c", cmd.replace(" result.json", " " + bad_inst)],
+                               cwd=SRC, capture_output=True, text=True, timeout=60)
+            expect(r.returncode == 1 and "tx_packets" in r.stdout,
+                   ("the example accepted a broken document", py, r.stdout[-500:],
+                    r.stderr[-500:]))
+
+
+def test_interrupted_role_run():
+    """A --role run stopped by SIGINT says so in its document (issue 35
+    L12), as rfc2544's does; one that ran to its end says false."""
+    import signal
+    import time
+    from lrtest import LINERATE
+    d = tmpdir()
+    out = os.path.join(d, "int.json")
+    args = eal("schint") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                            "--rate", "10000", "--json", out]
+    p = subprocess.Popen([LINERATE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    expect(p.returncode == 130, (p.returncode, err[-400:]))
+    doc = load_json(out)
+    expect(doc["interrupted"] is True, {k: doc[k] for k in doc if k != "tasks"})
+    valid("gen.json", doc, "an interrupted gen run")
+    r = run(eal("schint") + ["--", "--role", "gen", "--port", "net_null0", "--no-live",
+                             "--count", "10", "--json", out])
+    expect(r.returncode == 0 and load_json(out)["interrupted"] is False, r.stderr[-300:])
 
 
 def test_every_schema_validated_a_real_output():
@@ -398,4 +450,4 @@ if __name__ == "__main__":
     main([test_schemas_are_valid, test_every_role_in_one_run, test_captures, test_solve,
           test_per_sweep, test_rfc2544, test_series_interval_without_frames,
           test_broken_documents_are_rejected, test_usage_example,
-          test_every_schema_validated_a_real_output])
+          test_interrupted_role_run, test_every_schema_validated_a_real_output])

@@ -216,6 +216,13 @@ def test_bad_input_exit_2():
     expect(r.returncode == 2 and "did you mean '--boot'?" in r.stderr, r.stderr)
     r = solve("--quiet=1")
     expect(r.returncode == 2 and "takes no value" in r.stderr, r.stderr)
+    # Said once: "linerate solve: --json ''", not the prefix twice.
+    for args, needle in ((["--json", ""], "linerate solve: --json '': want 1.."),
+                         (["--boot", "x"], "linerate solve: --boot 'x': want a number")):
+        r = solve(*args)
+        lines = r.stderr.strip().splitlines()
+        expect(r.returncode == 2 and len(lines) == 1 and lines[0].startswith(needle),
+               (args, r.stderr))
 
 
 def sockperf_log(d, name):
@@ -635,8 +642,33 @@ def test_json_checked_first_and_whole():
         subprocess.run(["umount", full])
 
 
+def test_stdout_full_and_bom():
+    """The table on stdout is the result: > /dev/full fails in one line,
+    not exit 0 (issue 35 L11); a UTF-8 byte order mark before the first
+    line is skipped, not part of the first device's name."""
+    d = tmpdir()
+    csv = small_lab(d)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([LINERATE, "solve", csv], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    expect(r.returncode == 2 and len(lines) == 1 and
+           "cannot write stdout (No space left on device)" in lines[0],
+           (r.returncode, r.stderr))
+    # Without the comment and the header: the BOM before device a.
+    body = [l for l in open(csv) if not l.startswith(("#", "a,b,rtt_ns"))]
+    bom = os.path.join(d, "bom.csv")
+    with open(bom, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + "".join(body).encode())
+    out = os.path.join(d, "bom.json")
+    r = solve(bom, "--json", out, "--quiet")
+    expect(r.returncode in (0, 3), (r.returncode, r.stderr))
+    names = sorted(load_json(out)["devices"])
+    expect(names == ["a", "b", "c"], names)
+
+
 if __name__ == "__main__":
-    main([test_csv_table_and_json, test_reference_and_hw,
+    main([test_stdout_full_and_bom, test_csv_table_and_json, test_reference_and_hw,
           test_undetermined_exit_1, test_bad_input_exit_2,
           test_sockperf_and_irtt_importers, test_implausible_exit_3,
           test_model_unchecked, test_json_stdout_alone, test_truncated_gz,

@@ -172,6 +172,12 @@ def test_bad_values_cli_and_lua():
                              "--count", "1", "--vlan", "1", "--outer-vlan", "2",
                              "--size", "68", "--no-live"])
     one_line_error(r, "2 VLAN tags and the 18 B header need 72 B")
+    expect(r.returncode == 2, r.returncode)
+    # At the 64 B default, before any port: a bad option (exit 2).
+    r = run(eal("vsmall") + ["--", "--role", "gen", "--port", "net_null0",
+                             "--vlan", "0-4095", "--flows", "10", "--no-live"])
+    one_line_error(r, "frame size 64 B outside 68..9018 (a VLAN tag")
+    expect(r.returncode == 2, r.returncode)
     r = run(eal("vouter") + ["--", "--role", "gen", "--port", "net_null0",
                              "--count", "1", "--outer-vlan", "2", "--size", "68",
                              "--no-live"])

@@ -102,6 +102,22 @@ conf_checks(void **state)
 	assert_int_equal(lr_role_set(&lr_gen_role, &c, "pattern", "0xzz"), -EINVAL);
 	assert_int_equal(lr_role_set(&lr_gen_role, &c, "order", "random"), -EINVAL);
 	assert_int_equal(lr_role_set(&lr_gen_role, &c, "colour", "1"), -ENOENT);
+	/* Before any port (exit 2 on the command line): a size that holds
+	 * no tag (issue 35 L9), a rate too low to schedule (H1). */
+	lr_gen_conf_init(&c);
+	set(&c, "vlan", "0-4095");
+	set(&c, "flows", "10");
+	assert_int_equal(lr_gen_role.conf_check(&c), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "frame size 64 B outside 68..9018"));
+	set(&c, "size", "68");
+	assert_int_equal(lr_gen_role.conf_check(&c), 0);
+	set(&c, "rate", "1e-300");
+	assert_int_equal(lr_gen_role.conf_check(&c), -EINVAL);
+	assert_non_null(strstr(lr_errmsg(), "too low to schedule"));
+	set(&c, "rate", "1e-8");
+	assert_int_equal(lr_gen_role.conf_check(&c), 0);
+	set(&c, "rate", "1e-9");
+	assert_int_equal(lr_gen_role.conf_check(&c), -EINVAL);
 }
 
 /* Table 1's sizes from user data: what data-size gives. */
