@@ -337,7 +337,8 @@ local function dut_drops(rec, path)
 	local fwd = (i.rx or 0) - (o.tx or 0) - (o.tx_drop or 0)
 	return { ["the kernel's rx_drop (/proc/net/dev)"] = i.rx_drop or 0,
 	         ["the kernel's tx_drop (/proc/net/dev)"] = o.tx_drop or 0,
-	         ["taken in, not forwarded"] = math.max(0, fwd) }
+	         ["taken in, not forwarded"] = math.max(0, fwd - (o.qdisc_drop or 0)),
+	         ["its egress qdisc's drops (tc -s)"] = o.qdisc_drop or 0 }
 end
 
 -- The tester's own drops of the device's frames: its receiving port's

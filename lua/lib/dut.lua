@@ -271,7 +271,8 @@ local function testpmd_counters(d)
 end
 
 -- The kernel's counters of the namespace's two ends (/proc/net/dev):
--- rx, rx_drop, tx, tx_drop of each ("in": where our frames enter).
+-- rx, rx_drop, tx, tx_drop of each ("in": where our frames enter), and
+-- the out end's qdisc drops (qdisc_drop).
 local function kernel_counters(d)
 	local p = io.popen("ip netns exec " .. d.ns .. " cat /proc/net/dev 2>/dev/null")
 	if not p then return nil end
@@ -286,7 +287,17 @@ local function kernel_counters(d)
 		end
 	end
 	local a, b = c[d.links[1] .. "i"], c[d.links[2] .. "i"]
-	return (a and b) and { ["in"] = a, out = b } or nil
+	if not (a and b) then return nil end
+	-- What its egress qdisc dropped (tc -s: "dropped N"; 0 with noqueue).
+	local q = io.popen(("ip netns exec %s tc -s qdisc show dev %si 2>/dev/null")
+	                   :format(d.ns, d.links[2]))
+	if q then
+		local drop = 0
+		for n in q:read("a"):gmatch("dropped (%d+)") do drop = drop + tonumber(n) end
+		q:close()
+		b.qdisc_drop = drop
+	end
+	return { ["in"] = a, out = b }
 end
 
 -- The device's own counters where it has them: testpmd's ports, the
