@@ -75,6 +75,7 @@ struct lr_replay {
 	uint64_t stamped, unstamped;
 	uint64_t bytes;
 	uint64_t truncated, skipped;
+	bool cut;		/* the last record cut short, not read */
 	uint64_t backwards;	/* frames stamped before the one before */
 	uint32_t first_back;	/* the first of them (0-based) */
 	double first_back_s;	/* and how far back */
@@ -362,7 +363,12 @@ slurp(struct lr_replay *rp, pcap_t *p, const char *path, uint32_t max_frame,
 		rp->bytes += caplen;
 		*max_len = RTE_MAX(*max_len, caplen);
 	}
-	if (r == PCAP_ERROR)
+	/* A last record cut short (a capture whose writer was killed):
+	 * the frames before it, as the probe reads such a file (issue 35
+	 * L15), and said. libpcap has no code for it but its message. */
+	if (r == PCAP_ERROR && strstr(pcap_geterr(p), "truncated dump file") != NULL)
+		rp->cut = true;
+	else if (r == PCAP_ERROR)
 		return lr_err(EIO, "gen: pcap %s: frame %" PRIu64 ": %s", path,
 			      k + 1, pcap_geterr(p));
 	if (rp->nb == 0)
@@ -702,6 +708,10 @@ lr_replay_init(struct lr_task *t, struct gen *g, double hz)
 	heap_free(&b);
 	if (ret != 0)
 		return ret;
+	if (rp->cut)
+		rte_log(RTE_LOG_WARNING, lr_gen_logtype, "gen: pcap %s: its "
+			"last record is cut short (after %u frames): replayed "
+			"up to it, as the probe reads it\n", c->pcap, rp->nb);
 	if (rp->backwards != 0)
 		rte_log(RTE_LOG_WARNING, lr_gen_logtype, "gen: pcap %s: %" PRIu64
 			" frame(s) stamped before the frame before them (the "

@@ -17,7 +17,8 @@
 #include "lua_internal.h"
 
 /* Push a jansson value as a Lua value: objects become tables with string
- * keys, arrays sequences from 1, null nil. */
+ * keys, arrays sequences from 1 (an empty one with linerate.array()'s
+ * mark), null nil. */
 void
 lr_lua_push_json(lua_State *L, json_t *v)
 {
@@ -39,6 +40,12 @@ lr_lua_push_json(lua_State *L, json_t *v)
 			lr_lua_push_json(L, e);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
+		/* An empty one marked as linerate.array() marks it, so that
+		 * it goes back out as [], not {} (issue 35 M6: an rx that
+		 * received nothing has "buckets": [], and a script's
+		 * document of it had {}). */
+		if (json_array_size(v) == 0)
+			luaL_setmetatable(L, ARRAY_MT);
 		break;
 	case JSON_STRING:
 		lua_pushstring(L, json_string_value(v));

@@ -31,11 +31,21 @@ get32(const struct lr_pcapmap *m, const uint8_t *p)
 	return m->swap ? rte_bswap32(v) : v;
 }
 
-/* The header: magic, link type. */
+static uint16_t
+get16(const struct lr_pcapmap *m, const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return m->swap ? rte_bswap16(v) : v;
+}
+
+/* The header: magic, version, link type. */
 static int
 check_header(struct lr_pcapmap *m, const char *who, const char *path)
 {
 	uint32_t magic, link;
+	uint16_t major, minor;
 
 	if (m->size < 24)
 		return lr_err(EINVAL, "%s: pcap %s: %zu B, shorter than a pcap file "
@@ -54,6 +64,13 @@ check_header(struct lr_pcapmap *m, const char *who, const char *path)
 		return lr_err(EINVAL, "%s: pcap %s: not a pcap file (magic 0x%08x)",
 			      who, path, magic);
 	}
+	/* Versions 2.0 to 2.4, as libpcap (gen --pcap) takes them: one
+	 * answer for a file, whichever role reads it (issue 35 L15). */
+	major = get16(m, m->map + 4);
+	minor = get16(m, m->map + 6);
+	if (major != 2 || minor > 4)
+		return lr_err(EINVAL, "%s: pcap %s: version %u.%u, not 2.0 to 2.4",
+			      who, path, major, minor);
 	m->ts_mult = m->nsec ? 1 : 1000;
 	/* The link type's low 16 bits; the rest are FCS flags. */
 	link = get32(m, m->map + 20) & 0xffff;

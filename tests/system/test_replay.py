@@ -517,6 +517,44 @@ def test_fifo_without_writer_interrupted():
            (p.returncode, err[-400:]))
 
 
+def test_cut_and_versions_as_the_probe():
+    """gen --pcap and probe --pcap answer one way for a file (issue 35
+    L15): a last record cut short is read up to it and said (gen refused
+    the whole capture); a header of version 1.0 or 3.0 is refused by both
+    (the probe read them)."""
+    import struct
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    d = tmpdir()
+    good = os.path.join(d, "good.pcap")
+    wrpcap(good, [Ether(dst=NO_LOOKUP) / IP() / UDP() / Raw(bytes(40)) for _ in range(10)])
+    data = open(good, "rb").read()
+    cut = os.path.join(d, "cut.pcap")
+    with open(cut, "wb") as f:
+        f.write(data[:-20])
+    out = os.path.join(d, "cut.json")
+    r = gen("rpcut", "net_null0", "--pcap", cut, json_out=out)
+    expect(r.returncode == 0 and "last record is cut short (after 9 frames)" in r.stderr,
+           (r.returncode, r.stderr[-400:]))
+    expect(load_json(out)["tasks"][0]["tx_packets"] == 9, load_json(out)["tasks"][0])
+    r = run(eal("rpcutp") + ["--", "--role", "probe", "--port", "net_null0", "--pcap", cut,
+                             "--export", "none", "--no-live"], timeout=60)
+    expect(r.returncode == 0 and "cut short" in r.stderr, (r.returncode, r.stderr[-400:]))
+    for major in (1, 3):
+        v = os.path.join(d, "v%d.pcap" % major)
+        with open(v, "wb") as f:
+            f.write(data[:4] + struct.pack("<H", major) + data[6:])
+        r = gen("rpver", "net_null0", "--pcap", v)
+        # libpcap's words: "archaic pcap savefile format" (1.0),
+        # "unsupported pcap savefile version 3.4".
+        expect(r.returncode == 1 and ("version" in r.stderr or "archaic" in r.stderr),
+               (major, r.stderr[-400:]))
+        r = run(eal("rpverp") + ["--", "--role", "probe", "--port", "net_null0", "--pcap", v,
+                                 "--export", "none", "--no-live"], timeout=60)
+        lines = [l for l in r.stderr.splitlines() if "pcap" in l]
+        expect(r.returncode == 1 and len(lines) == 1 and
+               "version %d.4, not 2.0 to 2.4" % major in lines[0], (major, r.stderr[-400:]))
+
+
 if __name__ == "__main__":
     main([test_capture_of_gen_replayed_and_counted,
           test_ipv6_and_tcp_rewritten_with_valid_sums,
@@ -524,4 +562,4 @@ if __name__ == "__main__":
           test_timing_kept_and_never_early, test_capture_that_changes_while_loaded,
           test_timestamps_that_wrap_or_step_back,
           test_count_loops_forever_and_bad_input, test_multiplier_above_line_rate,
-          test_fifo_without_writer_interrupted])
+          test_fifo_without_writer_interrupted, test_cut_and_versions_as_the_probe])

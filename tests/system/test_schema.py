@@ -441,6 +441,39 @@ def test_interrupted_role_run():
     expect(r.returncode == 0 and load_json(out)["interrupted"] is False, r.stderr[-300:])
 
 
+EMPTY_RX = """
+linerate.live(false)
+local a, b = assert(linerate.wire("schm6"))
+local rx = assert(linerate.task{ role = "rx", port = b })
+linerate.start()
+linerate.sleep(0.1)
+rx:stop()
+linerate.stop()
+assert(linerate.json(rx:stats().latency, arg[1]))
+"""
+
+
+def test_empty_array_back_from_lua():
+    """An rx that received nothing has a latency histogram with "buckets":
+    []; a script that writes it (as rfc2544.lua writes a trial's) writes
+    [] too, not {} (an empty Lua table), and the histogram stays valid
+    (issue 35 M6)."""
+    d = tmpdir()
+    script, out = os.path.join(d, "m6.lua"), os.path.join(d, "lat.json")
+    with open(script, "w") as f:
+        f.write(EMPTY_RX)
+    r = run(eal("schm6") + ["--", script, out], timeout=60)
+    expect(r.returncode == 0, r.stderr[-500:])
+    lat = load_json(out)
+    expect(lat["count"] == 0 and lat["buckets"] == [], lat)
+    store = load_schemas()
+    by_id = {sch["$id"]: sch for sch in store.values()}
+    root = {"$ref": "https://linerate.invalid/schema/common.json#/$defs/histogram"}
+    v = Draft202012Validator(root, resolver=RefResolver.from_schema(root, store=by_id))
+    errs = [e.message for e in v.iter_errors(lat)]
+    expect(not errs, errs)
+
+
 def test_every_schema_validated_a_real_output():
     missing = [n for n in SCHEMAS if n not in VALIDATED]
     expect(not missing, "schemas no real output was checked against: %s" % missing)
@@ -450,4 +483,5 @@ if __name__ == "__main__":
     main([test_schemas_are_valid, test_every_role_in_one_run, test_captures, test_solve,
           test_per_sweep, test_rfc2544, test_series_interval_without_frames,
           test_broken_documents_are_rejected, test_usage_example,
-          test_interrupted_role_run, test_every_schema_validated_a_real_output])
+          test_interrupted_role_run, test_empty_array_back_from_lua,
+          test_every_schema_validated_a_real_output])
