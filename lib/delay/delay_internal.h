@@ -35,6 +35,8 @@
 #define WHEEL_AHEAD_NS 64000ull	/* frames enter the wheel 64 us early */
 #define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
+/* The most a direction can store: record ids are 16 B units below NIL. */
+#define STORE_MAX ((((uint64_t)NIL - 1) << 4) & ~63ull)
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
 #define LATE_NS_DEFAULT 10000u
 /* How far ahead of its due time a frame is copied out of the ring, and the

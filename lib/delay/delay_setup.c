@@ -95,9 +95,10 @@ static const struct lr_opt delay_opts[] = {
 					     check_spec), "SPEC",
 	  "impairments from --peer to --port, as --netem (none)",
 	  "`--netem-back \"delay 184ms loss 0.1%\"`", NULL },
-	{ "buffer", LR_OPT_UINT, DC(buffer), 0, UINT64_MAX, NULL, "BYTES",
-	  "storage of a direction of a queue pair, 0: the bandwidth-delay "
-	  "product of the port's speed and the greatest delay (0)",
+	{ "buffer", LR_OPT_UINT, DC(buffer), 0, STORE_MAX, NULL, "BYTES",
+	  "storage of a direction of a queue pair, at most 64G; 0: the "
+	  "bandwidth-delay product of the port's speed and the greatest "
+	  "delay (0)",
 	  "`--buffer 512M`", NULL },
 	{ "delay-max", LR_OPT_FUNC, 0, 0, 0, 0, set_delay_max, "TIME",
 	  "the greatest delay (with its jitter) task:set{netem=} may change "

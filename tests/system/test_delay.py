@@ -75,6 +75,12 @@ def test_bad_spec_and_options():
                             "--peer", "net_null1", "--netem", "delay 2s",
                             "--duration", "0.2", "--no-live"])
     expect(r.returncode == 1 and "2576 MB for its frames" in r.stderr, r.stderr)
+    # A storage past what records can address: a range error at once
+    # (before: "no 0 MB for its frames", an overflow, at run time).
+    r = run(eal("dlbuf") + ["--", "--role", "delay", "--port", "net_null0",
+                            "--peer", "net_null1", "--buffer", "18446744073709551615"])
+    expect(r.returncode == 2 and "--buffer" in r.stderr and
+           len(r.stderr.strip().splitlines()) == 1, r.stderr)
     # The peer is the port: refused.
     r = run(eal("dlself") + ["--", "--role", "delay", "--port", "net_null0",
                              "--peer", "net_null0", "--duration", "0.2"])
