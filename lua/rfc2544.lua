@@ -195,12 +195,13 @@ local guard <close> = setmetatable({}, { __close = function(_, err)
 end })
 
 if opt.dut == "wire" then
-	local a, b = assert(linerate.wire("rfc_in"))
+	local a, b = assert(linerate.wire("rfc_in", { speed = tostring(speed) }))
 	paths.dut = { tx = a, rx = b, gen = {}, lc_gen = w[1], lc_rest = w[2] or w[1],
 	              what = "the virtual wire (the tester's own path)" }
 elseif opt.dut == "delay" then
-	local a, da = assert(linerate.wire("rfc_in"))
-	local db, b = assert(linerate.wire("rfc_out"))
+	-- At speed=: the box takes what enters it at the link's speed.
+	local a, da = assert(linerate.wire("rfc_in", { speed = tostring(speed) }))
+	local db, b = assert(linerate.wire("rfc_out", { speed = tostring(speed) }))
 	paths.dut = { tx = a, rx = b, box_in = da, box_out = db, box = dut_netem, gen = {},
 	              limit = tonumber(dut_netem:match("limit%s+(%d+)")),
 	              lc_gen = w[1], lc_rest = w[2] or w[1], what = "delay " .. dut_netem }
@@ -307,6 +308,14 @@ end
 
 local place, invalid
 
+-- A box whose limit counts what it holds (not the model's clock: a SPEC
+-- with reordering jitter or slots) and whose lcore the host held: its
+-- over_limit may be the host's.
+local function box_host_limit(rec)
+	local c = rec.dut_counters
+	return type(c) == "table" and c.model_clock == false and (rec.box_stalled_us or 0) > 0
+end
+
 -- The counters a device keeps of the frames it did not forward, as
 -- {name = count} (this trial's): the delay box's drops, testpmd's and
 -- the kernel's.
@@ -316,8 +325,10 @@ local function dut_drops(rec, path)
 	if path.box then
 		-- Frames it still held when the trial ended are lost to the
 		-- trial; a corrupted copy may not be counted by the receiver.
-		return { ["the box's loss model"] = c.lost or 0, ["its limit (over_limit)"] = c.over_limit or 0,
-		         ["its ring (no_room)"] = c.no_room or 0,
+		-- Its limit is the SPEC's on the model's clock; else a stall of
+		-- the host may have filled it (tester_drops()).
+		return { ["the box's loss model"] = c.lost or 0,
+		         ["its limit (over_limit)"] = box_host_limit(rec) and 0 or c.over_limit or 0,
 		         ["held at the end (held_at_stop)"] = c.held_at_stop or 0,
 		         ["corrupted copies"] = c.corrupted or 0 }
 	end
@@ -347,6 +358,16 @@ end
 local function tester_drops(rec, path)
 	local t = { ["the receiving port's imissed/rx_nombuf/ierrors"] = rec.rx_port_drops }
 	local c = rec.dut_counters
+	if path.box and type(c) == "table" then
+		-- The emulator's storage is the host's, not the SPEC's; so is
+		-- a limit counted on the host's clock while the host held the
+		-- box's CPU (a SPEC with reordering jitter or slots).
+		t["the emulator's storage (no_room)"] = c.no_room or 0
+		if box_host_limit(rec) then
+			t["its limit while the host held its CPU (over_limit, no model clock)"] =
+				c.over_limit or 0
+		end
+	end
 	if type(c) == "table" and type(c.out) == "table" and path.ext and path.ext.pipe then
 		t["testpmd's TX-dropped (the receiver was full)"] = c.out.tx_dropped or 0
 	end
@@ -388,7 +409,7 @@ place = function(rec, path, gs)
 	if path == paths.cal or path_is_tester then rec.lost_dut = lost end
 	local refused = (rec.refused or 0) > 0 and
 		("the device's input refused %d frames (its rx queue was full: the port " ..
-		 "pushed back %d bursts)"):format(rec.refused, gs.tx_retry) or nil
+		 "pushed back while gen polled)"):format(rec.refused) or nil
 	rec.lost_why = refused
 	if lost == 0 then return end
 	if refused then
@@ -418,11 +439,16 @@ invalid = function(rec, gs, rs, how, path, box)
 	local c = box and rec.dut_counters
 	if how.count and c and c.in_span_ns and c.in_span_ns > 0 then
 		-- The box's arrival stamps say how the burst came in: back to
-		-- back when its link was idle no more than the tolerance.
+		-- back when its link was idle no more than the tolerance, or
+		-- (its capacity known, the NDR) when what the device could send
+		-- while its input was idle is under 0.5 % of the burst.
 		local idle = c.in_idle_ns / (c.in_span_ns + 1)
-		if idle > 1 - opt.b2b_tolerance / 100 then
+		local drained = how.capacity and how.capacity * c.in_idle_ns * 1e-9
+		if (drained and drained > math.max(1, how.count * 0.005)) or
+		    (not drained and idle > 1 - opt.b2b_tolerance / 100) then
 			return ("the burst did not come back to back: the device's input was idle " ..
-			        "%.1f %% of its %.0f us"):format(100 * idle, c.in_span_ns / 1e3)
+			        "%.1f %% of its %.0f us%s"):format(100 * idle, c.in_span_ns / 1e3,
+			        drained and (", time for it to send %.1f frames"):format(drained) or "")
 		end
 	elseif how.count and gs.short then
 		return ("the burst left at %.3f %% of the line rate"):format(100 * (gs.offered or 0))
@@ -431,11 +457,14 @@ invalid = function(rec, gs, rs, how, path, box)
 		-- The emulated device sent frames later than due (the host held
 		-- its CPU): the latency measured is the device's give or take
 		-- that lateness; past 1 % of the latency (and 10 us), the host's.
-		local late = type(rec.dut_counters.lateness) == "table" and
-			rec.dut_counters.lateness.p99_ns or math.huge
+		-- Its median lateness over 1 % of the median latency: that
+		-- median is the host's.
+		local lh = rec.dut_counters.lateness
+		local late = type(lh) == "table" and lh.p50_ns or math.huge
 		local p50 = rs.latency and rs.latency.p50_ns or 0
-		if late > math.max(10000, p50 / 100) then
-			return ("the emulated device sent frames late (p99 %.1f us after due, " ..
+		rec.box_late_p99_ns = type(lh) == "table" and lh.p99_ns or nil
+		if late > p50 / 100 then
+			return ("the emulated device sent frames late (p50 %.1f us after due, " ..
 			        "over 1 %% of the latency p50 %.1f us): %s"):format(late / 1e3,
 			        p50 / 1e3, rec.box_why or "")
 		end
@@ -468,8 +497,10 @@ local function trial(path, how)
 	-- A stall of the generator's CPU leaves a gap (what it owed is given
 	-- up, counted late), not a burst the paced load would not make: a
 	-- burst's time at the rate, unless catch_up= says. A back-to-back
-	-- burst goes whole (a stall longer than 20 ms splits it: INVALID).
-	local catch_up = opt.catch_up or (how.count and 20000 or math.max(1, 32 / pps * 1e6))
+	-- burst goes whole (a stall longer than 20 ms splits it: INVALID);
+	-- so does the tester alone (its ceiling: a rate it can make up).
+	local catch_up = opt.catch_up or ((how.count or path == paths.cal) and 20000 or
+	                                  math.max(1, 32 / pps * 1e6))
 	local g = { role = "gen", port = path.tx, size = size, flows = opt.flows,
 	            flow_base = base, lcore = path.lc_gen, catch_up = catch_up,
 	            rate_tolerance = how.count and opt.b2b_tolerance or opt.tolerance,
@@ -509,12 +540,16 @@ local function trial(path, how)
 	-- The loss is what was sent and not received: rx's sequence gaps
 	-- miss a tail lost after the last frame that arrived.
 	rec.lost = gs.tx_packets - rs.received
-	-- A device reached over memif (testpmd) or a socket (the kernel)
-	-- pushes back where a NIC's wire would overflow its rx ring: the
-	-- frames its input refused (gen short of the rate, its port's tx
-	-- refused) are the device's, offered and lost.
-	if path.ext and how.secs and gs.short and (gs.tx_retry or 0) > 0 then
-		rec.refused = math.max(0, math.floor(pps * how.secs) - gs.tx_packets)
+	-- testpmd over memif pushes back where a NIC's wire would overflow
+	-- its rx ring: what the generator could not send while its port
+	-- refused frames is the device's, offered and lost: its shortfall
+	-- less what it gave up while the host held its CPU (late_packets
+	-- less refused_packets). (The kernel's af_packet ring is the
+	-- tester's own.)
+	if path.ext and path.ext.pipe and how.secs and gs.short and (gs.tx_retry or 0) > 0 then
+		local host = (gs.late_packets or 0) - (gs.refused_packets or 0)
+		rec.refused = math.max(0, math.floor(pps * how.secs) - gs.tx_packets - host)
+		if rec.refused == 0 then rec.refused = nil end
 	end
 	if box then
 		local b = box:stats()
@@ -710,10 +745,33 @@ local function run_size(size)
 		end
 		r.ndr_pps = nb and ndr.rate(nb) or nil
 		r.ndr_limited_by, r.ndr_why = bounded_by(n, top_is), n.why
+		-- The lowest rate above the NDR that did not pass, of every
+		-- trial (the PDR search's too: the NDR may be one of its).
+		r.ndr_hi_pps, r.ndr_hi_lost_at = nil, nil
+		local hi_t
+		for _, t in ipairs(known) do
+			if (t.invalid or lossless(t) ~= true) and t.pps > (r.ndr_pps or 0) and
+			    t.pps < (r.ndr_hi_pps or math.huge) then
+				r.ndr_hi_pps, r.ndr_hi_lost_at, r.ndr_hi_why = t.pps, t.lost_at, t.why
+				r.ndr_hi_refused, hi_t = t.refused, t
+			end
+		end
 		if nb and n.best ~= nb and not r.ndr_steady then
-			-- Bounded as the PDR search saw it above that rate, and
-			-- why as it said.
-			r.ndr_limited_by, r.ndr_why = bounded_by(p, top_is), p.why
+			-- An NDR trial of the PDR search's: bounded by the lowest
+			-- rate above it that did not pass, as that trial says.
+			if hi_t == nil then
+				r.ndr_limited_by = nb.pps >= top and top_is or "tester"
+				r.ndr_why = nb.pps < top and "no trial above it" or nil
+			elseif not hi_t.invalid and lossless(hi_t) == false then
+				r.ndr_limited_by, r.ndr_why = "dut", nil
+				if hi_t.pps - r.ndr_pps > hi_t.pps * opt.resolution / 100 then
+					r.ndr_limited_by, r.ndr_why = "steps", ("%d trials ended the search " ..
+						"with the answer between %.0f and %.0f pps"):format(opt.steps,
+						r.ndr_pps, hi_t.pps)
+				end
+			else
+				r.ndr_limited_by, r.ndr_why = "tester", hi_t.why
+			end
 		end
 		-- Without a valid trial, the NDR is none; a device that lost
 		-- frames at every rate tried has an NDR below the lowest.
@@ -725,16 +783,6 @@ local function run_size(size)
 		end
 		if answer(r.ndr_limited_by) and path_is_tester then
 			r.ndr_limited_by = "tester"	-- the wire is the tester's path
-		end
-		-- The lowest rate above the NDR that did not pass, of every
-		-- trial (the PDR search's too: the NDR may be one of its).
-		r.ndr_hi_pps, r.ndr_hi_lost_at = nil, nil
-		for _, t in ipairs(known) do
-			if (t.invalid or lossless(t) ~= true) and t.pps > (r.ndr_pps or 0) and
-			    t.pps < (r.ndr_hi_pps or math.huge) then
-				r.ndr_hi_pps, r.ndr_hi_lost_at, r.ndr_hi_why = t.pps, t.lost_at, t.why
-				r.ndr_hi_refused = t.refused
-			end
 		end
 		r.pdr_pps = pb and ndr.rate(pb) or nil
 		r.pdr_limited_by = bounded_by(p, top_is)
@@ -771,6 +819,12 @@ local function run_size(size)
 					trials[#trials + 1] = t
 					worst = math.max(worst, t.latency.max_ns or 0)
 					r.latency_p99_ns = math.max(r.latency_p99_ns or 0, t.latency.p99_ns or 0)
+					-- The host's share of the frames' latency: the
+					-- emulated device's lateness (its p99).
+					if t.box_late_p99_ns then
+						r.latency_host_p99_ns = math.max(r.latency_host_p99_ns or 0,
+						                                 t.box_late_p99_ns)
+					end
 				end
 			end
 			table.sort(p50s)
@@ -815,6 +869,7 @@ local function run_size(size)
 				local t = judged(paths.dut, { size = size, pps = pps, secs = opt.trial,
 				                              test = "loss", phase = "loss" })
 				row.loss, row.invalid, row.lost_at = loss_ratio(t), spoiled(t), t.lost_at
+				row.offered_pps = t.pass_pps	-- the generator short of it
 				if spoiled(t) then
 					row.loss, row.why, row.limited_by = nil, t.why, "tester"
 				elseif path_is_tester then
@@ -839,7 +894,9 @@ local function run_size(size)
 			local function try(count)
 				n = n + 1
 				local t = judged(paths.dut, { size = size, pps = line, count = count,
-				                              test = "b2b", phase = "b2b" })
+				                              test = "b2b", phase = "b2b",
+				                              capacity = r.ndr_limited_by == "dut" and
+				                                         r.ndr_pps or nil })
 				if spoiled(t) then return nil, t end
 				return t.lost == 0 and t.received == count, t
 			end
@@ -965,7 +1022,8 @@ local function document()
 			for i, l in ipairs(r.loss) do
 				o.loss[i] = { pct = l.pct, pps = l.pps, invalid = l.invalid or false,
 				              loss = l.loss == nil and linerate.null or l.loss,
-				              limited_by = l.limited_by or "dut", why = l.why }
+				              limited_by = l.limited_by or "dut", why = l.why,
+				              lost_at = l.lost_at, offered_pps = l.offered_pps }
 			end
 		end
 		doc.sizes[#doc.sizes + 1] = o

@@ -819,37 +819,44 @@ static inline void
 arrivals(struct dir *d, const struct delay *dl, struct rte_mbuf **m,
 	 uint16_t n, uint64_t *at)
 {
-	uint64_t t = d->last_arrival, tsc_prev = 0, ns = 0;
+	uint64_t t = d->last_arrival, tsc_prev = 0, ns = 0, ps = d->arrival_ps;
 	uint16_t i;
 
 	if (unlikely(d->first_arrival == 0)) {
 		uint64_t tsc = *RTE_MBUF_DYNFIELD(m[0], d->stamp_off, uint64_t *);
 
 		t = tsc > dl->tsc0 ? now_ns(dl, tsc) : NS_BASE;
-		d->first_arrival = t;
+		d->first_arrival = t;	/* when its first frame started */
 	}
 
 	for (i = 0; i < n; i++) {
 		uint64_t tsc = *RTE_MBUF_DYNFIELD(m[i], d->stamp_off, uint64_t *);
-		uint64_t wire = ((uint64_t)(lr_frame_bytes(m[i]->pkt_len) +
-					    LR_L1_EXTRA_BYTES) * d->wire_ps_per_byte +
-				 500) / 1000;
+		/* Its bytes' time on the link, ps kept across frames (a
+		 * 64 B frame is 67.2 ns at 10 GbE). */
+		uint64_t wire;
+
+		ps += (uint64_t)(lr_frame_bytes(m[i]->pkt_len) + LR_L1_EXTRA_BYTES) *
+		      d->wire_ps_per_byte;
+		wire = ps / 1000;
+		ps -= wire * 1000;
 
 		if (tsc != tsc_prev || i == 0) {
 			ns = tsc > dl->tsc0 ? now_ns(dl, tsc) : NS_BASE;
 			tsc_prev = tsc;
 		}
-		/* The link was idle before this frame: a gap in what came
-		 * (a back-to-back burst has none). */
-		if (ns > t + wire) {
-			d->c.in_idle_ns += ns - t - wire;
+		/* It starts at its stamp or when the frame before it has
+		 * arrived, and has arrived its wire time later. The link idle
+		 * before it: a gap in what came (a back-to-back burst has
+		 * none). */
+		if (ns > t) {
+			d->c.in_idle_ns += ns - t;
 			t = ns;
-		} else {
-			t += wire;
 		}
+		t += wire;
 		at[i] = t;
 	}
 	d->last_arrival = t;
+	d->arrival_ps = (uint32_t)ps;
 	d->c.in_span_ns = t - d->first_arrival;
 }
 

@@ -168,6 +168,7 @@ struct dir {
 	 * it had arrived and its own bytes after it. */
 	int stamp_off;
 	uint64_t first_arrival, last_arrival;
+	uint32_t arrival_ps;		/* last_arrival's ps below the ns */
 	uint64_t wire_ps_per_byte;	/* the in port's speed: a frame's bytes
 					 * (L1) take this long to arrive */
 	/*

@@ -138,6 +138,11 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 			json_object_set_new(j, "limit", json_integer(d->limit));
 			json_object_set_new(j, "storage_bytes", json_integer((json_int_t)d->size));
 			json_object_set_new(j, "bdp_bytes", json_integer((json_int_t)d->bdp_bytes));
+			/* Whether netem's limit counts on the model's clock
+			 * (a stall of the host drops nothing of its own) or
+			 * what the box holds (jitter that reorders, slots). */
+			json_object_set_new(j, "model_clock", json_boolean(d->model));
+			json_object_set_new(j, "arrival_stamps", json_boolean(d->stamp_off >= 0));
 		}
 		counts_json(j, &d->c, d->pass ? NULL : d->lateness);
 		if (dl->delay_max_ns != 0)

@@ -903,6 +903,11 @@ gen_report(const struct lr_task *t, json_t *o)
 			    (double)t->st.tx_pkts * hz / window : 0));
 	json_object_set_new(o, "late_packets", json_integer((json_int_t)
 			    (of.late_pkts + 0.5)));
+	/* Of those, what the port held back (its queue refused the frames
+	 * while the worker polled): a peer that pushes back, not the host. */
+	json_object_set_new(o, "refused_packets", json_integer((json_int_t)
+			    (g->mean_cost > 0 ? RTE_MIN((double)g->refused_tsc / g->mean_cost,
+							of.late_pkts) + 0.5 : 0)));
 	json_object_set_new(o, "max_stall_us",
 			    json_real((double)g->max_lag_seen_tsc * 1e6 / hz));
 	json_object_set_new(o, "catch_up_us", json_real(g->conf.catch_up_s * 1e6));
@@ -1169,6 +1174,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 	double cost = 0;
 	uint16_t n, i;
 
+	lr_gen_polled(g, now);
 	if (unlikely(g->rp != NULL))
 		return lr_replay_poll(t, g, now);
 	if (g->nb_pend != 0 && !lr_gen_flush(t, g))

@@ -114,6 +114,12 @@ struct gen {
 	struct gen_pace *pace_pub;
 	uint64_t max_lag_tsc;		/* the catch-up bound */
 	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
+	/* What the port refused: of the schedule given up (late_tsc), the
+	 * part the worker polled through (its frames refused by the queue,
+	 * or no mbuf to build them in), not the host's stalls of it. */
+	uint64_t refused_tsc;
+	uint64_t last_poll_tsc;		/* the worker's polls, for that */
+	uint64_t poll_gap_tsc;
 	double mean_cost;		/* TSC cycles per packet on average */
 	double gap_k;			/* replay: its frames' capture gaps
 					 * (cycles) to their slots, 1 /
@@ -198,6 +204,15 @@ lr_gen_note_done(struct gen *g)
 		__atomic_store_n(&g->done_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 }
 
+/* A poll of the worker at @p now: the gap since the one before (a stall
+ * of the host, when long). */
+static inline void
+lr_gen_polled(struct gen *g, uint64_t now)
+{
+	g->poll_gap_tsc = now - g->last_poll_tsc;
+	g->last_poll_tsc = now;
+}
+
 /* Is a paced task due at @p now? The first call starts the schedule. A
  * task behind by more than the catch-up bound (the lcore taken away, or
  * slower than the rate) makes up at most the bound; what it gives up is
@@ -216,6 +231,9 @@ lr_gen_due(struct gen *g, uint64_t now, uint64_t *lag)
 		if (*lag > g->max_lag_seen_tsc)
 			g->max_lag_seen_tsc = *lag;
 		sc->late_tsc += *lag - g->max_lag_tsc;
+		/* Polled through most of the lag: the port held it back. */
+		if (g->poll_gap_tsc < (*lag - g->max_lag_tsc) / 2)
+			g->refused_tsc += *lag - g->max_lag_tsc;
 		sc->next_tsc = now - g->max_lag_tsc;
 		*lag = g->max_lag_tsc;
 	}

@@ -620,9 +620,12 @@ lr_port_close(uint16_t port_id)
 	}
 	/* The pool may still hold mbufs parked in other ports' rings. */
 	is_setup[port_id] = false;
+	/* A closed end is no wire's: its id may be a new port's. */
 	if (wire_peer[port_id] != 0) {
 		wire_stamps[port_id] = false;
 		wire_stamps[wire_peer[port_id] - 1] = false;
+		wire_peer[wire_peer[port_id] - 1] = 0;
+		wire_peer[port_id] = 0;
 	}
 	pi->started = false;
 }

@@ -41,12 +41,13 @@ end
 local function verdict(s, best, hi_t, n_valid, state)
 	if best and best.pps >= s.top then
 		-- Passed at the top as the generator offered it: short of the
-		-- top, the tester's bound.
-		if ndr.rate(best) < s.top then
+		-- top, the tester's bound, unless a valid failure above the
+		-- answer (at the top too) says the device's.
+		if ndr.rate(best) < s.top and (hi_t == nil or state(hi_t) == nil) then
 			return "tester", ("the top passed at what the generator offered, " ..
 			                  "%.0f of %.0f pps"):format(ndr.rate(best), s.top)
 		end
-		return "top"
+		if ndr.rate(best) >= s.top then return "top" end
 	end
 	if n_valid == 0 then
 		return nil, "no valid trial: the tester offered none of the rates asked"
@@ -168,7 +169,8 @@ function ndr.search(s)
 	while not done() and n < steps do
 		if hi_t and state(hi_t) == nil and (tries[hi_t.pps] or 0) <= repeats then
 			try(hi_t.pps)
-		elseif best and best.pps >= s.top and (at[s.top] or 0) <= repeats then
+		elseif best and best.pps >= s.top and (at[s.top] or 0) <= repeats and
+		    not (hi_t and hi_t.pps >= s.top and state(hi_t) == false) then
 			try(s.top)
 		elseif (hi - lo) > hi * res / 100 then
 			try((hi + lo) / 2)

@@ -252,6 +252,24 @@ do
 	      "top short then whole: %s in %d", tostring(r.limited_by), r.trials)
 end
 
+-- The top passed short (90.2 of 100 offered), every rate tried above
+-- 90.3 a failure the device's own: its limit, not the tester's.
+do
+	local k = 0
+	local r = ndr.search{ top = 100, known = {}, resolution = 0.5, steps = 10, ok = nd,
+	                      try = function(pps)
+		k = k + 1
+		if k == 1 then
+			return { pps = pps, sent = 90.2, lost = 0, received = 90.2,
+			         achieved_pps = 90.2, pass_pps = 90.2 }
+		end
+		local lost = pps > 90.3 and 1 or 0
+		return { pps = pps, sent = pps, lost = lost, received = pps - lost, achieved_pps = pps }
+	end }
+	check(r.limited_by == "dut" and r.lo >= 90.2 and r.hi <= 90.3 / 0.995,
+	      "short top, failures above: %s %s..%s", tostring(r.limited_by), r.lo, r.hi)
+end
+
 -- Half the trials short by 2 %: the device's limit in most searches (a
 -- rate tried three times short each time is the tester's bound).
 check(stalls_dut >= 16, "stalls: %d of 20 searches found the device's limit", stalls_dut)

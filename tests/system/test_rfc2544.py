@@ -202,8 +202,10 @@ def test_capacity_device_textbook():
     s = doc["sizes"][0]
     hi = CAPACITY_PPS + lim / trial
     for k in ("ndr", "pdr"):
+        # The PDR may lose 0.1 % of what it offers over C + L/T.
+        top = hi if k == "ndr" else hi / (1 - 0.001)
         if s.get(k + "_pps") is not None:
-            expect(s[k + "_pps"] <= hi, (k, s[k + "_pps"], hi))
+            expect(s[k + "_pps"] <= top, (k, s[k + "_pps"], top))
         if s.get(k + "_limited_by") == "dut":
             expect(s[k + "_pps"] >= CAPACITY_PPS * (1 - 0.005) - 1, (k, s[k + "_pps"]))
     # Every trial's loss is the device's, in its over_limit: no loss of
@@ -234,7 +236,10 @@ def test_random_loss_device():
     check_verdicts(r, doc)
     s = doc["sizes"][0]
     if s.get("pdr_limited_by") == "dut":
-        expect(cap * 0.99 <= s["pdr_pps"] <= cap + lim / trial, (s["pdr_pps"], cap))
+        # Its loss (0.5 %) and an overload (beyond C + L/T) together up
+        # to the PDR's 1 % of what was offered.
+        expect(cap * 0.99 <= s["pdr_pps"] <= (cap + lim / trial) / (1 - 0.01),
+               (s["pdr_pps"], cap))
     if s.get("ndr_limited_by") == "dut":
         expect(s["ndr_pps"] == 0 and "every rate" in s["ndr_why"], (s["ndr_pps"], s["ndr_why"]))
     for t in trials_of(doc, 128):
