@@ -59,8 +59,10 @@
 -- is INVALID for every test when the generator failed, a burst did not
 -- leave back to back, a latency trial's emulated device was late by more
 -- than 1 % of the latency, or counts no device makes (received > sent).
--- A generator short of its rate (a stall of its CPU leaves a gap: its
--- catch-up is a burst's time) passes at the rate it offered (pass_pps).
+-- gen makes up a stall of its CPU (20 ms at most); a trial that lost
+-- frames after such a burst is tried again with a catch-up of a burst's
+-- time, where a stall leaves a gap and a trial short of its rate passes
+-- at the rate it offered (pass_pps).
 -- Each trial has flow ids of its own, so that what a device still held
 -- of an earlier trial is counted apart (stale), not as this one's.
 -- A device's queue hides an overload shorter than it: a trial of T seconds
@@ -402,6 +404,7 @@ place = function(rec, path, gs)
 	local unexplained = lost - tester - dut
 	rec.lost_at = { generator = 0, tester = tester, dut = dut, unexplained = unexplained }
 	rec.gen_late = gs.late_packets
+	rec.gen_caught_up = gs.caught_up_packets
 	local slack = lost * opt.unexplained / 100
 	rec.lost_dut = lost - tester - (unexplained > slack and unexplained or 0)
 	-- The tester's own path (its calibration, the wire): all its loss
@@ -429,8 +432,8 @@ end
 
 -- Why no test can use the trial (INVALID), or nil: the generator failed,
 -- counts that cannot be, a burst that did not leave back to back, a
--- latency the host made. A generator short of the rate is not one: a
--- stall leaves a gap, the trial passes at the rate offered (pass_pps).
+-- latency the host made. A generator short of the rate is not one: the
+-- trial passes at the rate offered (pass_pps).
 invalid = function(rec, gs, rs, how, path, box)
 	if gs.verdict == "failed" then return gs.verdict_why or "gen failed" end
 	if how.count and (gs.late_packets or 0) > 0 then
@@ -494,13 +497,12 @@ local function trial(path, how)
 		box = assert(linerate.task{ role = "delay", port = path.box_in, peer = path.box_out,
 		                            netem = path.box, lcore = path.lc_rest })
 	end
-	-- A stall of the generator's CPU leaves a gap (what it owed is given
-	-- up, counted late), not a burst the paced load would not make: a
-	-- burst's time at the rate, unless catch_up= says. A back-to-back
-	-- burst goes whole (a stall longer than 20 ms splits it: INVALID);
-	-- so does the tester alone (its ceiling: a rate it can make up).
-	local catch_up = opt.catch_up or ((how.count or path == paths.cal) and 20000 or
-	                                  math.max(1, 32 / pps * 1e6))
+	-- gen makes up a stall of its CPU (20 ms at most): a pass then
+	-- passed a load burstier than the paced one. A trial that lost
+	-- frames after such a burst is tried again with a catch-up of a
+	-- burst's time (how.gaps): a stall then leaves a gap, never a
+	-- burst, and the trial passes at the rate it offered.
+	local catch_up = opt.catch_up or (how.gaps and math.max(1, 32 / pps * 1e6) or 20000)
 	local g = { role = "gen", port = path.tx, size = size, flows = opt.flows,
 	            flow_base = base, lcore = path.lc_gen, catch_up = catch_up,
 	            rate_tolerance = how.count and opt.b2b_tolerance or opt.tolerance,
@@ -521,7 +523,7 @@ local function trial(path, how)
 	rx:wait{ idle = 0.2, timeout = 30 }
 	linerate.stop()
 	local gs, rs = gen:stats(), rx:stats()
-	local rec = { test = how.test, phase = how.phase, size = size, pps = pps,
+	local rec = { test = how.test, phase = how.phase, size = size, pps = pps, gaps = how.gaps,
 	              count = how.count, start_s = t0 - t_start,
 	              duration_s = linerate.now() - t0, index = #history + 1,
 	              path = path == paths.cal and "tester" or "dut",
@@ -568,6 +570,14 @@ local function trial(path, how)
 	rec.why = why or rec.lost_why
 	rec.verdict = why and "INVALID" or
 		(rec.lost == 0 and (rec.refused or 0) == 0 and "lossless" or "loss")
+	-- Frames lost after gen made up a stall with a burst: whose, the
+	-- burst's or the device's? Tried again with gaps for stalls.
+	if not why and not how.count and not how.gaps and path ~= paths.cal and
+	    (gs.caught_up_packets or 0) > 0 and (rec.lost > 0 or rec.refused) then
+		why = ("the generator made up a stall with %d frames faster than the rate: " ..
+		       "tried again with gaps for stalls"):format(gs.caught_up_packets)
+		rec.invalid, rec.why, rec.verdict = true, why, "INVALID"
+	end
 	history[#history + 1] = rec
 	size_trials = size_trials + 1
 	local el, left = eta()
@@ -600,6 +610,12 @@ local function trial(path, how)
 				         t.index, t.received, t.pps))
 			end
 		end
+	end
+	if rec.invalid and rec.why and rec.why:find("tried again with gaps", 1, true) then
+		local again = {}
+		for k, v in pairs(how) do again[k] = v end
+		again.gaps = true
+		return trial(path, again)
 	end
 	return rec
 end
@@ -760,8 +776,9 @@ local function run_size(size)
 			-- An NDR trial of the PDR search's: bounded by the lowest
 			-- rate above it that did not pass, as that trial says.
 			if hi_t == nil then
-				r.ndr_limited_by = nb.pps >= top and top_is or "tester"
-				r.ndr_why = nb.pps < top and "no trial above it" or nil
+				r.ndr_limited_by = ndr.rate(nb) >= top and top_is or "tester"
+				r.ndr_why = ndr.rate(nb) < top and ("the generator offered %.0f of %.0f pps")
+				            :format(ndr.rate(nb), nb.pps) or nil
 			elseif not hi_t.invalid and lossless(hi_t) == false then
 				r.ndr_limited_by, r.ndr_why = "dut", nil
 				if hi_t.pps - r.ndr_pps > hi_t.pps * opt.resolution / 100 then

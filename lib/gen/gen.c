@@ -908,6 +908,7 @@ gen_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "refused_packets", json_integer((json_int_t)
 			    (g->mean_cost > 0 ? RTE_MIN((double)g->refused_tsc / g->mean_cost,
 							of.late_pkts) + 0.5 : 0)));
+	json_object_set_new(o, "caught_up_packets", json_integer((json_int_t)g->caught_up));
 	json_object_set_new(o, "max_stall_us",
 			    json_real((double)g->max_lag_seen_tsc * 1e6 / hz));
 	json_object_set_new(o, "catch_up_us", json_real(g->conf.catch_up_s * 1e6));
@@ -1206,6 +1207,10 @@ gen_poll(struct lr_task *t, uint64_t now)
 	n = due < g->burst ? (uint16_t)due : g->burst;
 	if (n > g->remaining)
 		n = (uint16_t)g->remaining;
+	/* More than two bursts behind: making up a stall, faster than the
+	 * rate (a burst the paced load would not make). */
+	if (unlikely(due > 2u * g->burst) && due != UINT64_MAX)
+		g->caught_up += n;
 	/* Raw mbufs: a pool mbuf keeps refcnt 1, one segment and, since
 	 * only this task writes them, the frame and lengths it was sent
 	 * with; rte_pktmbuf_alloc_bulk would reset what is already right. */

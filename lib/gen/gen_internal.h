@@ -118,6 +118,9 @@ struct gen {
 	 * part the worker polled through (its frames refused by the queue,
 	 * or no mbuf to build them in), not the host's stalls of it. */
 	uint64_t refused_tsc;
+	uint64_t caught_up;		/* frames sent more than two bursts
+					 * behind their slots (making up a
+					 * stall) */
 	uint64_t last_poll_tsc;		/* the worker's polls, for that */
 	uint64_t poll_gap_tsc;
 	double mean_cost;		/* TSC cycles per packet on average */
