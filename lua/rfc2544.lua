@@ -453,6 +453,12 @@ invalid = function(rec, gs, rs, how, path, box)
 			        "%.1f %% of its %.0f us%s"):format(100 * idle, c.in_span_ns / 1e3,
 			        drained and (", time for it to send %.1f frames"):format(drained) or "")
 		end
+	elseif how.count and path.ext and path.ext.pipe and (gs.tx_retry or 0) > 0 then
+		-- testpmd's input refused the burst (memif pushing back where
+		-- a NIC's rx ring overflows): the device did not take it whole.
+		rec.refused = gs.tx_retry
+		rec.lost_why = ("the device's input refused the burst %d times (its rx queue " ..
+		                "was full)"):format(gs.tx_retry)
 	elseif how.count and gs.short then
 		return ("the burst left at %.3f %% of the line rate"):format(100 * (gs.offered or 0))
 	end
@@ -629,13 +635,28 @@ end
 
 -- A trial that counts: tried again, repeats= times at most, while the
 -- tester spoiled it.
-local function judged(path, how)
+local function judged(path, how, bad)
+	bad = bad or spoiled
 	local t = trial(path, how)
 	for _ = 1, opt.repeats do
-		if not spoiled(t) then break end
+		if not bad(t) then break end
 		t = trial(path, how)
 	end
 	return t
+end
+
+-- The device's own loss in @p t is not known: an invalid trial, or one
+-- whose loss no counter explains beyond unexplained= %. (The tester's
+-- share is known, and left out of the device's.)
+local function unknown(t)
+	return t.invalid or t.lost_at.unexplained > math.max(t.lost, 0) * opt.unexplained / 100
+end
+
+-- The device's loss ratio in @p t: what its counters hold and what its
+-- input refused, of what was offered.
+local function dut_loss_ratio(t)
+	local r = t.refused or 0
+	return (t.sent + r) > 0 and ((t.lost_dut or t.lost) + r) / (t.sent + r) or 1
 end
 
 local function loss_ratio(t)
@@ -883,16 +904,20 @@ local function run_size(size)
 				                          :format(top)
 				clean = 0
 			else
+				-- The device's loss ratio, the tester's share (placed)
+				-- left out of it.
 				local t = judged(paths.dut, { size = size, pps = pps, secs = opt.trial,
-				                              test = "loss", phase = "loss" })
-				row.loss, row.invalid, row.lost_at = loss_ratio(t), spoiled(t), t.lost_at
+				                              test = "loss", phase = "loss" }, unknown)
+				row.loss, row.invalid, row.lost_at = dut_loss_ratio(t), unknown(t), t.lost_at
 				row.offered_pps = t.pass_pps	-- the generator short of it
-				if spoiled(t) then
+				if unknown(t) then
 					row.loss, row.why, row.limited_by = nil, t.why, "tester"
 				elseif path_is_tester then
-					row.limited_by = "tester"
+					row.loss, row.limited_by = loss_ratio(t), "tester"
+				elseif t.lost_at.tester > 0 then
+					row.why = ("the tester's %d lost frames left out"):format(t.lost_at.tester)
 				end
-				if t.lost == 0 and not spoiled(t) then clean = clean + 1 else clean = 0 end
+				if row.loss == 0 then clean = clean + 1 else clean = 0 end
 			end
 			if row.limited_by then note(size, ("loss at %d %%"):format(pct), row.why) end
 			r.loss[#r.loss + 1] = row
@@ -915,7 +940,7 @@ local function run_size(size)
 				                              capacity = r.ndr_limited_by == "dut" and
 				                                         r.ndr_pps or nil })
 				if spoiled(t) then return nil, t end
-				return t.lost == 0 and t.received == count, t
+				return t.lost == 0 and t.received == count and not t.refused, t
 			end
 			local pass, t = try(hi)
 			if pass then
