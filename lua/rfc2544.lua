@@ -168,7 +168,8 @@ local function note(size, what, why)
 		("%s: %s"):format(what, why)
 end
 local result = { dut = opt.dut, dut_netem = dut_netem, speed_bps = speed, tests = opt.tests,
-                 trial_s = opt.trial, max_pct = opt.max, sizes = {},
+                 trial_s = opt.trial, max_pct = opt.max, resolution_pct = opt.resolution,
+                 sizes = {},
                  history = history, interrupted = false }
 
 -- Paths: where gen sends and rx receives, what gen writes for the path,
@@ -737,7 +738,7 @@ local function run_size(size)
 		local c = search(paths.cal, size, top, lossless, {}, "calibrate", "tester")
 		r.ceiling_pps = c.best and ndr.rate(c.best) or 0
 		r.ceiling_limited_by = c.limited_by == "top" and top_is or "tester"
-		if c.best and ndr.rate(c.best) < top then
+		if c.best and c.limited_by ~= "top" then
 			top, top_is = ndr.rate(c.best), "tester"
 		elseif not c.best then
 			r.limited_by = nil
@@ -797,8 +798,9 @@ local function run_size(size)
 			-- An NDR trial of the PDR search's: bounded by the lowest
 			-- rate above it that did not pass, as that trial says.
 			if hi_t == nil then
-				r.ndr_limited_by = ndr.rate(nb) >= top and top_is or "tester"
-				r.ndr_why = ndr.rate(nb) < top and ("the generator offered %.0f of %.0f pps")
+				local at_top = top - ndr.rate(nb) <= top * opt.resolution / 100
+				r.ndr_limited_by = at_top and top_is or "tester"
+				r.ndr_why = not at_top and ("the generator offered %.0f of %.0f pps")
 				            :format(ndr.rate(nb), nb.pps) or nil
 			elseif not hi_t.invalid and lossless(hi_t) == false then
 				r.ndr_limited_by, r.ndr_why = "dut", nil

@@ -38,16 +38,17 @@ end
 --   "steps"   the device failed above the answer, but the search ran out
 --             of steps before the resolution: a lower bound
 --   nil       no valid trial at all: no answer (why says so)
-local function verdict(s, best, hi_t, n_valid, state)
+local function verdict(s, best, hi_t, n_valid, state, short)
 	if best and best.pps >= s.top then
 		-- Passed at the top as the generator offered it: short of the
-		-- top, the tester's bound, unless a valid failure above the
-		-- answer (at the top too) says the device's.
-		if ndr.rate(best) < s.top and (hi_t == nil or state(hi_t) == nil) then
+		-- top (beyond the resolution), the tester's bound, unless a
+		-- valid failure above the answer (at the top too) says the
+		-- device's.
+		if short(best) and (hi_t == nil or state(hi_t) == nil) then
 			return "tester", ("the top passed at what the generator offered, " ..
 			                  "%.0f of %.0f pps"):format(ndr.rate(best), s.top)
 		end
-		if ndr.rate(best) >= s.top then return "top" end
+		if not short(best) then return "top" end
 	end
 	if n_valid == 0 then
 		return nil, "no valid trial: the tester offered none of the rates asked"
@@ -56,7 +57,7 @@ local function verdict(s, best, hi_t, n_valid, state)
 		return nil, "no trial above the answer"
 	end
 	if state(hi_t) == nil then
-		if not hi_t.invalid and ndr.rate(hi_t) < hi_t.pps then
+		if not hi_t.invalid and short(hi_t) then
 			return "tester", ("%.0f pps could not be offered (the generator sent %.0f pps)")
 			       :format(hi_t.pps, ndr.rate(hi_t))
 		end
@@ -98,13 +99,16 @@ function ndr.search(s)
 		return ok(t)
 	end
 	local rate = ndr.rate
+	-- A pass short of its rate by more than the resolution: it says
+	-- nothing of the rate asked (within it, it is a pass there).
+	local function short(t) return t.pps - rate(t) > t.pps * res / 100 end
 	local at = {}	-- trials known at each rate
 	-- What @p t says of its rate: true, false, or nil (undecided: the
 	-- tester spoiled it, or a pass short of its rate, tried there
 	-- repeats + 1 times and short each time).
 	local function state(t)
 		local j = judge(t)
-		if j and rate(t) < t.pps and (at[t.pps] or 0) > repeats then return nil end
+		if j and short(t) and (at[t.pps] or 0) > repeats then return nil end
 		return j
 	end
 	-- lo, best, hi, hi_t from every trial known.
@@ -118,7 +122,7 @@ function ndr.search(s)
 				local j = judge(t)
 				if j ~= nil then n_valid = n_valid + 1 end
 				if j and rate(t) > lo then lo, best = rate(t), t end
-				if j and rate(t) >= t.pps and t.pps > passed_at then passed_at = t.pps end
+				if j and not short(t) and t.pps > passed_at then passed_at = t.pps end
 			end
 		end
 		for _, t in ipairs(known) do
@@ -145,8 +149,9 @@ function ndr.search(s)
 		bounds()
 		return judge(t), t
 	end
-	-- Passed at the top as asked; a pass short of it is tried again.
-	local function done() return best and best.pps >= s.top and rate(best) >= s.top end
+	-- Passed at the top as asked (within the resolution); a pass short
+	-- of it is tried again.
+	local function done() return best and best.pps >= s.top and not short(best) end
 
 	if not done() and hi_t == nil then
 		local pass, t = try(s.top)
@@ -178,7 +183,7 @@ function ndr.search(s)
 			break
 		end
 	end
-	local by, why = verdict(s, best, hi_t, n_valid, state)
+	local by, why = verdict(s, best, hi_t, n_valid, state, short)
 	-- The device failed above, but the steps ran out before the
 	-- resolution: the answer is a lower bound, not the device's limit.
 	-- (Nothing passed at all: the device lost frames at every rate down
