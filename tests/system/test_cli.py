@@ -595,8 +595,10 @@ def test_sigint_while_writing_to_a_pipe():
     doc = json.loads(out)
     expect(doc["totals"]["tx_packets"] > 0 and len(doc["series"]) > 100,
            (doc["totals"], len(doc.get("series", []))))
-    expect(rc in (0, 130) and "cannot write" not in "".join(err),
-           (rc, "".join(err)[-400:]))
+    # 3: gen short of its rate, on a busy host (said); the document is
+    # whole all the same.
+    expect((rc in (0, 130) or rc == 3 and "rate short" in "".join(err)) and
+           "cannot write" not in "".join(err), (rc, "".join(err)[-400:]))
 
 
 if __name__ == "__main__":

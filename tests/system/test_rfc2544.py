@@ -533,29 +533,40 @@ def test_speed_units():
                (sp, doc["speed_bps"]))
 
 
-def test_testpmd_killed():
-    # The DUT's process killed in the middle of the search: an error
-    # naming it, the trials so far in the JSON, exit 1, nothing left.
-    if shutil.which("dpdk-testpmd") is None:
-        print("  skip: no dpdk-testpmd")
-        return
+def testpmd_signalled(name, args, *how):
+    """rfc2544 over testpmd, signalled (pkill ARGS...) once two trials
+    ran; testpmd let go on (SIGCONT) and the run ended whatever happens.
+    Returns (exit code, stderr after the trials, document)."""
     d = tmpdir()
-    out = os.path.join(d, "k.json")
-    eal_before = eal_dirs()
-    p = start(eal("rfck2", lcores="0@0,1@1", mem=2048) +
+    out = os.path.join(d, name + ".json")
+    p = start(eal(name, lcores="0@0,1@1", mem=2048) +
               ["--", SCRIPT, "json=" + out, "dut=testpmd", "sizes=64", "trial=0.2",
-               "warmup=0", "calibrate=0", "tests=throughput"])
+               "warmup=0", "calibrate=0", "tests=throughput"] + list(args))
     n = 0
     while n < 2:
         line = p.stderr.readline()
         if not line:
             break
         n += line.startswith("rfc2544:") and " pps " in line and "  sent " in line
-    subprocess.run(["pkill", "-f", "dpdk-testpmd.*file-prefix lrd"])
-    _, err = p.communicate(timeout=120)
-    expect(p.returncode == 1 and "dpdk-testpmd" in err and "is gone" in err,
-           (p.returncode, err[-2000:]))
-    doc = load_json(out)
+    subprocess.run(["pkill"] + list(how) + ["-f", "dpdk-testpmd.*file-prefix lrd"])
+    try:
+        _, err = p.communicate(timeout=120)
+    finally:
+        subprocess.run(["pkill", "-CONT", "-f", "dpdk-testpmd.*file-prefix lrd"])
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, err, load_json(out)
+
+
+def test_testpmd_killed():
+    # The DUT's process killed in the middle of the search: an error
+    # naming it, the trials so far in the JSON, exit 1, nothing left.
+    if shutil.which("dpdk-testpmd") is None:
+        print("  skip: no dpdk-testpmd")
+        return
+    eal_before = eal_dirs()
+    rc, err, doc = testpmd_signalled("rfck2", [])
+    expect(rc == 1 and "dpdk-testpmd" in err and "is gone" in err, (rc, err[-2000:]))
     expect("is gone" in doc["error"] and doc["complete"] is False and len(doc["history"]) >= 2,
            doc.get("error"))
     time.sleep(0.5)
@@ -570,27 +581,9 @@ def test_testpmd_stopped():
     if shutil.which("dpdk-testpmd") is None:
         print("  skip: no dpdk-testpmd")
         return
-    d = tmpdir()
-    out = os.path.join(d, "s.json")
     eal_before = eal_dirs()
-    p = start(eal("rfcst", lcores="0@0,1@1", mem=2048) +
-              ["--", SCRIPT, "json=" + out, "dut=testpmd", "sizes=64", "trial=0.2",
-               "warmup=0", "calibrate=0", "tests=throughput", "steps=40"])
-    n = 0
-    while n < 2:
-        line = p.stderr.readline()
-        if not line:
-            break
-        n += line.startswith("rfc2544:") and " pps " in line and "  sent " in line
-    subprocess.run(["pkill", "-STOP", "-f", "dpdk-testpmd.*file-prefix lrd"])
-    try:
-        _, err = p.communicate(timeout=120)
-    finally:
-        subprocess.run(["pkill", "-CONT", "-f", "dpdk-testpmd.*file-prefix lrd"])
-        if p.poll() is None:
-            p.kill()
-    expect(p.returncode == 1 and "stopped forwarding" in err, (p.returncode, err[-2000:]))
-    doc = load_json(out)
+    rc, err, doc = testpmd_signalled("rfcst", ["steps=40"], "-STOP")
+    expect(rc == 1 and "stopped forwarding" in err, (rc, err[-2000:]))
     expect("stopped forwarding" in doc["error"] and doc["complete"] is False, doc.get("error"))
     time.sleep(0.5)
     left = subprocess.run(["pgrep", "-f", "dpdk-testpmd.*file-prefix lrd"],
