@@ -711,6 +711,7 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 {
 	uint64_t tts = lr_netem_fixed_tts(&d->q, at[0], qlen), t = at[0];
 	uint64_t due = tts < t ? t : tts;	/* as enqueue_any() */
+	uint32_t kept = 0;	/* frames held at due, for the model */
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -720,6 +721,9 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 		if ((i & (SEND_EVERY - 1)) == SEND_EVERY - 1)
 			send_due(dl, st);
 		if (at[i] != t) {
+			if (d->model && kept != 0)
+				model_add(d, due, kept);
+			kept = 0;
 			t = at[i];
 			tts = lr_netem_fixed_tts(&d->q, t, 1);
 			due = tts < t ? t : tts;
@@ -732,9 +736,10 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 		}
 		rec_write(r, due, len, 0, m[i], d->stream);
 		d->c.held++;
-		if (d->model)
-			model_add(d, due, 1);
+		kept++;
 	}
+	if (d->model && kept != 0)
+		model_add(d, due, kept);
 	lr_netem_fixed_queued(&d->q, tts, n);
 }
 
