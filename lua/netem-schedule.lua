@@ -184,7 +184,8 @@ if rx then rx:wait{ idle = 0.2, timeout = 10 } end
 linerate.stop()
 
 local problems = {}
-local changes = box:stats().forward.netem_changes
+local fwd = box:stats().forward
+local changes, counts = fwd.netem_changes, fwd.netem_changes_counts
 print(("%10s %10s %9s  %s"):format("asked s", "applied s", "taken us", "SPEC"))
 print(("%10.4f %10s %9s  %s"):format(0, "start", "", sched[1].spec))
 for _, c in ipairs(changes) do
@@ -197,6 +198,16 @@ for _, c in ipairs(changes) do
 		problems[#problems + 1] = ("change to '%s' not taken: %s"):format(c.netem,
 		                                                                c.why_not or "?")
 	end
+end
+-- The list holds the last 64 changes; the counts cover every one.
+if counts.listed < counts.asked then
+	print(("(%d earlier changes not listed)"):format(counts.asked - counts.listed))
+end
+local missed = counts.replaced + counts.ended
+local listed_missed = #problems
+if missed > listed_missed then
+	problems[#problems + 1] = ("%d more changes not taken before the last %d listed")
+		:format(missed - listed_missed, #changes)
 end
 if rx then
 	local doc = linerate.results()

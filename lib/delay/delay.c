@@ -501,8 +501,7 @@ now_ns(const struct delay *dl, uint64_t tsc)
 static void __rte_noinline
 take_change(struct dir *d, const struct delay *dl)
 {
-	struct change *ch = __atomic_load_n(&d->pub, __ATOMIC_ACQUIRE);
-	struct change *want = ch;
+	struct change *ch = (struct change *)lr_change_peek(&d->changes);
 	uint64_t last_tts = d->q.last_tts, max_tts = d->q.max_tts;
 	uint64_t until = now_ns(dl, rte_rdtsc()) + ch->ahead_ns;
 	bool last_valid = d->q.last_valid;
@@ -523,14 +522,9 @@ take_change(struct dir *d, const struct delay *dl)
 	d->q.last_valid = last_valid;
 	d->q.max_tts = max_tts;
 	d->ahead_ns = ch->ahead_ns;
-	ch->from = d->in_force;
-	d->in_force = ch->index + 1;
 	ch->in_before = d->c.in;
 	ch->held_before = d->c.held;
-	__atomic_store_n(&ch->applied_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
-	/* Taken, unless a newer one came meanwhile: the next poll takes it. */
-	__atomic_compare_exchange_n(&d->pub, &want, NULL, false,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	lr_change_taken(&d->changes, &ch->ch, rte_rdtsc());
 }
 
 /* ---- the fast path: a burst each way ---- */
@@ -985,7 +979,7 @@ lr_delay_poll(struct lr_task *t, uint64_t now_tsc)
 			pass(d, &t->st);
 			continue;
 		}
-		if (unlikely(__atomic_load_n(&d->pub, __ATOMIC_RELAXED) != NULL))
+		if (unlikely(lr_change_peek(&d->changes) != NULL))
 			take_change(d, dl);
 		if (d->nb_pend == d->pend_off &&
 		    enqueue(d, dl, &t->st) == LR_BURST)

@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "lr_change.h"
 #include "lr_common.h"
 #include "lr_delay.h"
 #include "lr_engine.h"
@@ -112,22 +113,18 @@ struct dir_counts {
 
 /*
  * A new SPEC for a running direction (task:set{netem=}): parsed, sized and
- * its netem state started on the control path, published in dir.pub; the
- * worker takes it at a poll's start (take_change()). Kept to the task's
- * end: the worker's netem state points into it, and the report lists it.
+ * its netem state started on the control path, published in dir.changes
+ * (lr_change.h); the worker takes it at a poll's start (take_change()).
+ * Kept while in force: the worker's netem state points into it.
  */
 struct change {
+	struct lr_change ch;	/* first: the change's head */
 	struct lr_netem_conf nc;
 	struct lr_netem q;	/* started on nc: the kernel's netem_change()
 				 * re-seeds and re-draws the correlations */
 	uint64_t ahead_ns;	/* dir.ahead_ns under it */
-	uint64_t asked_tsc;
-	uint64_t applied_tsc;	/* by the worker (release); 0: not taken */
 	uint64_t in_before;	/* the direction's in when taken */
 	uint64_t held_before;	/* frames held then: they keep their due times */
-	uint32_t index;		/* in dir.changes */
-	uint32_t from;		/* index of the change in force before, + 1
-				 * (0: the SPEC the task started with) */
 };
 
 struct dir {
@@ -200,13 +197,10 @@ struct dir {
 	struct dir_counts c;
 	struct lr_hist *lateness;
 	uint64_t bdp_bytes;	/* what the ring was sized for */
-	/* task:set{netem=}: the change for the worker to take (NULL: none),
-	 * and every change asked (control path only) */
-	struct change *pub;
-	struct change **changes;
-	uint32_t nb_changes;
-	uint32_t in_force;	/* index + 1 of the change last taken (0:
-				 * the start's SPEC); the worker's */
+	/* task:set{netem=}: the worker loads changes.pub once per poll
+	 * (lr_change_peek()) */
+	struct lr_changes changes;
+	const struct lr_task *task;	/* control path: for the records */
 };
 
 struct delay {
@@ -231,6 +225,9 @@ struct delay {
  * box and of the other tasks on its lcore takes a few us): counted in
  * stalled_us and max_poll_gap_us. */
 #define STALL_US 20
+
+/* delay_report.c: the records of a direction's changes of SPEC. */
+extern const struct lr_change_ops lr_delay_changes;
 
 /* delay.c: a burst each way (lr_engine.h's poll). */
 int lr_delay_poll(struct lr_task *t, uint64_t now_tsc);

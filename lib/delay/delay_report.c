@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 
 #include "delay_internal.h"
 #include "lr_port.h"
@@ -37,46 +38,52 @@ counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
 			    "held to a due time" : "no frame held to a due time was sent"));
 }
 
-/* The changes of SPEC asked of a direction (task:set{netem=}), each with
- * when it was asked and when the worker took it. */
+/* The record of a change of SPEC (task:set{netem=}, lr_change_ops): when
+ * it was asked and when the worker took it, the SPEC before it. */
 static json_t *
-changes_json(const struct lr_task *t, const struct dir *d)
+record_change(void *arg, const struct lr_change *lc,
+	      const struct lr_change *before, enum lr_change_fate fate,
+	      const char *why)
 {
-	double hz = (double)rte_get_tsc_hz(), start = (double)t->st.start_tsc;
-	json_t *a = json_array();
+	const struct dir *d = arg;
+	const struct change *ch = (const struct change *)lc;
+	double hz = (double)rte_get_tsc_hz(), start = (double)d->task->st.start_tsc;
+	json_t *c = json_object();
 	char buf[LR_DELAY_SPEC_MAX];
-	uint32_t i;
 
-	for (i = 0; i < d->nb_changes; i++) {
-		const struct change *ch = d->changes[i];
-		uint64_t at = __atomic_load_n(&ch->applied_tsc, __ATOMIC_ACQUIRE);
-		json_t *c = json_object();
-
-		lr_netem_conf_format(&ch->nc, buf, sizeof(buf));
-		json_object_set_new(c, "netem", json_string(buf));
-		json_object_set_new(c, "asked_s", json_real(
-				    ((double)ch->asked_tsc - start) / hz));
-		if (at == 0) {
-			json_object_set_new(c, "applied_s", json_null());
-			json_object_set_new(c, "why_not", json_string(
-					    i + 1 < d->nb_changes ?
-					    "a later change came before the worker's next poll" :
-					    lr_task_state(t) == LR_TASK_DONE ?
-					    "the task ended before its next poll" :
-					    "not yet taken by the worker"));
-			json_array_append_new(a, c);
-			continue;
-		}
-		lr_netem_conf_format(ch->from == 0 ? &d->nc :
-				     &d->changes[ch->from - 1]->nc, buf, sizeof(buf));
-		json_object_set_new(c, "from", json_string(buf));
-		json_object_set_new(c, "applied_s", json_real(((double)at - start) / hz));
-		json_object_set_new(c, "in_before", json_integer((json_int_t)ch->in_before));
-		json_object_set_new(c, "held_before", json_integer((json_int_t)ch->held_before));
-		json_array_append_new(a, c);
+	lr_netem_conf_format(&ch->nc, buf, sizeof(buf));
+	json_object_set_new(c, "netem", json_string(buf));
+	json_object_set_new(c, "asked_s", json_real(
+			    ((double)lc->asked_tsc - start) / hz));
+	if (fate != LR_CHANGE_TAKEN) {
+		json_object_set_new(c, "applied_s", json_null());
+		json_object_set_new(c, "why_not", json_string(why));
+		return c;
 	}
-	return a;
+	lr_netem_conf_format(before == NULL ? &d->nc :
+			     &((const struct change *)before)->nc, buf, sizeof(buf));
+	json_object_set_new(c, "from", json_string(buf));
+	json_object_set_new(c, "applied_s", json_real(
+			    ((double)lc->applied_tsc - start) / hz));
+	json_object_set_new(c, "in_before", json_integer((json_int_t)ch->in_before));
+	json_object_set_new(c, "held_before", json_integer((json_int_t)ch->held_before));
+	return c;
 }
+
+static void
+free_change(void *arg, struct lr_change *lc)
+{
+	struct change *ch = (struct change *)lc;
+
+	RTE_SET_USED(arg);
+	lr_netem_conf_free(&ch->nc);
+	rte_free(ch);
+}
+
+const struct lr_change_ops lr_delay_changes = {
+	.record = record_change,
+	.free = free_change,
+};
 
 /* Frames taken from the ring or the rx queue that the tx queue has not
  * taken yet. Read by the main lcore while the task runs: a snapshot. */
@@ -112,7 +119,7 @@ cost_json(json_t *o, uint64_t cycles, uint64_t frames)
 void
 lr_delay_report(const struct lr_task *t, json_t *o)
 {
-	const struct delay *dl = t->priv;
+	struct delay *dl = t->priv;
 	unsigned int i;
 
 	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
@@ -123,7 +130,7 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "stalled_us",
 			    json_real((double)dl->stall_cycles * 1e6 / (double)rte_get_tsc_hz()));
 	for (i = 0; i < 2; i++) {
-		const struct dir *d = &dl->d[i];
+		struct dir *d = &dl->d[i];
 		json_t *j;
 		char buf[LR_DELAY_SPEC_MAX];
 
@@ -145,8 +152,12 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 			json_object_set_new(j, "arrival_stamps", json_boolean(d->stamp_off >= 0));
 		}
 		counts_json(j, &d->c, d->pass ? NULL : d->lateness);
-		if (dl->delay_max_ns != 0)
-			json_object_set_new(j, "netem_changes", changes_json(t, d));
+		if (dl->delay_max_ns != 0) {
+			json_object_set_new(j, "netem_changes",
+					    lr_changes_json(&d->changes));
+			json_object_set_new(j, "netem_changes_counts",
+					    lr_changes_counts_json(&d->changes));
+		}
 		json_object_set_new(o, dir_name[i], j);
 	}
 }

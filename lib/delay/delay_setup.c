@@ -164,14 +164,7 @@ dir_free(struct dir *d)
 	d->late = NULL;
 	d->lateness = NULL;
 	lr_netem_conf_free(&d->nc);
-	while (d->nb_changes > 0) {
-		struct change *ch = d->changes[--d->nb_changes];
-
-		lr_netem_conf_free(&ch->nc);
-		rte_free(ch);
-	}
-	free(d->changes);
-	d->changes = NULL;
+	lr_changes_free(&d->changes);
 }
 
 static void
@@ -437,6 +430,10 @@ dir_init(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	char what[2 * RTE_ETH_NAME_MAX_LEN + 8], err[256];
 
 	snprintf(what, sizeof(what), "%s -> %s", pi->name, po->name);
+	d->task = t;
+	if (lr_changes_init(&d->changes, &lr_delay_changes, d, t,
+			    &((const struct delay *)t->priv)->last_poll_tsc) != 0)
+		return -ENOMEM;
 	if (lr_netem_parse(spec, &d->nc, err, sizeof(err)) != 0)
 		return lr_err(EINVAL, "delay %s: %s", what, err);
 	d->in_port = in;
@@ -561,8 +558,9 @@ static int
 delay_set(struct lr_task *t, const char *key, const char *val)
 {
 	struct delay *dl = t->priv;
-	struct change *ch, **grown;
+	struct change *ch;
 	struct dir *d;
+	int ret;
 	int64_t dmin, dmax;
 	char err[256], ms[32];
 
@@ -597,25 +595,19 @@ delay_set(struct lr_task *t, const char *key, const char *val)
 			      "past the box's delay_max of %s", key, val,
 			      (double)dmax / 1e6, ms);
 	}
-	grown = realloc(d->changes, sizeof(*grown) * (d->nb_changes + 1));
-	if (grown == NULL) {
-		lr_netem_conf_free(&ch->nc);
-		rte_free(ch);
-		return lr_err(ENOMEM, "delay: set %s: no memory", key);
-	}
-	d->changes = grown;
 	/* netem's limit: the SPEC's, else what the ring was sized for. */
 	if (!ch->nc.limit_given)
 		ch->nc.limit = d->limit;
 	lr_netem_init(&ch->q, &ch->nc);
 	ch->ahead_ns = lr_delay_ahead_ns(&ch->nc);
-	ch->asked_tsc = rte_rdtsc();
-	ch->index = d->nb_changes;
-	d->changes[d->nb_changes++] = ch;
 	/* A change not taken yet is replaced: the worker takes the newest
 	 * (the older one's record says it never ran). */
-	__atomic_store_n(&d->pub, ch, __ATOMIC_RELEASE);
-	return 0;
+	ret = lr_changes_publish(&d->changes, &ch->ch);
+	if (ret != 0) {
+		lr_netem_conf_free(&ch->nc);
+		rte_free(ch);
+	}
+	return ret;
 }
 
 /*

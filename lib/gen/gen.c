@@ -323,8 +323,8 @@ gen_free(struct lr_task *t)
 	if (g->pool != NULL && rte_mempool_full(g->pool))
 		rte_mempool_free(g->pool);
 	lr_replay_free(g);
-	while (g->nb_paces > 0)
-		rte_free(g->paces[--g->nb_paces]);
+	lr_changes_free(&g->changes);
+	rte_free(g->pace0);
 	rte_free(g->flows);
 	rte_free(g->sizes);
 	rte_free(g);
@@ -464,7 +464,7 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 	p = lr_gen_pace_new(g, socket);
 	if (p == NULL)
 		return lr_err(ENOMEM, "gen: no memory for the pacing");
-	g->paces[g->nb_paces++] = p;	/* gen_free frees it */
+	g->pace0 = p;	/* gen_free frees it */
 	ret = pace_of(g, pi, &c->rate, hz, p);
 	if (ret != 0)
 		return ret;
@@ -574,6 +574,8 @@ warn_shared_cpu(unsigned int lcore)
 	}
 }
 
+static const struct lr_change_ops pace_changes;
+
 static int
 gen_init(struct lr_task *t, const void *arg)
 {
@@ -592,6 +594,13 @@ gen_init(struct lr_task *t, const void *arg)
 	if (g == NULL)
 		return lr_err(ENOMEM, "gen: no memory on socket %d", t->socket);
 	t->priv = g;
+	ret = lr_changes_init(&g->changes, &pace_changes, t, t,
+			      &g->last_poll_tsc);
+	if (ret != 0) {
+		rte_free(g);
+		t->priv = NULL;
+		return ret;
+	}
 	g->conf = *c;
 	g->ipv6 = src.ipv6;
 	g->l3 = (uint16_t)layout_of(g).l3;
@@ -750,42 +759,33 @@ struct offer {
 static struct offer
 offered_of(const struct lr_task *t)
 {
-	const struct gen *g = t->priv;
-	const struct gen_pace *taken[GEN_PACE_MAX];
+	struct gen *g = t->priv;
 	struct offer o = { 1, 0, 0, 0 };
 	struct lr_gen_sched sc;
-	double from, late, m, piece, next, end, asked = 0, sent = 0;
+	double from, late, m, asked, sent, piece, next, end;
 	uint64_t end_tsc = end_of(t);
-	uint32_t i;
 
-	/* The worker's switches first, then the schedule: it wrote each
-	 * switch's slot before its applied_tsc, and the schedule moves on
-	 * from there, so the snapshot below is at or past each slot. */
-	for (i = 1; i < g->nb_paces; i++)
-		if (__atomic_load_n(&g->paces[i]->applied_tsc, __ATOMIC_ACQUIRE))
-			taken[o.changes++] = g->paces[i];
+	/* The worker's switches first (record_change() sums the pieces
+	 * before each), then the schedule: it wrote each switch's slot
+	 * before its applied_tsc, and the schedule moves on from there, so
+	 * the snapshot below is at or past each slot. */
+	lr_changes_reap(&g->changes);
+	lr_changes_lock(&g->changes);
+	from = g->acc.from;
+	late = g->acc.late;
+	m = g->acc.m;
+	asked = g->acc.asked;
+	sent = g->acc.sent;
+	o.late_pkts = g->acc.late_pkts;
+	o.changes = g->acc.changes;
+	lr_changes_unlock(&g->changes);
 	sc = g->sched;
 	if (o.changes == 0 || sc.first_tsc == 0) {
 		o.ratio = lr_gen_offered(&sc, end_tsc, &o.window_tsc);
 		o.late_pkts = (double)sc.late_tsc / g->mean_cost;
 		return o;
 	}
-	/* Times from first_tsc, in cycles. */
-	from = 0;
-	late = 0;
-	m = g->paces[0]->mean_cost;
-	for (i = 0; i < o.changes; i++) {
-		const struct gen_pace *p = taken[i];
-		double slot = (double)(p->slot_tsc - sc.first_tsc) + p->slot_frac;
-
-		piece = RTE_MAX(slot - from, 0.0);
-		asked += piece / m;
-		sent += (piece - ((double)p->late_tsc - late)) / m;
-		o.late_pkts += ((double)p->late_tsc - late) / m;
-		from = slot;
-		late = (double)p->late_tsc;
-		m = p->mean_cost;
-	}
+	/* Times from first_tsc, in cycles: the piece since the last switch. */
 	next = (double)(sc.next_tsc - sc.first_tsc) + sc.next_frac;
 	end = end_tsc > sc.first_tsc ? (double)(end_tsc - sc.first_tsc) : 0;
 	piece = RTE_MAX(RTE_MAX(next, end) - from, 0.0);
@@ -798,81 +798,102 @@ offered_of(const struct lr_task *t)
 	return o;
 }
 
-/* The rate changes asked of a task (task:set{rate=}), each with when it
- * was asked and when the worker took it. */
-static json_t *
-changes_json(const struct lr_task *t, double hz)
+/* The piece of the schedule before the switch to @p p, at the pacing in
+ * force before it, summed for offered_of(): in the order the worker took
+ * them, once each. */
+static void
+add_piece(struct gen *g, const struct gen_pace *p)
 {
-	const struct gen *g = t->priv;
-	const struct gen_pace *from = g->paces[0];
-	json_t *a = json_array();
-	uint32_t i;
+	double slot = (double)(p->slot_tsc - g->sched.first_tsc) + p->slot_frac;
+	double piece, late = (double)p->late_tsc - g->acc.late;
+
+	if (g->acc.changes == 0)
+		g->acc.m = g->pace0->mean_cost;
+	piece = RTE_MAX(slot - g->acc.from, 0.0);
+	g->acc.asked += piece / g->acc.m;
+	g->acc.sent += (piece - late) / g->acc.m;
+	g->acc.late_pkts += late / g->acc.m;
+	g->acc.from = slot;
+	g->acc.late = (double)p->late_tsc;
+	g->acc.m = p->mean_cost;
+	g->acc.changes++;
+}
+
+/* The record of a rate change (lr_change_ops): when it was asked and
+ * when the worker took it, the pacing before and after. */
+static json_t *
+record_change(void *arg, const struct lr_change *ch,
+	      const struct lr_change *before, enum lr_change_fate fate,
+	      const char *why)
+{
+	const struct lr_task *t = arg;
+	struct gen *g = t->priv;
+	const struct gen_pace *p = (const struct gen_pace *)ch;
+	const struct gen_pace *from = before != NULL ?
+		(const struct gen_pace *)before : g->pace0;
+	double hz = (double)rte_get_tsc_hz(), start = (double)t->st.start_tsc;
+	json_t *c = json_object();
 	char rs[64];
 
-	for (i = 1; i < g->nb_paces; i++) {
-		const struct gen_pace *p = g->paces[i];
-		uint64_t at = __atomic_load_n(&p->applied_tsc, __ATOMIC_ACQUIRE);
-		json_t *c = json_object();
-		double start = (double)t->st.start_tsc;
-
-		/* A replay at the capture's timing changes its multiplier;
-		 * its rate_pps is the capture's mean at it. */
-		if (p->multiplier != 0)
-			json_object_set_new(c, "multiplier",
-					    json_real(p->multiplier));
-		else
-			json_object_set_new(c, "rate", json_string(
-					    lr_rate_str(&p->rate, rs, sizeof(rs))));
-		json_object_set_new(c, "rate_pps", json_real(p->rate_pps));
-		json_object_set_new(c, "asked_s", json_real(
-				    ((double)p->asked_tsc - start) / hz));
-		if (at == 0) {
-			json_object_set_new(c, "applied_s", json_null());
-			json_object_set_new(c, "why_not", json_string(
-					    i + 1 < g->nb_paces ?
-					    "a later change came before the worker's next burst" :
-					    lr_task_state(t) == LR_TASK_DONE ?
-					    "the task ended before its next burst" :
-					    "not yet: the task's next burst is not due"));
-		} else {
-			/* The pacing in force before: the last one taken. */
-			if (from->multiplier != 0)
-				json_object_set_new(c, "from_multiplier",
-						    json_real(from->multiplier));
-			else
-				json_object_set_new(c, "from_rate", json_string(
-						    lr_rate_str(&from->rate, rs,
-								sizeof(rs))));
-			json_object_set_new(c, "from_rate_pps",
-					    json_real(from->rate_pps));
-			json_object_set_new(c, "applied_s", json_real(
-					    ((double)at - start) / hz));
-			json_object_set_new(c, "slot_s", json_real(
-					    ((double)p->slot_tsc - start +
-					     p->slot_frac) / hz));
-			/* How far behind its schedule the worker was when it
-			 * took it (a stall); negative: ahead, its next slot
-			 * not yet due (by a burst of the old rate at most). */
-			json_object_set_new(c, "lag_us", json_real(
-					    ((double)at - (double)p->slot_tsc -
-					     p->slot_frac) * 1e6 / hz));
-			json_object_set_new(c, "packets_before", json_integer(
-					    (json_int_t)p->pkts_before));
-			json_object_set_new(c, "late_before_us", json_real(
-					    (double)p->late_tsc * 1e6 / hz));
-			json_object_set_new(c, "burst_us", json_real(
-					    g->burst * from->mean_cost * 1e6 / hz));
-			from = p;
-		}
-		json_array_append_new(a, c);
+	/* A replay at the capture's timing changes its multiplier;
+	 * its rate_pps is the capture's mean at it. */
+	if (p->multiplier != 0)
+		json_object_set_new(c, "multiplier", json_real(p->multiplier));
+	else
+		json_object_set_new(c, "rate", json_string(
+				    lr_rate_str(&p->rate, rs, sizeof(rs))));
+	json_object_set_new(c, "rate_pps", json_real(p->rate_pps));
+	json_object_set_new(c, "asked_s", json_real(
+			    ((double)ch->asked_tsc - start) / hz));
+	if (fate != LR_CHANGE_TAKEN) {
+		json_object_set_new(c, "applied_s", json_null());
+		json_object_set_new(c, "why_not", json_string(why));
+		return c;
 	}
-	return a;
+	add_piece(g, p);
+	/* The pacing in force before: the last one taken. */
+	if (from->multiplier != 0)
+		json_object_set_new(c, "from_multiplier",
+				    json_real(from->multiplier));
+	else
+		json_object_set_new(c, "from_rate", json_string(
+				    lr_rate_str(&from->rate, rs, sizeof(rs))));
+	json_object_set_new(c, "from_rate_pps", json_real(from->rate_pps));
+	json_object_set_new(c, "applied_s", json_real(
+			    ((double)ch->applied_tsc - start) / hz));
+	json_object_set_new(c, "slot_s", json_real(
+			    ((double)p->slot_tsc - start + p->slot_frac) / hz));
+	/* How far behind its schedule the worker was when it took it (a
+	 * stall); negative: ahead, its next slot not yet due (by a burst of
+	 * the old rate at most). */
+	json_object_set_new(c, "lag_us", json_real(
+			    ((double)ch->applied_tsc - (double)p->slot_tsc -
+			     p->slot_frac) * 1e6 / hz));
+	json_object_set_new(c, "packets_before", json_integer(
+			    (json_int_t)p->pkts_before));
+	json_object_set_new(c, "late_before_us", json_real(
+			    (double)p->late_tsc * 1e6 / hz));
+	json_object_set_new(c, "burst_us", json_real(
+			    g->burst * from->mean_cost * 1e6 / hz));
+	return c;
 }
+
+static void
+free_change(void *arg, struct lr_change *ch)
+{
+	RTE_SET_USED(arg);
+	rte_free(ch);
+}
+
+static const struct lr_change_ops pace_changes = {
+	.record = record_change,
+	.free = free_change,
+};
 
 static void
 gen_report(const struct lr_task *t, json_t *o)
 {
-	const struct gen *g = t->priv;
+	struct gen *g = t->priv;
 	double hz = (double)rte_get_tsc_hz(), window, offered;
 	struct offer of;
 	char rs[64];
@@ -891,7 +912,9 @@ gen_report(const struct lr_task *t, json_t *o)
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
 	if (g->rp != NULL)
 		lr_replay_report(g, o);
-	json_object_set_new(o, "rate_changes", changes_json(t, hz));
+	json_object_set_new(o, "rate_changes", lr_changes_json(&g->changes));
+	json_object_set_new(o, "rate_changes_counts",
+			    lr_changes_counts_json(&g->changes));
 	if (!g->paced)
 		return;
 	of = offered_of(t);
@@ -1093,7 +1116,6 @@ lr_gen_pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
 	    uint64_t now)
 {
 	struct lr_gen_sched *sc = &g->sched;
-	struct gen_pace *want = p;
 	double ahead, whole;
 
 	if (sc->first_tsc == 0)	/* before the first burst */
@@ -1112,11 +1134,7 @@ lr_gen_pace_switch(const struct lr_task *t, struct gen *g, struct gen_pace *p,
 	p->late_tsc = g->sched.late_tsc;
 	p->pkts_before = t->st.tx_pkts;	/* none pending: flushed first */
 	/* The TSC now, not the poll's start: that may precede the ask. */
-	__atomic_store_n(&p->applied_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
-	/* Taken, unless a newer one came meanwhile: the next burst takes
-	 * that (this one's record says when it ran). */
-	__atomic_compare_exchange_n(&g->pace_pub, &want, NULL, false,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	lr_change_taken(&g->changes, &p->ch, rte_rdtsc());
 }
 
 /* task:set{rate=}: a new pacing for the worker to take. Control path. */
@@ -1130,9 +1148,6 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 
 	if (g->rp != NULL) {
 		/* A replay: its multiplier, or its rate under --rate. */
-		if (g->nb_paces == GEN_PACE_MAX)
-			return lr_err(ENOSPC, "gen: set %s: at most %d changes "
-				      "per task", key, GEN_PACE_MAX - 1);
 		ret = lr_replay_set(t, g, key, val, &p);
 		if (ret != 0)
 			return ret;
@@ -1148,9 +1163,6 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 	if (!g->paced || r.unit == LR_RATE_MAX)
 		return lr_err(EINVAL, "gen: set rate %s: a task cannot change "
 			      "between paced and unpaced (max) live", val);
-	if (g->nb_paces == GEN_PACE_MAX)
-		return lr_err(ENOSPC, "gen: set rate: at most %d changes per "
-			      "task", GEN_PACE_MAX - 1);
 	p = lr_gen_pace_new(g, t->socket);
 	if (p == NULL)
 		return lr_err(ENOMEM, "gen: set rate: no memory");
@@ -1160,10 +1172,10 @@ gen_set(struct lr_task *t, const char *key, const char *val)
 		return ret;
 	}
 publish:
-	p->asked_tsc = rte_rdtsc();
-	g->paces[g->nb_paces++] = p;
-	__atomic_store_n(&g->pace_pub, p, __ATOMIC_RELEASE);
-	return 0;
+	ret = lr_changes_publish(&g->changes, &p->ch);
+	if (ret != 0)
+		rte_free(p);
+	return ret;
 }
 
 /* The fast path: one burst per poll. */
@@ -1193,7 +1205,7 @@ gen_poll(struct lr_task *t, uint64_t now)
 		/* A new rate (task:set{}): the fast path's one load for it,
 		 * before the catch-up bound moves a late schedule on, so
 		 * that the switch's record has the lag the worker had. */
-		p = __atomic_load_n(&g->pace_pub, __ATOMIC_ACQUIRE);
+		p = (struct gen_pace *)lr_change_peek(&g->changes);
 		if (unlikely(p != NULL))
 			lr_gen_pace_switch(t, g, p, now);
 		if (!lr_gen_due(g, now, &lag))

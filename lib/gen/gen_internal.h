@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "lr_change.h"
 #include "lr_engine.h"
 #include "lr_gen_conf.h"
 #include "gen_conf.h"
@@ -47,22 +48,19 @@ struct gen_size {
 	double cost;		/* TSC cycles this frame takes at the rate */
 };
 
-/* Most rate changes (task:set{rate=}) a task takes: each keeps its block,
- * for the result document and so that the worker never reads freed or
- * rewritten memory. */
-#define GEN_PACE_MAX 256
-
 /*
  * A pacing: the rate and what it costs each size in TSC cycles (a replay's
  * frames: the capture's gap times gap_k, plus per_pkt_tsc and per_byte_tsc
- * per frame under --rate). paces[0] is the task's start; each
- * task:set{rate=} (a replay's: multiplier= or rate=) makes a new block on the control
- * path and publishes it (gen.pace_pub, a release store); the worker takes it
- * at a due burst (an acquire load per burst), writes where the schedule
+ * per frame under --rate). gen.pace0 is the task's start's; each
+ * task:set{rate=} (a replay's: multiplier= or rate=) makes a new block on
+ * the control path and publishes it (lr_change.h); the worker takes it at
+ * a due burst (an acquire load per burst), writes where the schedule
  * stood, then applied_tsc (a release store) and is the block's only writer
- * from then on.
+ * from then on. lr_gen_pace_use() copies what the fast path reads: a block
+ * is read by the worker only while it switches to it.
  */
 struct gen_pace {
+	struct lr_change ch;		/* first: the change's head */
 	struct lr_rate rate;
 	double rate_pps;		/* this task's share, 0: unlimited */
 	double mean_cost;		/* cycles per packet on average */
@@ -71,14 +69,12 @@ struct gen_pace {
 	double gap_k;			/* replay at the capture's timing: 1 /
 					 * multiplier, 0: not */
 	double multiplier;		/* and the multiplier, 0: not */
-	uint64_t asked_tsc;		/* control path: when published */
 	/* the worker's, at the switch */
 	uint64_t slot_tsc;		/* the schedule's next slot: the first
 					 * paced at this rate */
 	double slot_frac;
 	uint64_t late_tsc;		/* the schedule's late_tsc then */
 	uint64_t pkts_before;		/* packets sent at the rates before */
-	uint64_t applied_tsc;		/* when taken, 0: not (yet) */
 	double cost[];			/* per size, as gen.sizes */
 };
 
@@ -109,9 +105,6 @@ struct gen {
 	uint64_t done_tsc;		/* its last frame taken by the queue
 					 * (count, bytes or loops done), 0:
 					 * not yet */
-	/* A pacing published and not yet taken, NULL: none. The worker
-	 * loads it once per due burst; the control path stores it. */
-	struct gen_pace *pace_pub;
 	uint64_t max_lag_tsc;		/* the catch-up bound */
 	uint64_t max_lag_seen_tsc;	/* longest lag past the catch-up bound */
 	/* What the port refused: of the schedule given up (late_tsc), the
@@ -130,8 +123,19 @@ struct gen {
 	uint16_t nb_pend;		/* built but not yet taken by the queue */
 	struct rte_mbuf *pend[LR_BURST];
 	/* control path only */
-	struct gen_pace *paces[GEN_PACE_MAX];	/* [0]: the start's */
-	uint32_t nb_paces;
+	struct gen_pace *pace0;			/* the start's pacing */
+	/* task:set{}'s pacings: the worker loads changes.pub once per due
+	 * burst (lr_change_peek()) */
+	struct lr_changes changes;
+	/* The offered ratio's pieces before the pacing in force, summed as
+	 * the worker's switches are recorded (offered_of()) */
+	struct {
+		double from, late, m;	/* the last switch: its slot and late
+					 * (cycles from the first slot), the
+					 * cost of a packet after it */
+		double asked, sent, late_pkts;
+		uint32_t changes;
+	} acc;
 	struct lr_gen_conf conf;
 	uint32_t first_flow;		/* global id of flows[0]'s slice start */
 	uint32_t max_len;
@@ -152,7 +156,7 @@ struct lr_replay;
 
 /* Pacing blocks (gen.c), for replay.c too: a new one for g's sizes on
  * @p socket; made the fast path's (at the start); taken by the worker at a
- * burst boundary with nothing pending (pace_pub). */
+ * burst boundary with nothing pending (changes.pub). */
 struct gen_pace *lr_gen_pace_new(const struct gen *g, int socket);
 void lr_gen_pace_use(struct gen *g, const struct gen_pace *p);
 void lr_gen_pace_switch(const struct lr_task *t, struct gen *g,

@@ -571,7 +571,7 @@ schedule(struct lr_task *t, struct gen *g, const struct lr_port_info *pi,
 	p = lr_gen_pace_new(g, t->socket);
 	if (p == NULL)
 		return lr_err(ENOMEM, "gen: no memory for the pacing");
-	g->paces[g->nb_paces++] = p;	/* gen_free frees it */
+	g->pace0 = p;	/* gen_free frees it */
 	ret = pace_of(g, pi, rp->timing ? NULL : &c->rate, c->speed, hz, p);
 	if (ret != 0)
 		return ret;
@@ -823,8 +823,8 @@ lr_replay_poll(struct lr_task *t, struct gen *g, uint64_t now)
 		/* A new multiplier or rate (task:set{}): as gen's, taken
 		 * here, with nothing pending: the frames before keep their
 		 * slots, the next one is the new pacing's first. */
-		struct gen_pace *p = __atomic_load_n(&g->pace_pub,
-						     __ATOMIC_ACQUIRE);
+		struct gen_pace *p = (struct gen_pace *)
+			lr_change_peek(&g->changes);
 
 		if (unlikely(p != NULL))
 			lr_gen_pace_switch(t, g, p, now);

@@ -4,12 +4,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 #include <rte_errno.h>
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lr_change.h"
 #include "lr_common.h"
 #include "lr_engine.h"
 #include "lr_port.h"
@@ -236,6 +239,182 @@ setup(void **state)
 	return 0;
 }
 
+/* Live changes (lr_change.h): a block of a made-up role, its records. */
+struct blk {
+	struct lr_change ch;
+	int id;
+};
+
+static int blk_frees, blk_live;
+
+static json_t *
+blk_record(void *arg, const struct lr_change *ch, const struct lr_change *from,
+	   enum lr_change_fate fate, const char *why)
+{
+	(void)arg;
+	assert_true((fate == LR_CHANGE_TAKEN) == (why == NULL));
+	return json_pack("{si si si}", "id", ((const struct blk *)ch)->id,
+			 "from", from ? ((const struct blk *)from)->id : 0,
+			 "fate", (int)fate);
+}
+
+static void
+blk_free(void *arg, struct lr_change *ch)
+{
+	(void)arg;
+	blk_frees++;
+	blk_live--;
+	free(ch);
+}
+
+static const struct lr_change_ops blk_ops = { blk_record, blk_free };
+
+static struct blk *
+blk_new(int id)
+{
+	struct blk *b = calloc(1, sizeof(*b));
+
+	assert_non_null(b);
+	b->id = id;
+	blk_live++;
+	return b;
+}
+
+/* The worker's side: takes what is published, if anything. */
+static int
+worker_take(struct lr_changes *c)
+{
+	struct blk *b = (struct blk *)lr_change_peek(c);
+
+	if (b == NULL)
+		return 0;
+	lr_change_taken(c, &b->ch, rte_rdtsc());
+	return b->id;
+}
+
+/* The record listed at @p i: its id, from and fate. */
+static void
+listed(json_t *a, size_t i, int id, int from, int fate)
+{
+	json_t *r = json_array_get(a, i);
+
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "id")), id);
+	assert_int_equal(json_integer_value(json_object_get(r, "from")), from);
+	assert_int_equal(json_integer_value(json_object_get(r, "fate")), fate);
+}
+
+static void
+changes_freed_and_bounded(void **state)
+{
+	struct lr_task t;
+	struct lr_changes c;
+	uint64_t poll = 0;
+	json_t *a, *n;
+	int i;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.state = LR_TASK_RUNNING;
+	blk_frees = blk_live = 0;
+	assert_int_equal(lr_changes_init(&c, &blk_ops, NULL, &t, &poll), 0);
+	/* Taken in turn: the block in force is kept for the next's "from". */
+	assert_int_equal(lr_changes_publish(&c, &blk_new(1)->ch), 0);
+	assert_int_equal(worker_take(&c), 1);
+	assert_int_equal(worker_take(&c), 0);
+	assert_int_equal(lr_changes_publish(&c, &blk_new(2)->ch), 0);
+	assert_int_equal(blk_frees, 0);		/* 1 is in force */
+	assert_int_equal(worker_take(&c), 2);
+	lr_changes_reap(&c);
+	assert_int_equal(blk_frees, 1);		/* 1: 2 took over */
+	/* Replaced untaken: kept until the worker polls past the replacement. */
+	assert_int_equal(lr_changes_publish(&c, &blk_new(3)->ch), 0);
+	assert_int_equal(lr_changes_publish(&c, &blk_new(4)->ch), 0);
+	lr_changes_reap(&c);
+	assert_int_equal(blk_frees, 1);		/* 3 may be read still */
+	poll = rte_rdtsc() + rte_get_tsc_hz();	/* a poll began since */
+	lr_changes_reap(&c);
+	assert_int_equal(blk_frees, 2);
+	a = lr_changes_json(&c);
+	assert_int_equal(json_array_size(a), 4);
+	listed(a, 0, 1, 0, LR_CHANGE_TAKEN);
+	listed(a, 1, 2, 1, LR_CHANGE_TAKEN);
+	listed(a, 2, 3, 0, LR_CHANGE_REPLACED);
+	listed(a, 3, 4, 0, LR_CHANGE_PENDING);
+	json_decref(a);
+	/* A later one taken: the one before is done with, whatever the poll. */
+	poll = 0;
+	assert_int_equal(worker_take(&c), 4);
+	assert_int_equal(lr_changes_publish(&c, &blk_new(5)->ch), 0);
+	assert_int_equal(lr_changes_publish(&c, &blk_new(6)->ch), 0);
+	assert_int_equal(worker_take(&c), 6);
+	lr_changes_reap(&c);
+	/* 1, 3, 2, then 4 (6 took over), 5 (replaced): 6 in force */
+	assert_int_equal(blk_frees, 5);
+	assert_int_equal(blk_live, 1);
+	/* A thousand more: the list keeps the last LR_CHANGES_KEEP. */
+	for (i = 7; i < 1007; i++) {
+		assert_int_equal(lr_changes_publish(&c, &blk_new(i)->ch), 0);
+		if (i % 3 == 0)
+			assert_int_equal(worker_take(&c), i);
+		poll = rte_rdtsc() + rte_get_tsc_hz();
+	}
+	lr_changes_reap(&c);
+	assert_true(blk_live <= 3);
+	a = lr_changes_json(&c);
+	assert_true(json_array_size(a) >= LR_CHANGES_KEEP &&
+		    json_array_size(a) <= LR_CHANGES_KEEP + 2);
+	for (i = 1; i < (int)json_array_size(a); i++)
+		assert_true(json_integer_value(json_object_get(json_array_get(a, i), "id")) >
+			    json_integer_value(json_object_get(json_array_get(a, i - 1), "id")));
+	json_decref(a);
+	n = lr_changes_counts_json(&c);
+	assert_int_equal(json_integer_value(json_object_get(n, "asked")), 1006);
+	assert_int_equal(json_integer_value(json_object_get(n, "taken")) +
+			 json_integer_value(json_object_get(n, "replaced")) +
+			 json_integer_value(json_object_get(n, "ended")) +
+			 json_integer_value(json_object_get(n, "pending")), 1006);
+	assert_int_equal(json_integer_value(json_object_get(n, "taken")), 4 + 333);
+	json_decref(n);
+	/* The task ends: what it never took is its end's. */
+	assert_int_equal(lr_changes_publish(&c, &blk_new(2000)->ch), 0);
+	t.state = LR_TASK_DONE;
+	a = lr_changes_json(&c);
+	listed(a, json_array_size(a) - 1, 2000, 0, LR_CHANGE_ENDED);
+	json_decref(a);
+	lr_changes_free(&c);
+	assert_int_equal(blk_live, 0);
+}
+
+/* A worker that never polls: past LR_CHANGES_LIVE_MAX blocks a set waits
+ * (a second) and is refused, nothing lost or leaked. */
+static void
+changes_refused_past_a_stalled_worker(void **state)
+{
+	struct lr_task t;
+	struct lr_changes c;
+	uint64_t poll = 0;
+	struct blk *b;
+	int i;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.state = LR_TASK_RUNNING;
+	blk_frees = blk_live = 0;
+	assert_int_equal(lr_changes_init(&c, &blk_ops, NULL, &t, &poll), 0);
+	for (i = 0; i < LR_CHANGES_LIVE_MAX; i++)
+		assert_int_equal(lr_changes_publish(&c, &blk_new(i + 1)->ch), 0);
+	b = blk_new(999);
+	assert_int_equal(lr_changes_publish(&c, &b->ch), -EBUSY);
+	assert_non_null(strstr(lr_errmsg(), "has not polled"));
+	blk_free(NULL, &b->ch);
+	/* The worker polls: room again. */
+	poll = rte_rdtsc() + rte_get_tsc_hz();
+	assert_int_equal(lr_changes_publish(&c, &blk_new(1000)->ch), 0);
+	assert_int_equal(worker_take(&c), 1000);
+	lr_changes_free(&c);
+	assert_int_equal(blk_live, 0);
+}
 
 int
 main(void)
@@ -246,6 +425,8 @@ main(void)
 		cmocka_unit_test(queue_held_once),
 		cmocka_unit_test(duration_stop_and_idle),
 		cmocka_unit_test(registry),
+		cmocka_unit_test(changes_freed_and_bounded),
+		cmocka_unit_test(changes_refused_past_a_stalled_worker),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
