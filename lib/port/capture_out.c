@@ -180,11 +180,18 @@ check_file(const char *port_name, const struct out_file *f)
 	struct stat st;
 	int fd, err;
 
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO or a device (/dev/null) keeps no size to compare; a FIFO
+	 * would also block an open for reading now that its writer is gone:
+	 * look first, open only a regular file (and never wait there). */
+	if (stat(f->path, &st) != 0)
+		return lr_err(errno, "port %s: capture %s: cannot be read back",
+			      port_name, f->path);
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return lr_err(errno, "port %s: capture %s: cannot be read back",
 			      port_name, f->path);
-	/* A FIFO or a device (/dev/null) keeps no size to compare. */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return 0;
