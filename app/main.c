@@ -1255,7 +1255,13 @@ main(int argc, char **argv)
 		if (rc_exit == 0)
 			rc_exit = 1;
 	}
-	lr_port_close_all();
+	/* A capture file a port wrote (tx_pcap=) that the PMD could not
+	 * write whole fails the run: the PMD itself says nothing. */
+	if (lr_port_close_all() != 0) {
+		fprintf(stderr, "linerate: %s\n", lr_errmsg());
+		if (rc_exit == 0)
+			rc_exit = 1;
+	}
 	/*
 	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps DPDK's memory while
 	 * the EAL interrupt thread still walks interrupt sources kept there

@@ -162,11 +162,20 @@ const struct lr_port_info *lr_port_info(uint16_t port_id);
 /** Wait up to @p timeout_ms for link up. @return 0 or -ETIMEDOUT. */
 int lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms);
 
-/** Stop and close one port set up here. */
-void lr_port_close(uint16_t port_id);
+/**
+ * Stop and close one port set up here.
+ * @return 0, or a negative errno with lr_errmsg(): a capture file the port
+ *   wrote (net_pcap tx_pcap=) does not hold what the PMD sent into it
+ *   (lr_capture_out.h).
+ */
+int lr_port_close(uint16_t port_id);
 
-/** Stop and close every port set up here. */
-void lr_port_close_all(void);
+/**
+ * Stop and close every port set up here.
+ * @return 0, or the first lr_port_close() failure (its lr_errmsg(); later
+ *   ones are logged at ERR).
+ */
+int lr_port_close_all(void);
 
 /**
  * Parse RSS fields: a comma list of ip, ipv4, ipv6, udp, tcp, sctp, l2,

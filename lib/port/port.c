@@ -19,6 +19,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
+#include "lr_capture_out.h"
 #include "lr_cleanup.h"
 #include "lr_common.h"
 #include "lr_port.h"
@@ -500,6 +501,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 	pi->started = true;
 	is_setup[port_id] = true;
 	confs[port_id] = *c;
+	lr_capture_out_start(port_id, c->nb_txq);
 	if (c->promisc)
 		rte_eth_promiscuous_enable(port_id);	/* not all PMDs can */
 	pi->nb_rxq = c->nb_rxq;
@@ -584,7 +586,7 @@ close_cb(void *arg)
 	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
 
-void
+int
 lr_port_close(uint16_t port_id)
 {
 	struct lr_port_info *pi;
@@ -592,8 +594,11 @@ lr_port_close(uint16_t port_id)
 	uint64_t end;
 
 	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
-		return;
+		return 0;
 	pi = &ports[port_id];
+	/* The tx counters its capture files are checked against: final, the
+	 * lcores are done; gone once the port is closed. */
+	lr_capture_out_stop(port_id);
 	/*
 	 * Close in the EAL interrupt thread, where PMDs such as memif handle
 	 * their peer's messages: when both ends of a memif link close at
@@ -628,6 +633,8 @@ lr_port_close(uint16_t port_id)
 		wire_peer[port_id] = 0;
 	}
 	pi->started = false;
+	/* The PMD closed its capture files above: were they written whole? */
+	return lr_capture_out_check(port_id);
 }
 
 static void
@@ -638,19 +645,32 @@ settle_cb(void *arg)
 	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
 
-void
+int
 lr_port_close_all(void)
 {
 	uint16_t p;
 
 	struct close_req settle = { .done = 0 };
+	char first[256] = "";
 	uint64_t end;
 	bool any = false;
+	int ret = 0, r;
 
 	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
 		any |= is_setup[p];
-		lr_port_close(p);
+		r = lr_port_close(p);
+		if (r == 0)
+			continue;
+		/* The first failure is returned; any later one is logged. */
+		if (ret == 0) {
+			ret = r;
+			snprintf(first, sizeof(first), "%s", lr_errmsg());
+		} else {
+			PLOG(ERR, "%s", lr_errmsg());
+		}
 	}
+	if (ret != 0)
+		lr_err(0, "%s", first);
 	/*
 	 * A closed memif port leaves its control channel to the interrupt
 	 * thread, which sends the "disconnect" and tears the channel down
@@ -660,13 +680,14 @@ lr_port_close_all(void)
 	 * later, and wait for it.
 	 */
 	if (!any || rte_eal_alarm_set(20 * 1000, settle_cb, &settle) != 0)
-		return;
+		return ret;
 	end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
 	while (!__atomic_load_n(&settle.done, __ATOMIC_ACQUIRE) &&
 	       rte_get_timer_cycles() < end)
 		rte_delay_us_sleep(1000);
 	if (!__atomic_load_n(&settle.done, __ATOMIC_ACQUIRE))
 		rte_eal_alarm_cancel(settle_cb, &settle);
+	return ret;
 }
 
 int
