@@ -39,6 +39,7 @@ LAYERS = (
     ("lib/common",),
     ("lib/stats",),
     ("lib/pkt",),
+    ("lib/flowext",),
     ("lib/netem",),
     ("lib/ipfix",),
     ("firmware-model",),
