@@ -63,11 +63,67 @@ struct lr_tls {
  */
 enum lr_ext_result lr_tls_parse(const uint8_t *p, size_t len, struct lr_tls *t);
 
+/** The same from a handshake message without its record (a QUIC CRYPTO
+ *  stream's start). */
+enum lr_ext_result lr_tls_parse_handshake(const uint8_t *p, size_t len,
+					  struct lr_tls *t);
+
 /** The JA3 text of a ClientHello into @p buf (NUL-terminated, cut to
  *  @p size): "version,ciphers,extensions,groups,point formats", each list
  *  '-'-separated, GREASE left out. @return its length, or -1 when @p p
  *  is not a whole ClientHello record. */
 int lr_tls_ja3_text(const uint8_t *p, size_t len, char *buf, size_t size);
+
+/* ---- QUIC (a client's Initial packets: RFC 9000, 9001; v2 RFC 9369) ---- */
+
+#define LR_QUIC_V1 0x00000001u
+#define LR_QUIC_V2 0x6b3343cfu
+/** The CRYPTO stream bytes put together: a ClientHello up to this size
+ *  (a post-quantum key share makes one of some 1.8 kB). */
+#define LR_QUIC_CRYPTO_MAX 4096
+#define LR_QUIC_RANGES 16	/**< pieces of it held apart at once */
+#define LR_QUIC_DATAGRAM_MAX 2048	/**< a larger Initial is not read */
+
+/** What a client's Initials have said so far. */
+struct lr_quic {
+	uint32_t version;		/**< of the last Initial read, 0: none */
+	uint16_t packets;		/**< Initials decrypted */
+	bool have_hello;		/**< the ClientHello was whole: tls set */
+	struct lr_tls tls;		/**< its fields (SNI, ALPN, versions) */
+};
+
+/** A ClientHello being put together from CRYPTO frames that may come in
+ *  any order over several Initials (Chromium splits and shuffles it).
+ *  Large: the probe lends one from a small pool to a flow while its
+ *  hello is incomplete, not one per flow. */
+struct lr_quic_crypto {
+	uint16_t nranges;
+	uint16_t range[LR_QUIC_RANGES][2];	/**< [start, end) held */
+	uint8_t buf[LR_QUIC_CRYPTO_MAX];
+};
+
+/** A worker's cipher contexts (AES-128-ECB for header protection,
+ *  AES-128-GCM): made once, outside the fast path. */
+struct lr_quic_ctx;
+
+struct lr_quic_ctx *lr_quic_ctx_new(void);
+void lr_quic_ctx_free(struct lr_quic_ctx *c);
+
+/**
+ * A UDP payload: each client Initial packet of QUIC v1 or v2 in it (a
+ * datagram may coalesce several) is unprotected with the keys of its
+ * Destination Connection ID, its CRYPTO frames added to @p cs; once the
+ * stream holds a whole ClientHello, its fields go to @p q->tls.
+ * Only the client's datagrams: a server's Initials use the server's keys
+ * (BAD here).
+ * @return NOT (not a long-header Initial of v1 or v2: a short header, a
+ *   Handshake packet), OK (the hello is whole), TRUNC (decrypted, the hello not yet whole: more Initials to
+ *   come, or past LR_QUIC_CRYPTO_MAX), BAD (did not decrypt, or frames
+ *   that break the RFC).
+ */
+enum lr_ext_result lr_quic_parse(struct lr_quic_ctx *c, const uint8_t *p,
+				 size_t len, struct lr_quic *q,
+				 struct lr_quic_crypto *cs);
 
 /* ---- DNS (one message over UDP) ---- */
 

@@ -338,6 +338,26 @@ server_hello(struct cur *h, struct lr_tls *t)
 	merge(h, &exts);
 }
 
+/* A handshake message's header at @p off of the payload: its body in @p h,
+ * the bytes given no further than @p stop. */
+static enum lr_ext_result
+handshake(const uint8_t *p, size_t off, size_t stop, unsigned int *type,
+	  struct cur *h)
+{
+	size_t hs;
+
+	if (stop < off + 4)
+		return LR_EXT_TRUNC;
+	*type = p[off];
+	hs = (size_t)p[off + 1] << 16 | (size_t)p[off + 2] << 8 | p[off + 3];
+	h->b = p;
+	h->pos = off + 4;
+	h->end = off + 4 + hs;
+	h->stop = stop < h->end ? stop : h->end;
+	h->cut = h->bad = false;
+	return LR_EXT_OK;
+}
+
 /*
  * The record and handshake headers: NOT unless the payload starts as a
  * handshake record of a ClientHello or ServerHello would (a payload too
@@ -348,7 +368,7 @@ server_hello(struct cur *h, struct lr_tls *t)
 static enum lr_ext_result
 hello(const uint8_t *p, size_t len, unsigned int *type, struct cur *h)
 {
-	size_t rec, hs, stop;
+	size_t rec = 0;
 
 	if (len == 0 || p[0] != TLS_HANDSHAKE || (len > 1 && p[1] != 3) ||
 	    (len > 2 && p[2] > 4) ||
@@ -361,17 +381,7 @@ hello(const uint8_t *p, size_t len, unsigned int *type, struct cur *h)
 	}
 	if (len < 9)
 		return LR_EXT_TRUNC;
-	*type = p[5];
-	hs = (size_t)p[6] << 16 | (size_t)p[7] << 8 | p[8];
-	stop = len;
-	if (stop > 5 + rec)
-		stop = 5 + rec;
-	h->b = p;
-	h->pos = 9;
-	h->end = 9 + hs;
-	h->stop = stop < h->end ? stop : h->end;
-	h->cut = h->bad = false;
-	return LR_EXT_OK;
+	return handshake(p, 5, len < 5 + rec ? len : 5 + rec, type, h);
 }
 
 static enum lr_ext_result
@@ -399,6 +409,27 @@ lr_tls_ja3_text(const uint8_t *p, size_t len, char *buf, size_t size)
 	return (int)j.len;
 }
 
+/* A hello's body into @p t. */
+static enum lr_ext_result
+parse_body(unsigned int type, struct cur *h, struct lr_tls *t)
+{
+	char text[2048];	/* 400 ciphers and extensions fit */
+	struct ja3 j = { text, sizeof(text), 0, false };
+	unsigned int md_len = 0;
+
+	if (type == HS_SERVER_HELLO) {
+		server_hello(h, t);
+		return result_of(h);
+	}
+	text[0] = '\0';
+	client_hello(h, t, &j);
+	if (!h->cut && !h->bad && t->have_client && !j.over &&
+	    EVP_Digest(text, j.len, t->ja3, &md_len, EVP_md5(), NULL) == 1 &&
+	    md_len == sizeof(t->ja3))
+		t->have_ja3 = true;
+	return result_of(h);
+}
+
 enum lr_ext_result
 lr_tls_parse(const uint8_t *p, size_t len, struct lr_tls *t)
 {
@@ -407,23 +438,18 @@ lr_tls_parse(const uint8_t *p, size_t len, struct lr_tls *t)
 	struct cur h;
 
 	r = hello(p, len, &type, &h);
-	if (r != LR_EXT_OK)
-		return r;
-	if (type == HS_SERVER_HELLO) {
-		server_hello(&h, t);
-		return result_of(&h);
-	}
-	{
-		char text[2048];	/* 400 ciphers and extensions fit */
-		struct ja3 j = { text, sizeof(text), 0, false };
-		unsigned int md_len = 0;
+	return r != LR_EXT_OK ? r : parse_body(type, &h, t);
+}
 
-		text[0] = '\0';
-		client_hello(&h, t, &j);
-		if (!h.cut && !h.bad && t->have_client && !j.over &&
-		    EVP_Digest(text, j.len, t->ja3, &md_len, EVP_md5(), NULL) == 1 &&
-		    md_len == sizeof(t->ja3))
-			t->have_ja3 = true;
-	}
-	return result_of(&h);
+enum lr_ext_result
+lr_tls_parse_handshake(const uint8_t *p, size_t len, struct lr_tls *t)
+{
+	enum lr_ext_result r;
+	unsigned int type;
+	struct cur h;
+
+	if (len > 0 && p[0] != HS_CLIENT_HELLO && p[0] != HS_SERVER_HELLO)
+		return LR_EXT_NOT;
+	r = handshake(p, 0, len, &type, &h);
+	return r != LR_EXT_OK ? r : parse_body(type, &h, t);
 }
