@@ -1,26 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The delay role (lr_delay.h): two directions per task, each a netem qdisc
- * (lib/netem decides) in front of a byte ring and a timing wheel.
- *
- * Storage. A direction keeps what it holds in one ring of bytes, in arrival
- * order: a 16 B record header (due time, wheel link, length, flags) and the
- * frame rounded up to 16 B. A record that would cross the ring's end leaves
- * a pad record there and starts again at 0. A record is freed where it is
- * sent; the ring's tail moves over freed records and pads, so a frame that
- * leaves before older ones (jitter) holds its bytes until they leave too.
- *
- * Order. Frames leave in the order of their due time (the kernel's tfifo:
- * ties in arrival order). Where due times never go back (no jitter; rate;
- * no-reorder) that is the ring's own order (FIFO mode, due_fifo()). Else a
- * timing wheel of 2^k buckets of G ns spans the jitter (the greatest delay
- * less the least, lr_netem_delay_bounds) and 64 us more, each bucket a list
- * kept sorted. A record enters the wheel from the ring's arrival order once
- * its due time falls inside the wheel; since no frame is due earlier than
- * the least delay after the arrival of the frames before it, waiting for
- * the oldest to fit loses no order. The wheel holds a few milliseconds of
- * frames, not the 184 ms of the path; a frame that enters it already late
- * (the lcore stopped longer than that) waits in a heap by due time.
+ * (lib/netem decides) in front of a byte ring and a timing wheel: the
+ * storage and the order frames leave in are delay_store.h's.
  *
  * Timing. A frame is copied out of the ring into a new mbuf of the
  * direction's own pool up to SEND_AHEAD_NS before it is due; a poll that
@@ -54,432 +36,6 @@
 #include "delay_internal.h"
 #include "lr_mbuf.h"
 #include "lr_wire.h"
-
-/* ---- the ring ---- */
-
-static inline struct rec *
-rec_at(const struct dir *d, uint64_t off)
-{
-	return (struct rec *)(d->mem + off);
-}
-
-static inline struct rec *
-rec_id(const struct dir *d, uint32_t id)
-{
-	return (struct rec *)(d->mem + ((uint64_t)id << 4));
-}
-
-static inline uint64_t
-rec_bytes(const struct dir *d, uint64_t off, const struct rec *r)
-{
-	if (r->flags & F_PAD)
-		return d->size - off;
-	return REC_HDR + RTE_ALIGN_CEIL((uint64_t)r->len, 16);
-}
-
-/* Room for a record of @p len bytes: the record (its header not written
- * yet: rec_write()), or NULL. */
-static inline struct rec *
-rec_new(struct dir *d, uint32_t len)
-{
-	uint64_t need = REC_HDR + RTE_ALIGN_CEIL((uint64_t)len, 16);
-	uint64_t to_end = d->size - d->head;
-	struct rec *r;
-
-	if (unlikely(need > to_end)) {
-		if (d->used + to_end + need > d->size)
-			return NULL;
-		r = rec_at(d, d->head);
-		r->flags = F_PAD;
-		r->len = 0;
-		d->used += to_end;
-		d->head = 0;
-	} else if (d->used + need > d->size) {
-		return NULL;
-	}
-	r = rec_at(d, d->head);
-	d->used += need;
-	d->head += need;
-	if (d->head == d->size)
-		d->head = 0;
-	d->fifo_recs++;
-	if (unlikely(d->used > d->c.mem_high))
-		d->c.mem_high = d->used;
-	return r;
-}
-
-/* Move the tail over what was sent. */
-static inline void
-tail_advance(struct dir *d)
-{
-	while (d->used != 0) {
-		struct rec *r = rec_at(d, d->tail);
-		uint64_t b;
-
-		if (!(r->flags & (F_FREE | F_PAD)))
-			break;
-		b = rec_bytes(d, d->tail, r);
-		d->used -= b;
-		d->tail += b;
-		if (d->tail == d->size)
-			d->tail = 0;
-	}
-}
-
-/* Bytes from the tail to @p off, going forward around the ring. */
-static inline uint64_t
-from_tail(const struct dir *d, uint64_t off)
-{
-	return off >= d->tail ? off - d->tail : off + d->size - d->tail;
-}
-
-/*
- * FIFO mode (due_fifo()): what lies before the fifo offset has left, but
- * for reordered frames still on the head list, which is in ring order: the
- * tail moves to the first of the two, and no record is marked F_FREE (a
- * store into each record read: the line, written around the caches and
- * read once, then went back to memory dirty).
- */
-static inline void
-tail_to_fifo(struct dir *d)
-{
-	uint64_t to = d->fifo, gone;
-
-	if (d->hfirst != NIL && from_tail(d, (uint64_t)d->hfirst << 4) <
-				from_tail(d, to))
-		to = (uint64_t)d->hfirst << 4;
-	gone = from_tail(d, to);
-	/* All left of a full ring: head, fifo and tail meet again. */
-	if (gone == 0 && d->used == d->size && d->fifo_recs == 0 &&
-	    d->hfirst == NIL)
-		gone = d->size;
-	d->used -= gone;
-	d->tail = to;
-}
-
-/*
- * Write a record: its header and its frame's bytes. The ring is read again
- * only after the delay (184 ms: long out of every cache), so on x86 the
- * record goes around the caches with non-temporal stores: no line is read
- * for ownership, and the caches keep what the next frames need. An sfence
- * after the burst (enqueue()) orders them before anything reads the ring.
- * A short delay (@p stream false) reads the record back from the cache.
- */
-static inline void
-rec_write(struct rec *r, uint64_t tts, uint32_t len, uint16_t flags,
-	  const struct rte_mbuf *m, bool stream)
-{
-#ifdef RTE_ARCH_X86
-	RTE_BUILD_BUG_ON(offsetof(struct rec, next) != 8 ||
-			 offsetof(struct rec, len) != 12 ||
-			 offsetof(struct rec, flags) != 14);
-	if (likely(m->next == NULL) && stream) {
-		const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
-		__m128i *dst = (__m128i *)(void *)r;
-		uint32_t i, whole = len / 16, all = (len + 15) / 16;
-		uint8_t tail[16];
-
-		/* The header made in a register: a 16-byte load of the
-		 * struct just written field by field misses store forwarding
-		 * (perf: 30 % of enqueue's samples on the store after it). */
-		_mm_stream_si128(dst++, _mm_set_epi64x((long long)((uint64_t)NIL |
-			((uint64_t)(uint16_t)len << 32) | ((uint64_t)flags << 48)),
-			(long long)tts));
-		/* The last 16 bytes are read past the frame's end where the
-		 * buffer goes on (the bytes are never sent): one loop; else
-		 * (a frame that ends its buffer) through a copy. */
-		if (likely(rte_pktmbuf_tailroom(m) >= all * 16 - len)) {
-			for (i = 0; i < all; i++)
-				_mm_stream_si128(dst + i, _mm_loadu_si128(
-					(const __m128i *)(const void *)(src + 16 * i)));
-			return;
-		}
-		for (i = 0; i < whole; i++)
-			_mm_stream_si128(dst++, _mm_loadu_si128(
-				(const __m128i *)(const void *)(src + 16 * i)));
-		if (len % 16 != 0) {
-			memset(tail, 0, sizeof(tail));
-			memcpy(tail, src + 16 * whole, len % 16);
-			_mm_stream_si128(dst, _mm_loadu_si128((const __m128i *)(const void *)tail));
-		}
-		return;
-	}
-#endif
-	{
-		uint8_t *p = (uint8_t *)(r + 1);
-
-		r->tts = tts;
-		r->next = NIL;
-		r->len = (uint16_t)len;
-		r->flags = flags;
-		for (; m != NULL; m = m->next) {
-			rte_memcpy(p, rte_pktmbuf_mtod(m, const void *), m->data_len);
-			p += m->data_len;
-		}
-	}
-}
-
-/* ---- the wheel ---- */
-
-#define WHEEL_PREFETCH 8
-
-static inline void
-wheel_insert(struct dir *d, struct rec *r, uint32_t id)
-{
-	uint64_t b = r->tts >> d->gshift;
-	struct bucket *bk;
-	uint32_t prev, cur;
-
-	if (b < d->base)
-		b = d->base;		/* late already: due now */
-	bk = &d->wheel[b & d->wmask];
-	d->in_wheel++;
-	r->next = NIL;
-	if (bk->first == NIL) {
-		bk->first = bk->last = id;
-		return;
-	}
-	if (rec_id(d, bk->last)->tts <= r->tts) {
-		rec_id(d, bk->last)->next = id;
-		bk->last = id;
-		return;
-	}
-	/* Before the last: after every record due no later (tfifo's ties). */
-	prev = NIL;
-	cur = bk->first;
-	while (rec_id(d, cur)->tts <= r->tts) {
-		prev = cur;
-		cur = rec_id(d, cur)->next;
-	}
-	r->next = cur;
-	if (prev == NIL)
-		bk->first = id;
-	else
-		rec_id(d, prev)->next = id;
-}
-
-static inline bool
-late_before(const struct late *a, const struct late *b)
-{
-	return a->tts < b->tts ||
-	       (a->tts == b->tts && (int32_t)(a->seq - b->seq) < 0);
-}
-
-static inline void
-late_push(struct dir *d, uint64_t tts, uint32_t id)
-{
-	struct late e = { .tts = tts, .id = id, .seq = d->seq };
-	uint32_t i = d->nb_late++;
-
-	while (i > 0) {
-		uint32_t up = (i - 1) / 2;
-
-		if (!late_before(&e, &d->late[up]))
-			break;
-		d->late[i] = d->late[up];
-		i = up;
-	}
-	d->late[i] = e;
-}
-
-static inline void
-late_pop(struct dir *d)
-{
-	struct late e = d->late[--d->nb_late];
-	uint32_t i = 0, n = d->nb_late;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && late_before(&d->late[c + 1], &d->late[c]))
-			c++;
-		if (!late_before(&d->late[c], &e))
-			break;
-		d->late[i] = d->late[c];
-		i = c;
-	}
-	if (n != 0)
-		d->late[i] = e;
-}
-
-/* The oldest record not yet in the wheel, past pads and reordered ones
- * (which are on the head list), or NULL. */
-static inline const struct rec *
-fifo_peek(struct dir *d)
-{
-	while (d->fifo_recs != 0) {
-		const struct rec *r = rec_at(d, d->fifo);
-
-		if (r->flags & F_PAD) {
-			d->fifo = 0;
-			continue;
-		}
-		if (!(r->flags & F_HEAD))
-			return r;
-		d->fifo += rec_bytes(d, d->fifo, r);
-		if (d->fifo == d->size)
-			d->fifo = 0;
-		d->fifo_recs--;
-	}
-	return NULL;
-}
-
-/* Records from the arrival order into the wheel while they fit in it. */
-static inline void
-migrate(struct dir *d)
-{
-	uint64_t end = (d->base + d->wmask + 1) << d->gshift;
-
-	while (d->fifo_recs != 0) {
-		struct rec *r = rec_at(d, d->fifo);
-		uint64_t ahead = d->fifo + 1024;
-
-		/* The ring is read once, in order, long after it was written. */
-		rte_prefetch0(d->mem + (ahead < d->size ? ahead : ahead - d->size));
-		if (r->flags & F_PAD) {
-			d->fifo = 0;
-			continue;
-		}
-		if (!(r->flags & F_HEAD)) {
-			uint32_t id = (uint32_t)(d->fifo >> 4);
-
-			if (r->tts >= end)
-				break;
-			if (r->tts < (d->base << d->gshift) &&
-			    d->nb_late < d->max_late)
-				late_push(d, r->tts, id);
-			else
-				wheel_insert(d, r, id);
-			d->seq++;
-		}
-		d->fifo += rec_bytes(d, d->fifo, r);
-		if (d->fifo == d->size)
-			d->fifo = 0;
-		d->fifo_recs--;
-	}
-}
-
-/*
- * FIFO mode: when no frame can be due before one that arrived earlier (no
- * jitter; or rate, whose "last" reference makes due times grow; or
- * no-reorder), the ring's arrival order is the order they leave, and the
- * oldest record is the next due: no wheel, no sorting, one compare a frame.
- */
-static inline unsigned int
-due_fifo(struct dir *d, uint64_t now, struct rec **out, unsigned int k,
-	 unsigned int max)
-{
-	/* In registers: stored to *d a frame, the compiler read them back
-	 * after each (perf: the loop's top sample). */
-	uint64_t fifo = d->fifo, recs = d->fifo_recs;
-
-	while (k < max && recs != 0) {
-		struct rec *r = rec_at(d, fifo);
-		uint64_t ahead = fifo + 1024;
-		uint16_t flags = r->flags;
-
-		if (flags & F_PAD) {
-			fifo = 0;
-			continue;
-		}
-		rte_prefetch0(d->mem + (ahead < d->size ? ahead : ahead - d->size));
-		if (!(flags & F_HEAD)) {
-			if (r->tts > now || !lr_netem_may_send(&d->q, r->tts, now))
-				break;
-			lr_netem_sent(&d->q, r->len, now);
-			out[k++] = r;
-		}
-		fifo += REC_HDR + RTE_ALIGN_CEIL((uint64_t)r->len, 16);
-		if (fifo == d->size)
-			fifo = 0;
-		recs--;
-	}
-	d->fifo = fifo;
-	d->fifo_recs = recs;
-	return k;
-}
-
-/* Up to @p max records due at @p now, in the order they leave. */
-static inline unsigned int
-due(struct dir *d, uint64_t now, struct rec **out, unsigned int max)
-{
-	unsigned int k = 0;
-
-	while (k < max && d->hfirst != NIL) {
-		struct rec *r = rec_id(d, d->hfirst);
-
-		d->hfirst = r->next;
-		out[k++] = r;
-	}
-	if (d->fifo_mode)
-		return due_fifo(d, now, out, k, max);
-	migrate(d);
-	while (k < max) {
-		struct bucket *bk = &d->wheel[d->base & d->wmask];
-
-		/* Late ones first: due before anything in the wheel. */
-		if (d->nb_late != 0) {
-			struct rec *r = rec_id(d, d->late[0].id);
-
-			if (!lr_netem_may_send(&d->q, r->tts, now))
-				break;
-			late_pop(d);
-			lr_netem_sent(&d->q, r->len, now);
-			out[k++] = r;
-			continue;
-		}
-		if (bk->first != NIL) {
-			struct rec *r = rec_id(d, bk->first);
-
-			if (r->tts > now || !lr_netem_may_send(&d->q, r->tts, now))
-				break;
-			bk->first = r->next;
-			if (bk->first == NIL)
-				bk->last = NIL;
-			else
-				rte_prefetch0(rec_id(d, bk->first));
-			d->in_wheel--;
-			lr_netem_sent(&d->q, r->len, now);
-			out[k++] = r;
-			continue;
-		}
-		if (d->in_wheel == 0) {
-			/* Nothing in the wheel: jump to now, or to the oldest
-			 * record's bucket if that is earlier (the lcore fell
-			 * behind: the overdue frames then go through the wheel
-			 * in order, not one by one into the late heap). */
-			uint64_t to = now >> d->gshift;
-			const struct rec *h = fifo_peek(d);
-
-			if (h != NULL && (h->tts >> d->gshift) < to)
-				to = h->tts >> d->gshift;
-			if (to <= d->base)
-				break;
-			d->base = to;
-			migrate(d);
-			if (d->in_wheel == 0 && d->nb_late == 0)
-				break;
-			continue;
-		}
-		if (((d->base + 1) << d->gshift) > now)
-			break;
-		d->base++;
-		migrate(d);
-		/* A bucket holds a frame or two (256 ns at 10 GbE): the
-		 * first record of one WHEEL_PREFETCH buckets on, for when
-		 * the base gets there (a lcore catching up walks buckets
-		 * faster than a miss to memory). */
-		{
-			uint32_t ahead = d->wheel[(d->base + WHEEL_PREFETCH) & d->wmask].first;
-
-			if (ahead != NIL)
-				rte_prefetch0(rec_id(d, ahead));
-		}
-	}
-	return k;
-}
 
 /* The box's clock: ns from NS_BASE on. */
 static inline uint64_t
@@ -723,7 +279,7 @@ enqueue_fixed(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 			due = tts < t ? t : tts;
 		}
 		st->rx_bytes += len;
-		r = rec_new(d, len);
+		r = rec_new(&d->store, len, &d->c.mem_high);
 		if (unlikely(r == NULL)) {
 			d->c.no_room++;
 			continue;
@@ -759,7 +315,6 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 		for (j = 0; j < k; j++) {
 			struct rec *r;
 			uint64_t due;
-			uint32_t id;
 
 			if (cp[j].fate == LR_NETEM_LOST) {
 				d->c.lost++;
@@ -769,7 +324,7 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 				d->c.over_limit++;
 				continue;
 			}
-			r = rec_new(d, len);
+			r = rec_new(&d->store, len, &d->c.mem_high);
 			if (unlikely(r == NULL)) {
 				d->c.no_room++;
 				continue;
@@ -796,12 +351,7 @@ enqueue_any(struct dir *d, struct delay *dl, struct lr_task_stats *st,
 			/* Reordered: it leaves at once, behind no arrival
 			 * in the model's queue. */
 			d->c.reordered++;
-			id = (uint32_t)(((uint8_t *)r - d->mem) >> 4);
-			if (d->hfirst == NIL)
-				d->hfirst = id;
-			else
-				rec_id(d, d->hlast)->next = id;
-			d->hlast = id;
+			head_push(&d->store, r);
 		}
 	}
 }
@@ -915,7 +465,7 @@ prepare(struct dir *d, uint64_t until, struct lr_task_stats *st)
 			d->nb_spare = LR_BURST;
 		}
 	}
-	k = due(d, until, r, RTE_MIN(room, (unsigned int)d->nb_spare));
+	k = due(&d->store, &d->q, until, r, RTE_MIN(room, (unsigned int)d->nb_spare));
 	if (k == 0)
 		return;
 	for (i = 0; i < k; i++) {
@@ -943,13 +493,9 @@ prepare(struct dir *d, uint64_t until, struct lr_task_stats *st)
 		}
 		d->ready[d->nb_ready] = mb;
 		d->ready_tts[d->nb_ready++] = r[i]->tts;
-		if (!d->fifo_mode)
-			r[i]->flags |= F_FREE;
+		rec_sent(&d->store, r[i]);
 	}
-	if (d->fifo_mode)
-		tail_to_fifo(d);
-	else
-		tail_advance(d);
+	tail_move(&d->store);
 }
 
 int

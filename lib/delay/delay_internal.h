@@ -4,7 +4,9 @@
  * direction's ring, wheel and counters, and the functions one file gives
  * the others. Not a public header (lr_delay.h is).
  *
- *   delay.c         the ring, the wheel, the late heap; the fast path last
+ *   delay_store.h   the ring, the wheel, the late heap, the head list
+ *                   (inline: the fast path's and the unit test's)
+ *   delay.c         the fast path
  *   delay_setup.c   options, sizing and setup, finish, the plan, the role
  *   delay_report.c  JSON of a task and of all, live line, verdict, check
  */
@@ -25,19 +27,11 @@
 #include "lr_hist.h"
 #include "lr_netem.h"
 
-#define REC_HDR 16u
-#define NIL UINT32_MAX
-#define F_FREE 1u		/* sent: the tail may pass it */
-#define F_PAD 2u		/* filler to the ring's end */
-#define F_HEAD 4u		/* reordered: on the head list, not the wheel */
+#include "delay_store.h"
 
-#define GRAIN_MIN_SHIFT 8	/* buckets of 256 ns at least: a few frames each */
-#define WHEEL_MAX_SHIFT 22	/* 4 M buckets at most (32 MiB) */
 #define WHEEL_AHEAD_NS 64000ull	/* frames enter the wheel 64 us early */
 #define STREAM_MIN_NS 1000000	/* from 1 ms on, the ring is out of cache */
 #define STORE_MIN (4u << 20)	/* bytes of a direction with no delay */
-/* The most a direction can store: record ids are 16 B units below NIL. */
-#define STORE_MAX ((((uint64_t)NIL - 1) << 4) & ~63ull)
 #define POOL_MBUFS 4095u	/* tx mbufs of a direction */
 #define LATE_NS_DEFAULT 10000u
 /* How far ahead of its due time a frame is copied out of the ring, and the
@@ -55,17 +49,6 @@
  * makes a due time before the first arrival. */
 #define NS_BASE 1000000000000ull
 
-struct rec {
-	uint64_t tts;		/* due, ns */
-	uint32_t next;		/* next record in its bucket or head list */
-	uint16_t len;		/* frame bytes */
-	uint16_t flags;
-};
-
-struct bucket {
-	uint32_t first, last;
-};
-
 /* netem's queue on the model's clock: frames admitted and due at tts, as a
  * run of one due time (a burst under a constant delay is one run). */
 struct mq_run {
@@ -76,15 +59,6 @@ struct mq_run {
 /* The longest limit the model's queue is kept for (mq_run's each): past it
  * the limit counts what the ring holds (32 MiB at most a direction). */
 #define MQ_LIMIT_MAX (1u << 20)
-
-/* A record that was due before the wheel's current bucket when it entered
- * (the lcore fell behind): kept in a heap by due time, ties in arrival
- * order, so that a backlog costs log n a frame, not a walk of a list. */
-struct late {
-	uint64_t tts;
-	uint32_t id;
-	uint32_t seq;
-};
 
 /* A direction's counters, each named once: X(field, JSON key, what). */
 #define DELAY_COUNTERS(X) \
@@ -134,30 +108,12 @@ struct dir {
 	bool pass;		/* no impairment: mbufs go straight through */
 	bool stream;		/* long delays: the ring written around the
 				 * caches (rec_write()) */
-	bool fifo_mode;		/* due times never go back: due_fifo() */
 	uint16_t in_port, in_queue, out_port, out_queue;
 	uint32_t limit;
 	uint32_t late_ns;
 	double late_share;	/* verdict late past it (of frames sent) */
-	/* the ring */
-	uint8_t *mem;
-	uint64_t size;
-	uint64_t used;
-	uint64_t head;		/* offset of the next record */
-	uint64_t tail;		/* offset of the oldest record */
-	uint64_t fifo;		/* offset of the oldest record not yet in the
-				 * wheel or on the head list */
-	uint64_t fifo_recs;	/* records from fifo to head */
-	/* the wheel */
-	struct bucket *wheel;
-	uint64_t wmask;
-	unsigned int gshift;
-	uint64_t base;		/* bucket number of the current bucket */
-	uint64_t in_wheel;
-	struct late *late;	/* min-heap of late records */
-	uint32_t nb_late, max_late;
-	uint32_t seq;		/* records that entered the wheel or heap */
-	uint32_t hfirst, hlast;	/* head list (reordered frames) */
+	struct store store;	/* the ring, the wheel, the late heap, the
+				 * head list (delay_store.h) */
 	uint64_t last_tts;	/* due time of the last frame sent from the queue */
 	/* Arrivals: the in port's stamps (lr_port_arrival_stamps(): when a
 	 * frame entered the box's input ring), or -1: when its burst was

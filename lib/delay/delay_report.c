@@ -143,7 +143,7 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 		json_object_set_new(j, "out_port", json_string(lr_port_info(d->out_port)->name));
 		if (!d->pass) {
 			json_object_set_new(j, "limit", json_integer(d->limit));
-			json_object_set_new(j, "storage_bytes", json_integer((json_int_t)d->size));
+			json_object_set_new(j, "storage_bytes", json_integer((json_int_t)d->store.size));
 			json_object_set_new(j, "bdp_bytes", json_integer((json_int_t)d->bdp_bytes));
 			/* Whether netem's limit counts on the model's clock
 			 * (a stall of the host drops nothing of its own) or

@@ -153,15 +153,15 @@ dir_free(struct dir *d)
 	d->nb_ready = 0;
 	rte_mempool_free(d->pool);
 	d->pool = NULL;
-	rte_free(d->mem);
-	rte_free(d->wheel);
-	rte_free(d->late);
+	rte_free(d->store.mem);
+	rte_free(d->store.wheel);
+	rte_free(d->store.late);
 	rte_free(d->lateness);
 	rte_free(d->mq);
-	d->mem = NULL;
+	d->store.mem = NULL;
 	d->mq = NULL;
-	d->wheel = NULL;
-	d->late = NULL;
+	d->store.wheel = NULL;
+	d->store.late = NULL;
 	d->lateness = NULL;
 	lr_netem_conf_free(&d->nc);
 	lr_changes_free(&d->changes);
@@ -252,12 +252,6 @@ lr_delay_ahead_ns(const struct lr_netem_conf *c)
 	return dmin <= 0 ? 0 : RTE_MIN((uint64_t)SEND_AHEAD_NS, (uint64_t)dmin);
 }
 
-static uint64_t
-pow2_at_least(uint64_t v)
-{
-	return v <= 1 ? 1 : 1ull << (64 - __builtin_clzll(v - 1));
-}
-
 /*
  * Size and allocate a direction's ring and wheel: the ring holds the
  * bandwidth-delay product of the out port's speed (64 B frames at line rate
@@ -271,6 +265,7 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 {
 	const struct lr_port_info *out = lr_port_info(d->out_port);
 	const struct lr_port_info *in = lr_port_info(d->in_port);
+	struct store *s = &d->store;
 	double bps = (out->link_speed_mbps ? out->link_speed_mbps : 10000) * 1e6;
 	double pps = bps / 8 / (LR_FRAME_MIN_BYTES + 20);
 	int64_t dmin, dmax;
@@ -288,7 +283,7 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 		dmin = dmax;
 	d->ahead_ns = lr_delay_ahead_ns(&d->nc);
 	d->stream = dmin >= STREAM_MIN_NS;
-	d->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
+	s->fifo_mode = d->nc.jitter_ns == 0 || d->nc.no_reorder ||
 		       d->nc.rate_Bps != 0;
 	/* A box whose SPEC may change sizes for the greatest delay a change
 	 * may ask, and for any least one (0): after a step down, the frames
@@ -297,7 +292,7 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	if (c->delay_max_ns != 0) {
 		dmax = RTE_MAX(dmax, (int64_t)c->delay_max_ns);
 		dmin = 0;
-		d->fifo_mode = false;
+		s->fifo_mode = false;
 	}
 	/* The wheel spans the jitter (how much earlier than the frame
 	 * before it a frame can be due) and WHEEL_AHEAD_NS more: frames
@@ -310,19 +305,14 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	 * the records enter in order as it goes; the late heap takes only
 	 * what is due before the base when it jumps over an empty wheel. */
 	span = (uint64_t)(dmax - dmin) + WHEEL_AHEAD_NS;
-	if (d->fifo_mode)
+	if (s->fifo_mode)
 		span = 0;	/* the wheel is not used */
-	d->gshift = GRAIN_MIN_SHIFT;
-	while ((span >> d->gshift) > (1ull << WHEEL_MAX_SHIFT) - 2)
-		d->gshift++;
-	buckets = pow2_at_least((span >> d->gshift) + 2);
-	d->wmask = buckets - 1;
-	d->wheel = rte_malloc_socket("lr_delay_wheel", buckets * sizeof(*d->wheel),
+	buckets = store_shape(s, span);
+	s->wheel = rte_malloc_socket("lr_delay_wheel", buckets * sizeof(*s->wheel),
 				     RTE_CACHE_LINE_SIZE, t->socket);
-	if (d->wheel == NULL)
+	if (s->wheel == NULL)
 		return lr_err(ENOMEM, "delay %s: no memory for a wheel of %" PRIu64
 			      " buckets", what, buckets);
-	memset(d->wheel, 0xff, buckets * sizeof(*d->wheel));
 
 	/* The ring: the BDP with 1 ms of bursts on top. A record takes at
 	 * most 1.08 times the frame's bytes on the wire (65 B frames: 96 B
@@ -354,32 +344,26 @@ dir_setup(struct dir *d, const struct lr_task *t, const struct lr_delay_conf *c,
 	if (bytes >> 4 >= NIL)
 		return lr_err(EINVAL, "delay %s: %" PRIu64 " MB of storage: at most "
 			      "64 GB a direction", what, bytes >> 20);
-	d->size = bytes;
-	d->mem = rte_malloc_socket("lr_delay_ring", bytes, RTE_CACHE_LINE_SIZE,
+	s->size = bytes;
+	s->mem = rte_malloc_socket("lr_delay_ring", bytes, RTE_CACHE_LINE_SIZE,
 				   t->socket);
-	if (d->mem == NULL)
+	if (s->mem == NULL)
 		return lr_err(ENOMEM, "delay %s: no %" PRIu64 " MB for its frames "
 			      "(%.1f ms at %.0f Gb/s, 64 B frames, over %u queue "
 			      "pairs): reserve hugepages (tools/setup.sh), or give "
 			      "--buffer BYTES or 'limit N' in the SPEC",
 			      what, bytes >> 20, (double)dmax / 1e6, bps / 1e9, nq);
-	/* Every page touched now: a first touch on the fast path is a page
-	 * fault (without hugepages, 61 k of them for 250 MB), and each makes
-	 * the frames behind it late. */
-	memset(d->mem, 0, bytes);
-	d->hfirst = d->hlast = NIL;
-	d->base = NS_BASE >> d->gshift;
 	/* A heap for every record the ring holds, up to 4 M (64 MB); past
 	 * that a late record walks its bucket's list instead. */
-	d->max_late = (uint32_t)RTE_MIN(RTE_MIN((uint64_t)d->limit, bytes / 32),
+	s->max_late = (uint32_t)RTE_MIN(RTE_MIN((uint64_t)d->limit, bytes / 32),
 					1ull << 22);
-	d->late = rte_malloc_socket("lr_delay_late_heap",
-				    sizeof(*d->late) * RTE_MAX(d->max_late, 1u),
+	s->late = rte_malloc_socket("lr_delay_late_heap",
+				    sizeof(*s->late) * RTE_MAX(s->max_late, 1u),
 				    RTE_CACHE_LINE_SIZE, t->socket);
-	if (d->late == NULL)
+	if (s->late == NULL)
 		return lr_err(ENOMEM, "delay %s: no memory for %u late records",
-			      what, d->max_late);
-	memset(d->late, 0, sizeof(*d->late) * RTE_MAX(d->max_late, 1u));
+			      what, s->max_late);
+	store_init(s, NS_BASE);
 
 	d->lateness = rte_zmalloc_socket("lr_delay_late", sizeof(*d->lateness),
 					 RTE_CACHE_LINE_SIZE, t->socket);
@@ -409,7 +393,7 @@ model_setup(struct dir *d, const struct lr_task *t, const char *what)
 {
 	uint64_t runs = pow2_at_least((uint64_t)d->limit + 2);
 
-	d->model = d->fifo_mode && !d->nc.slot && d->limit <= MQ_LIMIT_MAX;
+	d->model = d->store.fifo_mode && !d->nc.slot && d->limit <= MQ_LIMIT_MAX;
 	if (!d->model)
 		return 0;
 	d->mq = rte_malloc_socket("lr_delay_mq", runs * sizeof(*d->mq),
@@ -536,13 +520,13 @@ delay_finish(struct lr_task *t)
 		d->nb_spare = 0;
 		lr_pool_put(d->pool);
 		d->pool = NULL;
-		rte_free(d->mem);
-		rte_free(d->wheel);
-		rte_free(d->late);
+		rte_free(d->store.mem);
+		rte_free(d->store.wheel);
+		rte_free(d->store.late);
 		rte_free(d->mq);
-		d->mem = NULL;
-		d->wheel = NULL;
-		d->late = NULL;
+		d->store.mem = NULL;
+		d->store.wheel = NULL;
+		d->store.late = NULL;
 		d->mq = NULL;
 	}
 }
