@@ -25,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
-ALL="parse seq rx ipfix opts netem solve dist replay luaconf"
+ALL="parse seq rx ipfix opts netem solve dist replay luaconf tls quic"
 
 # The sources each harness is for (its coverage is counted in these).
 files_of() {
@@ -42,6 +42,8 @@ files_of() {
 		lib/pkt/lr_parse_mbuf.h firmware-model/*.c ;;
 	replay) echo lib/gen/replay.c ;;
 	luaconf) echo lib/lua/lua.c lib/lua/task.c ;;
+	tls) echo lib/flowext/tls.c ;;
+	quic) echo lib/flowext/quic.c lib/flowext/tls.c ;;
 	esac
 }
 

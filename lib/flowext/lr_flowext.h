@@ -125,6 +125,12 @@ enum lr_ext_result lr_quic_parse(struct lr_quic_ctx *c, const uint8_t *p,
 				 size_t len, struct lr_quic *q,
 				 struct lr_quic_crypto *cs);
 
+/** The frames of one decrypted Initial's payload (lr_quic_parse()'s
+ *  second half, for tests and fuzzing): CRYPTO into @p cs, then the hello
+ *  if whole. */
+enum lr_ext_result lr_quic_frames(struct lr_quic *q, struct lr_quic_crypto *cs,
+				  const uint8_t *p, size_t len);
+
 /* ---- DNS (one message over UDP) ---- */
 
 #define LR_DNS_NAME_MAX 127	/**< the question's name as text */

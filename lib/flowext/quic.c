@@ -313,17 +313,46 @@ initial_header(const uint8_t *p, size_t len, const uint8_t **cid,
 	return v;
 }
 
+/* The ClientHello, once the stream's first range (from 0) holds it. */
+static enum lr_ext_result
+hello_of(struct lr_quic *q, const struct lr_quic_crypto *cs)
+{
+	enum lr_ext_result r;
+	struct lr_tls t;
+
+	if (q->have_hello)
+		return LR_EXT_OK;
+	if (cs->nranges == 0 || cs->range[0][0] != 0)
+		return LR_EXT_TRUNC;
+	memset(&t, 0, sizeof(t));
+	r = lr_tls_parse_handshake(cs->buf, cs->range[0][1], &t);
+	if (r == LR_EXT_OK && t.have_client) {
+		q->tls = t;
+		q->have_hello = true;
+		return LR_EXT_OK;
+	}
+	return r == LR_EXT_BAD || r == LR_EXT_NOT ? LR_EXT_BAD : LR_EXT_TRUNC;
+}
+
+enum lr_ext_result
+lr_quic_frames(struct lr_quic *q, struct lr_quic_crypto *cs, const uint8_t *p,
+	       size_t len)
+{
+	if (!frames(p, len, cs))
+		return LR_EXT_BAD;
+	return hello_of(q, cs);
+}
+
 enum lr_ext_result
 lr_quic_parse(struct lr_quic_ctx *c, const uint8_t *p, size_t len,
 	      struct lr_quic *q, struct lr_quic_crypto *cs)
 {
 	uint8_t pkt[LR_QUIC_DATAGRAM_MAX], plain[LR_QUIC_DATAGRAM_MAX];
-	enum lr_ext_result r = LR_EXT_NOT;
 	const struct version *v;
 	const uint8_t *cid;
 	size_t cid_len, pn_off = 0, whole;
 	uint64_t plen = 0;
-	bool cut;
+	bool cut, any = false;
 	int n;
 
 	while (len > 0) {
@@ -341,26 +370,9 @@ lr_quic_parse(struct lr_quic_ctx *c, const uint8_t *p, size_t len,
 			return LR_EXT_BAD;
 		q->version = v->version;
 		q->packets++;
-		r = LR_EXT_TRUNC;
+		any = true;
 		p += whole;
 		len -= whole;
 	}
-	if (r == LR_EXT_NOT || q->have_hello)
-		return q->have_hello ? LR_EXT_OK : r;
-	/* The hello: the stream's first range, from 0. */
-	if (cs->nranges > 0 && cs->range[0][0] == 0) {
-		struct lr_tls t;
-		size_t held = cs->range[0][1];
-
-		memset(&t, 0, sizeof(t));
-		r = lr_tls_parse_handshake(cs->buf, held, &t);
-		if (r == LR_EXT_OK && t.have_client) {
-			q->tls = t;
-			q->have_hello = true;
-			return LR_EXT_OK;
-		}
-		if (r == LR_EXT_BAD || r == LR_EXT_NOT)
-			return LR_EXT_BAD;
-	}
-	return LR_EXT_TRUNC;
+	return any ? hello_of(q, cs) : LR_EXT_NOT;
 }
