@@ -32,14 +32,8 @@
 #include "lr_roles.h"
 #include "lr_stats.h"
 
-#define EXIT_USAGE 2
-#define EXIT_SHORT 3	/* a paced task fell short of its rate */
-#define EXIT_FAILED 4	/* a task ended early: its port stopped taking frames */
-#define EXIT_INVALID 5	/* a task's measurement is not what it claims (rtt:
-			 * frames no reflector sent came back) */
-#define EXIT_INTERRUPTED 130	/* stopped in order by SIGINT or SIGTERM */
-#define EXIT_FORCED 137	/* stopped at once by a second one: killed, as
-			 * a shell says of SIGKILL (128 + 9) */
+#include "app.h"
+
 #define MAX_KV 64
 
 struct kv {
@@ -79,15 +73,6 @@ struct opts {
 	struct kv kv[MAX_KV];	/* port and role options, checked later */
 	unsigned int nb_kv;
 };
-
-/* The options of a role's companion (lr_role.with) that it takes too. */
-static const struct lr_opt *
-with_opts(const struct lr_role *r)
-{
-	if (r->plan != NULL && r->plan->with_opts != NULL)
-		return r->plan->with_opts;
-	return lr_role_with(r) != NULL ? lr_role_with(r)->opts : NULL;
-}
 
 static int
 check_role(void *conf, const char *key, const char *val)
@@ -219,7 +204,7 @@ check_lcores(void *conf, const char *key, const char *val)
 
 /* linerate's own options, in --help's and doc/usage.md's order; the port's
  * and the roles' follow them. */
-static const struct lr_opt app_opts[] = {
+const struct lr_opt lr_app_opts[] = {
 	{ "role", LR_OPT_STRING(struct opts, role, 1, check_role), "ROLE",
 	  "run ROLE, one of `roles:` in --help, each with its options below, "
 	  "on every queue of PORT", "`--role gen`", NULL },
@@ -297,7 +282,7 @@ app_row(const char *key)
 {
 	const struct lr_opt *r;
 
-	for (r = app_opts; r->name != NULL; r++)
+	for (r = lr_app_opts; r->name != NULL; r++)
 		if (strcmp(r->name, key) == 0)
 			return r;
 	return NULL;
@@ -311,195 +296,12 @@ is_action(const struct lr_opt *r)
 	       r->offset < offsetof(struct opts, act) + sizeof(struct actions);
 }
 
-/* Why --role @p r alone is refused (it runs as a companion), or NULL. */
-static const char *
-alone(const struct lr_role *r)
-{
-	return r->plan != NULL ? r->plan->alone : NULL;
-}
-
-/* The roles --role takes, from the role table: "gen, rx, probe; dist with
- * probe" (a role that runs only as another's companion last). */
-static void
-role_names(char *buf, size_t len)
-{
-	const struct lr_role *r, *o;
-	unsigned int i, j;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
-		if (alone(r) == NULL)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-					      n ? ", " : "", r->name);
-	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
-		for (j = 0; alone(r) != NULL && (o = lr_role_at(j)) != NULL &&
-		     n < len; j++)
-			if (lr_role_with(o) == r)
-				n += (size_t)snprintf(buf + n, len - n,
-						      "; %s with %s", r->name,
-						      o->name);
-}
-
-static void
-usage(FILE *f)
-{
-	const struct lr_role *r;
-	char roles[256];
-	unsigned int i;
-
-	role_names(roles, sizeof(roles));
-	fprintf(f,
-"linerate %s - DPDK packet generator, receiver and flow probe\n"
-"\n"
-"usage: linerate [EAL options] -- [options] SCRIPT.lua [script args]\n"
-"       linerate [EAL options] -- [options] NAME [args]   (lua/NAME.lua: rfc2544, per-sweep...)\n"
-"       linerate [EAL options] -- --role ROLE --port PORT [options]\n"
-"       linerate solve FILE... [options]   (no EAL; see solve --help)\n"
-"       linerate --help | --version\n"
-"\n"
-"Always give EAL --no-pci on a machine whose NIC is not bound to DPDK.\n"
-"\n"
-"roles: %s\n"
-"options:\n",
-		LR_VERSION, roles);
-	lr_opt_help(f, app_opts, NULL);
-	fputs("port options:\n", f);
-	lr_opt_help(f, lr_port_opts, NULL);
-	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		fprintf(f, "%s options:\n", r->name);
-		lr_opt_help(f, r->opts, with_opts(r));
-	}
-}
-
-/*
- * --man: linerate(1), from the same tables as --help and doc/usage.md's
- * option tables, so that the installed page cannot fall behind them
- * (app/meson.build writes it with the binary it builds).
- */
-static void
-man_page(FILE *f)
-{
-	const struct lr_role *r;
-	char roles[256];
-	unsigned int i;
-
-	role_names(roles, sizeof(roles));
-	fprintf(f,
-".TH LINERATE 1 \"\" \"linerate %s\" \"User Commands\"\n"
-/* No hyphenation: option names and values are typed as printed. */
-".nh\n"
-".SH NAME\n"
-"linerate \\- DPDK packet generator, receiver and flow probe\n"
-".SH SYNOPSIS\n"
-".nf\n"
-"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR] \\fISCRIPT.lua\\fR [\\fIscript args\\fR]\n"
-"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR] \\fINAME\\fR [\\fIargs\\fR]\n"
-"\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\- \\-\\-role\\fR \\fIROLE\\fR \\fB\\-\\-port\\fR \\fIPORT\\fR [\\fIoptions\\fR]\n"
-"\\fBlinerate solve\\fR \\fIFILE\\fR... [\\fIoptions\\fR]\n"
-"\\fBlinerate \\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fB\\-\\-man\\fR | \\fB\\-\\-options\\-md\\fR \\fINAME\\fR\n"
-".fi\n"
-".SH DESCRIPTION\n"
-"linerate runs one lcore per queue: the main lcore runs Lua 5.4, statistics\n"
-"and control; each worker lcore runs the tasks (a role on one port queue)\n"
-"it was given. A run is either one role on every queue of a port\n"
-"(\\fB\\-\\-role\\fR) or a Lua scenario; a scenario named without a\n"
-"directory that is not in the current one is one of linerate's own\n"
-"(\\fBrfc2544\\fR is \\fIrfc2544.lua\\fR in the directory under FILES).\n"
-".PP\n"
-"EAL options come before \\fB\\-\\-\\fR, linerate's after. On a machine whose\n"
-"NIC is not bound to DPDK, always give EAL \\fB\\-\\-no\\-pci\\fR; without\n"
-"hugepages, \\fB\\-\\-no\\-huge \\-m 512\\fR; each process running at the\n"
-"same time needs its own \\fB\\-\\-file\\-prefix\\fR.\n"
-".PP\n"
-"Roles: ", LR_VERSION);
-	lr_opt_roff(f, roles);
-	fputs(".\n"
-".SH OPTIONS\n"
-"Options take \\fB\\-\\-key value\\fR or \\fB\\-\\-key=value\\fR. Numbers take\n"
-"k, M, G (powers of ten) and exponents. Each option is given once.\n", f);
-	lr_opt_man(f, app_opts, NULL);
-	fputs(".SS port options\n", f);
-	lr_opt_man(f, lr_port_opts, NULL);
-	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		fputs(".SS ", f);
-		lr_opt_roff(f, r->name);
-		fputs(" options\n", f);
-		if (alone(r) != NULL) {
-			lr_opt_roff(f, alone(r));
-			fputs("\n", f);
-		}
-		lr_opt_man(f, r->opts, with_opts(r));
-	}
-	fputs(".SS solve options\n"
-"\\fBlinerate solve\\fR needs no EAL: each device's own latency from\n"
-"round-trip times between pairs of devices.\n", f);
-	lr_opt_man(f, lr_latency_solve_opts, NULL);
-	fprintf(f,
-".SH EXIT STATUS\n"
-".TP\n0\nsuccess\n"
-".TP\n1\na failure at run time (no such port, a port that refuses its setup,\n"
-"a script's error, IPFIX records not delivered)\n"
-".TP\n%d\na bad option (one line on stderr naming it) or bad EAL arguments\n"
-".TP\n%d\na paced rate fell short (\\fB\\-\\-allow\\-short\\fR: 0), or a delay box\n"
-"sent frames late\n"
-".TP\n%d\na task ended early: its port stopped taking frames\n"
-".TP\n%d\na task's measurement is not what it claims (verdict invalid)\n"
-".TP\n%d\nstopped in order by SIGINT or SIGTERM, results written\n"
-".TP\n%d\nstopped at once by a second one\n"
-".SH ENVIRONMENT\n"
-".TP\n\\fBLINERATE_LUA_DIR\\fR\n"
-"the directory of linerate's scenarios, with their library in its\n"
-"\\fIlib/\\fR, in place of the one under FILES\n"
-".SH FILES\n"
-".TP\n\\fI",
-		EXIT_USAGE, EXIT_SHORT, EXIT_FAILED, EXIT_INVALID,
-		EXIT_INTERRUPTED, EXIT_FORCED);
-	lr_opt_roff(f, lr_lua_install_dir());
-	fputs("\\fR\n"
-"linerate's scenarios (\\fIrfc2544.lua\\fR, \\fIquickstart.lua\\fR ...), their\n"
-"library in \\fIlib/\\fR (\\fBrequire(\"testbed\")\\fR finds it from any\n"
-"script) and annotated examples in \\fIexamples/\\fR; found relative to the\n"
-"installed binary, so that a tree installed under another root\n"
-"(\\fBmeson install \\-\\-destdir\\fR) uses its own\n"
-".SH SEE ALSO\n"
-"\\fBtc\\-netem\\fR(8), \\fBlua5.4\\fR(1);\n"
-"doc/usage.md in linerate's sources, with an example for every option\n", f);
-}
-
-/* --options-md NAME: the option table doc/usage.md holds, from the code. */
-static int
-options_md(const char *name)
-{
-	const struct lr_role *r = lr_role_find(name);
-
-	if (strcmp(name, "linerate") == 0) {
-		lr_opt_markdown(stdout, app_opts, NULL);
-		return 0;
-	}
-	if (strcmp(name, "port") == 0) {
-		lr_opt_markdown(stdout, lr_port_opts, NULL);
-		return 0;
-	}
-	if (strcmp(name, "solve") == 0) {
-		lr_opt_markdown(stdout, lr_latency_solve_opts, NULL);
-		return 0;
-	}
-	if (r == NULL || r->opts == NULL) {
-		fprintf(stderr, "linerate: --options-md '%s': want linerate, port, "
-			"solve or a role with an option table\n", name);
-		return EXIT_USAGE;
-	}
-	lr_opt_markdown(stdout, r->opts, with_opts(r));
-	return 0;
-}
-
 /* Do what an option done alone asked (struct actions). */
 static int
 act(const struct actions *a)
 {
 	if (a->help) {
-		usage(stdout);
+		lr_app_usage(stdout);
 		return 0;
 	}
 	if (a->version) {
@@ -507,10 +309,10 @@ act(const struct actions *a)
 		return 0;
 	}
 	if (a->man) {
-		man_page(stdout);
+		lr_app_man(stdout);
 		return 0;
 	}
-	return options_md(a->options_md);
+	return lr_app_options_md(a->options_md);
 }
 
 static int
@@ -553,17 +355,17 @@ kv_given(const struct opts *o, const char *key)
 }
 
 /*
- * Options after "--": linerate's own by app_opts, the port's and the
+ * Options after "--": linerate's own by lr_app_opts, the port's and the
  * roles' kept for apply_kv(). @return 0, 1 (an option done alone: o->act)
  * or -EXIT_USAGE.
  */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	uint64_t seen = 0;	/* app_opts rows given */
+	uint64_t seen = 0;	/* lr_app_opts rows given */
 	int i;
 
-	RTE_BUILD_BUG_ON(RTE_DIM(app_opts) > 64);
+	RTE_BUILD_BUG_ON(RTE_DIM(lr_app_opts) > 64);
 	for (i = 0; i < argc; i++) {
 		char *a = argv[i], *eq;
 		const char *key, *val = NULL;
@@ -598,7 +400,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		/* Every option takes one value: a second one would silently
 		 * win over the first (--role gen --role rx ran rx). */
 		if (r != NULL && r->type != LR_OPT_FLAG) {
-			uint64_t bit = 1ull << (r - app_opts);
+			uint64_t bit = 1ull << (r - lr_app_opts);
 
 			if (seen & bit)
 				return bad("option '%s' is given twice", a);
@@ -607,7 +409,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			return bad("option '%s' is given twice", a);
 		}
 		if (r != NULL) {
-			if (lr_opt_set(app_opts, o, NULL, key, val) != 0) {
+			if (lr_opt_set(lr_app_opts, o, NULL, key, val) != 0) {
 				fprintf(stderr, "linerate: %s (see --help)\n",
 					lr_errmsg());
 				return -EXIT_USAGE;
@@ -643,12 +445,12 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 			const char *near = NULL;
 			unsigned int d = 3;	/* a typo or two, not a guess */
 
-			lr_opt_nearest(app_opts, o->kv[i].key, &near, &d);
+			lr_opt_nearest(lr_app_opts, o->kv[i].key, &near, &d);
 			lr_opt_nearest(lr_port_opts, o->kv[i].key, &near, &d);
 			if (role != NULL && role->opts != NULL)
 				lr_opt_nearest(role->opts, o->kv[i].key, &near, &d);
-			if (role != NULL && with_opts(role) != NULL)
-				lr_opt_nearest(with_opts(role), o->kv[i].key,
+			if (role != NULL && lr_app_with_opts(role) != NULL)
+				lr_opt_nearest(lr_app_with_opts(role), o->kv[i].key,
 					       &near, &d);
 			fprintf(stderr, "linerate: unknown option '--%s'%s%s%s%s%s "
 				"(see --help)\n", o->kv[i].key,
@@ -1018,34 +820,37 @@ cleanup_at_exit(void)
 	lr_cleanup_run();
 }
 
-int
-main(int argc, char **argv)
-{
-	struct opts o = { 0 };
+/*
+ * What a run holds from its arguments to its end: main() goes through the
+ * stages below in turn, each returning an exit code, and leaves by one
+ * path that frees what was made (EAL's runtime directory and the files a
+ * script made go at exit too: cleanup_at_exit()).
+ */
+struct run {
+	struct opts o;
 	struct lr_port_conf pc;
-	const struct lr_role *role = NULL, *with;
-	struct sigaction sa = { 0 };
-	void *rc = NULL, *wc = NULL;
-	char **eal_argv;
-	char log_opt[32];
-	int eal_argc, ret, rc_exit, checked;
-	FILE *human;
+	const struct lr_role *role;	/* --role's, NULL: a script */
+	void *rc, *wc;			/* its conf and its companion's */
+	FILE *human;			/* the live line and the summary */
+};
 
-	/* Commands that need no EAL come before anything DPDK. */
-	if (argc >= 2 && strcmp(argv[1], "solve") == 0)
-		return lr_latency_main(argc - 1, argv + 1);
-	lr_roles_builtin();
+/* "--" splits EAL's arguments from linerate's; an option done alone
+ * needs none. @return -1 to go on, else the exit code (an action's). */
+static int
+stage_args(struct run *r, int argc, char **argv, int *eal_argc)
+{
+	struct opts *o = &r->o;
+	int ret;
 
-	/* EAL takes what comes before "--", linerate what comes after. */
-	for (eal_argc = 1; eal_argc < argc; eal_argc++)
-		if (strcmp(argv[eal_argc], "--") == 0)
+	for (*eal_argc = 1; *eal_argc < argc; (*eal_argc)++)
+		if (strcmp(argv[*eal_argc], "--") == 0)
 			break;
-	/* An option done alone needs no "--" (linerate --help): without
-	 * one, the first argument is linerate's only if it is one of those;
-	 * anything else is EAL's (EAL has a --lcores of its own). */
-	if (eal_argc == argc && argc >= 2) {
+	/* Without "--", the first argument is linerate's only if it is an
+	 * option done alone; anything else is EAL's (EAL has a --lcores of
+	 * its own). */
+	if (*eal_argc == argc && argc >= 2) {
 		static char help_opt[] = "--help";
-		const struct lr_opt *r = NULL;
+		const struct lr_opt *row = NULL;
 		char key[32];
 
 		if (strcmp(argv[1], "-h") == 0)
@@ -1053,76 +858,91 @@ main(int argc, char **argv)
 		if (strncmp(argv[1], "--", 2) == 0) {
 			snprintf(key, sizeof(key), "%s", argv[1] + 2);
 			key[strcspn(key, "=")] = '\0';
-			r = app_row(key);
+			row = app_row(key);
 		}
-		if (r != NULL && is_action(r)) {
-			ret = parse_opts(argc - 1, argv + 1, &o);
-			return ret < 0 ? EXIT_USAGE : act(&o.act);
+		if (row != NULL && is_action(row)) {
+			ret = parse_opts(argc - 1, argv + 1, o);
+			return ret < 0 ? EXIT_USAGE : act(&o->act);
 		}
 	}
-	if (eal_argc < argc) {
-		ret = parse_opts(argc - eal_argc - 1, argv + eal_argc + 1, &o);
+	if (*eal_argc < argc) {
+		ret = parse_opts(argc - *eal_argc - 1, argv + *eal_argc + 1, o);
 		if (ret < 0)
 			return EXIT_USAGE;
 		if (ret > 0)
-			return act(&o.act);
+			return act(&o->act);
 	}
-	if (o.script == NULL && o.role[0] == '\0') {
+	if (o->script == NULL && o->role[0] == '\0') {
 		fprintf(stderr, "linerate: give SCRIPT.lua or --role ROLE after "
 			"'--' (see --help)\n");
 		return EXIT_USAGE;
 	}
-	if (o.script != NULL && o.role[0] != '\0') {
+	if (o->script != NULL && o->role[0] != '\0') {
 		fprintf(stderr, "linerate: give SCRIPT.lua or --role, not both\n");
 		return EXIT_USAGE;
 	}
-	if (o.live && o.no_live) {
+	if (o->live && o->no_live) {
 		fprintf(stderr, "linerate: give --live or --no-live, not both\n");
 		return EXIT_USAGE;
 	}
-	lr_port_conf_init(&pc);
-	if (o.role[0] != '\0') {
-		role = lr_role_find(o.role);
-		if (alone(role) != NULL) {
-			fprintf(stderr, "linerate: %s\n", alone(role));
+	return -1;
+}
+
+/* The role's conf and its companion's from the options, checked before
+ * EAL: bad options exit 2. @return -1 to go on, or the exit code. */
+static int
+stage_confs(struct run *r)
+{
+	const struct opts *o = &r->o;
+	const struct lr_role *with;
+
+	lr_port_conf_init(&r->pc);
+	if (o->role[0] != '\0') {
+		r->role = lr_role_find(o->role);
+		if (lr_app_alone(r->role) != NULL) {
+			fprintf(stderr, "linerate: %s\n", lr_app_alone(r->role));
 			return EXIT_USAGE;
 		}
-		if (o.port[0] == '\0') {
-			fprintf(stderr, "linerate: --role %s needs --port\n", o.role);
+		if (o->port[0] == '\0') {
+			fprintf(stderr, "linerate: --role %s needs --port\n", o->role);
 			return EXIT_USAGE;
 		}
-		with = lr_role_with(role);
-		rc = calloc(1, role->conf_bytes);
+		with = lr_role_with(r->role);
+		r->rc = calloc(1, r->role->conf_bytes);
 		if (with != NULL)
-			wc = calloc(1, with->conf_bytes);
-		if (rc == NULL || (with != NULL && wc == NULL)) {
-			free(rc);
-			free(wc);
+			r->wc = calloc(1, with->conf_bytes);
+		if (r->rc == NULL || (with != NULL && r->wc == NULL))
 			return 1;
-		}
-		role->conf_init(rc);
+		r->role->conf_init(r->rc);
 		if (with != NULL)
-			with->conf_init(wc);
-	} else if (o.port[0] != '\0' || o.nb_kv != 0 || o.lcores[0] != '\0' ||
-		   o.duration_given) {
+			with->conf_init(r->wc);
+	} else if (o->port[0] != '\0' || o->nb_kv != 0 || o->lcores[0] != '\0' ||
+		   o->duration_given) {
 		fprintf(stderr, "linerate: port and role options go with --role; "
 			"a script sets its own\n");
 		return EXIT_USAGE;
 	}
-	if (apply_kv(&o, role, &pc, rc, wc) != 0 ||
-	    (role != NULL && check_confs(role, &pc, rc, wc) != 0)) {
-		free(rc);
-		free(wc);
+	if (apply_kv(o, r->role, &r->pc, r->rc, r->wc) != 0 ||
+	    (r->role != NULL && check_confs(r->role, &r->pc, r->rc, r->wc) != 0))
 		return EXIT_USAGE;
-	}
-	if (exports_to_stdout(&o) &&
-	    (strcmp(o.json, "-") == 0 || strcmp(o.csv, "-") == 0)) {
+	if (exports_to_stdout(o) &&
+	    (strcmp(o->json, "-") == 0 || strcmp(o->csv, "-") == 0)) {
 		fprintf(stderr, "linerate: --export file:- writes IPFIX to "
 			"stdout: give --json and --csv a file (see --help)\n");
-		free(rc);
-		free(wc);
 		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* EAL, the signals, the statistics, /metrics. @return -1 to go on, or
+ * the exit code. */
+static int
+stage_eal(struct run *r, char **argv, int eal_argc)
+{
+	const struct opts *o = &r->o;
+	struct sigaction sa = { 0 };
+	char **eal_argv;
+	char log_opt[32];
 
 	/*
 	 * A hang-up (a terminal closed, systemctl kill -s HUP) has nothing to
@@ -1134,18 +954,15 @@ main(int argc, char **argv)
 	 * short (EINTR). Processes a script starts inherit it.
 	 */
 	signal(SIGHUP, SIG_IGN);
-	setup_log(&o, eal_argc, argv);
-	snprintf(log_opt, sizeof(log_opt), "--log-level=%d", o.log_level);
-	eal_argv = eal_args(eal_argc, argv, o.log_level != 0 ? log_opt : NULL,
+	setup_log(o, eal_argc, argv);
+	snprintf(log_opt, sizeof(log_opt), "--log-level=%d", o->log_level);
+	eal_argv = eal_args(eal_argc, argv, o->log_level != 0 ? log_opt : NULL,
 			    &eal_argc);
-	ret = rte_eal_init(eal_argc, eal_argv);
-	if (ret < 0) {
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		fprintf(stderr, "linerate: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
 		if (eal_argv != argv)
 			free(eal_argv);
-		free(rc);
-		free(wc);
 		return EXIT_USAGE;
 	}
 	/*
@@ -1160,12 +977,8 @@ main(int argc, char **argv)
 	atexit(cleanup_at_exit);
 	/* EAL's lcores are known now: --lcores naming another is a bad
 	 * option (exit 2), not a failure of the run. */
-	if (o.lcores[0] != '\0' && check_workers(o.lcores) != 0) {
-		lr_cleanup_run();
-		free(rc);
-		free(wc);
+	if (o->lcores[0] != '\0' && check_workers(o->lcores) != 0)
 		return EXIT_USAGE;
-	}
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
@@ -1182,54 +995,65 @@ main(int argc, char **argv)
 	 * line and the summary go to stderr then. So does IPFIX to stdout
 	 * (file:-), from when the exporter opens it, by CLI or Lua
 	 * (lr_human_out()). */
-	human = strcmp(o.json, "-") == 0 || strcmp(o.csv, "-") == 0 ?
-		stderr : stdout;
+	r->human = strcmp(o->json, "-") == 0 || strcmp(o->csv, "-") == 0 ?
+		   stderr : stdout;
 	/* A live line is for a terminal: off a pipe, a file or journald, one
 	 * line a second of rates is noise among the events (--live: still). */
-	lr_stats_live(!o.no_live && (o.live || (isatty(fileno(human)) &&
-						 said(&o, RTE_LOG_INFO))),
-		      human);
-	if (o.series_given)
-		lr_stats_series(o.series_s);
+	lr_stats_live(!o->no_live && (o->live || (isatty(fileno(r->human)) &&
+						  said(o, RTE_LOG_INFO))),
+		      r->human);
+	if (o->series_given)
+		lr_stats_series(o->series_s);
 	lr_engine_set_tick(lr_stats_tick);
-	if (o.metrics[0] != '\0' && lr_metrics_start(o.metrics, o.metrics_linger_s) != 0) {
+	if (o->metrics[0] != '\0' &&
+	    lr_metrics_start(o->metrics, o->metrics_linger_s) != 0) {
 		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		free(rc);
-		free(wc);
 		return 1;
 	}
 	/* A port the kernel picked is said, or nobody could scrape it. */
-	if (o.metrics[0] != '\0' && asks_any_port(o.metrics))
+	if (o->metrics[0] != '\0' && asks_any_port(o->metrics))
 		fprintf(stderr, "linerate: metrics at %s\n", lr_metrics_url());
+	return -1;
+}
 
-	if (o.script != NULL) {
-		lr_lua_print_to(human);
-		rc_exit = lr_lua_run(o.script, o.script_argc, o.script_argv);
+/* An error of the end of a run: said, and a run that went well fails. */
+static void
+end_error(int *rc_exit)
+{
+	fprintf(stderr, "linerate: %s\n", lr_errmsg());
+	if (*rc_exit == 0)
+		*rc_exit = 1;
+}
+
+/* The run and its orderly end: the workers stopped so that the results
+ * are final, written, served a last time, checked; the ports closed.
+ * @return the exit code. */
+static int
+stage_run(struct run *r)
+{
+	const struct opts *o = &r->o;
+	int rc_exit, checked;
+
+	if (o->script != NULL) {
+		lr_lua_print_to(r->human);
+		rc_exit = lr_lua_run(o->script, o->script_argc, o->script_argv);
 	} else {
-		rc_exit = run_role(&o, role, &pc, rc, wc);
+		rc_exit = run_role(o, r->role, &r->pc, r->rc, r->wc);
 	}
-
-	/* Stop the workers first, so that the results are final. */
 	lr_engine_stop();
 	lr_stats_series_flush();
-	if (o.role[0] != '\0' && lr_engine_task_count() > 0) {
-		if (said(&o, RTE_LOG_NOTICE))
-			print_summary(lr_human_out(human));
+	if (o->role[0] != '\0' && lr_engine_task_count() > 0) {
+		if (said(o, RTE_LOG_NOTICE))
+			print_summary(lr_human_out(r->human));
 		/* A rate that fell short or a port that stopped is not a
 		 * success (a script judges its own tasks). */
 		if (rc_exit == 0)
-			rc_exit = verdict_exit(&o);
+			rc_exit = verdict_exit(o);
 	}
-	if (o.json[0] != '\0' && lr_stats_write_json(o.json) != 0) {
-		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		if (rc_exit == 0)
-			rc_exit = 1;
-	}
-	if (o.csv[0] != '\0' && lr_roles_write_csv(o.csv) != 0) {
-		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		if (rc_exit == 0)
-			rc_exit = 1;
-	}
+	if (o->json[0] != '\0' && lr_stats_write_json(o->json) != 0)
+		end_error(&rc_exit);
+	if (o->csv[0] != '\0' && lr_roles_write_csv(o->csv) != 0)
+		end_error(&rc_exit);
 	/* The results are final and written: a Prometheus that scrapes every
 	 * few seconds gets them too (also a server a script started). */
 	lr_metrics_linger();
@@ -1240,28 +1064,19 @@ main(int argc, char **argv)
 	/* A run whose IPFIX records did not all reach the collector failed,
 	 * whatever else went well. */
 	checked = lr_roles_check();
-	if (checked != 0) {
-		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		if (rc_exit == 0)
-			rc_exit = 1;
-	}
+	if (checked != 0)
+		end_error(&rc_exit);
 	lr_metrics_stop();
 	lr_engine_cleanup();
 	/* The tasks held the IPFIX export open until now, and a file's close
 	 * can fail too (an error the file system kept for it): asked again,
 	 * unless it was said already. */
-	if (checked == 0 && lr_roles_check() != 0) {
-		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		if (rc_exit == 0)
-			rc_exit = 1;
-	}
-	/* A capture file a port wrote (tx_pcap=) that the PMD could not
-	 * write whole fails the run: the PMD itself says nothing. */
-	if (lr_port_close_all() != 0) {
-		fprintf(stderr, "linerate: %s\n", lr_errmsg());
-		if (rc_exit == 0)
-			rc_exit = 1;
-	}
+	if (checked == 0 && lr_roles_check() != 0)
+		end_error(&rc_exit);
+	/* A capture file a port wrote (net_pcap tx_pcap=) is checked as
+	 * the port closes. */
+	if (lr_port_close_all() != 0)
+		end_error(&rc_exit);
 	/*
 	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps DPDK's memory while
 	 * the EAL interrupt thread still walks interrupt sources kept there
@@ -1269,8 +1084,30 @@ main(int argc, char **argv)
 	 * ends of a memif link stop at once). The ports are closed above,
 	 * which removes memif's socket; the process's memory goes with it.
 	 */
-	lr_cleanup_run();
-	free(rc);
-	free(wc);
 	return rc_exit;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run r;
+	int eal_argc, ret;
+
+	memset(&r, 0, sizeof(r));
+	/* Commands that need no EAL come before anything DPDK. */
+	if (argc >= 2 && strcmp(argv[1], "solve") == 0)
+		return lr_latency_main(argc - 1, argv + 1);
+	lr_roles_builtin();
+	ret = stage_args(&r, argc, argv, &eal_argc);
+	if (ret < 0)
+		ret = stage_confs(&r);
+	if (ret < 0)
+		ret = stage_eal(&r, argv, eal_argc);
+	if (ret < 0)
+		ret = stage_run(&r);
+	/* The one way out: what EAL and scripts made (also at exit()). */
+	lr_cleanup_run();
+	free(r.rc);
+	free(r.wc);
+	return ret;
 }
