@@ -233,14 +233,17 @@ unix_s(void)
 static void
 drain(struct rte_ring *r, uint64_t now_s)
 {
-	struct lr_flow_rec rec[DRAIN_BURST];
+	/* Records with their applications' fields, or without. */
+	static struct lr_flow_rec_app buf[DRAIN_BURST];
+	size_t esize = lr_exporter_rec_bytes();
 	unsigned int n, i;
 
 	do {
-		n = rte_ring_sc_dequeue_burst_elem(r, rec, sizeof(rec[0]),
+		n = rte_ring_sc_dequeue_burst_elem(r, buf, (unsigned int)esize,
 						   DRAIN_BURST, NULL);
 		for (i = 0; i < n; i++)
-			lr_ipfix_add(&ex.x, &rec[i], now_s);
+			lr_ipfix_add(&ex.x, (const struct lr_flow_rec *)
+				     ((const uint8_t *)buf + i * esize), now_s);
 	} while (n == DRAIN_BURST);
 }
 
@@ -298,10 +301,11 @@ same_conf(const struct lr_exporter_conf *c)
 	if (strcmp(ex.conf.to, c->to) != 0 ||
 	    ex.conf.ipfix.biflow != c->ipfix.biflow ||
 	    ex.conf.ipfix.nanoseconds != c->ipfix.nanoseconds ||
+	    ex.conf.ipfix.apps != c->ipfix.apps ||
 	    (ex.ops == &lr_ipfix_tx_udp && ex.conf.rate_mps != c->rate_mps))
 		return lr_err(EINVAL, "probe: one exporter per process: "
 			      "'%s'%s%s already; every probe task must "
-			      "give the same export, biflow, ns and "
+			      "give the same export, biflow, ns, flow-ext and "
 			      "export-rate", ex.conf.to,
 			      ex.conf.ipfix.biflow ? " biflow" : "",
 			      ex.conf.ipfix.nanoseconds ? " ns" : "");
@@ -424,6 +428,15 @@ lr_exporter_close(void)
 	rte_spinlock_unlock(&ex.lock);
 }
 
+size_t
+lr_exporter_rec_bytes(void)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct lr_flow_rec) % 4 != 0 ||
+			 sizeof(struct lr_flow_rec_app) % 4 != 0);
+	return ex.conf.ipfix.apps != 0 ? sizeof(struct lr_flow_rec_app) :
+	       sizeof(struct lr_flow_rec);
+}
+
 struct rte_ring *
 lr_exporter_ring(unsigned int records, int socket)
 {
@@ -438,7 +451,7 @@ lr_exporter_ring(unsigned int records, int socket)
 	}
 	snprintf(name, sizeof(name), "lr_probe_%u", seq++);
 	/* One producer (a task's lcore), one consumer (the lock's holder). */
-	r = rte_ring_create_elem(name, sizeof(struct lr_flow_rec),
+	r = rte_ring_create_elem(name, (unsigned int)lr_exporter_rec_bytes(),
 				 rte_align32pow2(records), socket,
 				 RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (r == NULL) {

@@ -27,9 +27,12 @@
  * integer of the same length, the bytes as they are (addresses, network
  * order), or a time in ns as dateTimeMilliseconds or NTP (RFC 7011 6.1.9).
  */
-enum ie_rec {
-	REC_FLOW,		/* struct lr_flow_rec, templates 256 and 257 */
-	REC_STATS,		/* struct stats_rec, options template 258 */
+enum ie_rec {			/* bits: a template's rows may come from two */
+	REC_FLOW = 1,		/* struct lr_flow_rec, templates 256 and 257 */
+	REC_STATS = 2,		/* struct stats_rec, options template 258 */
+	REC_APP = 4,		/* union lr_app_fields, after REC_FLOW's in
+				 * the templates of LR_IPFIX_TMPL_APP() */
+	REC_TYPES = 8,		/* struct type_rec, options template 259 */
 };
 
 enum ie_when {			/* the conf a row needs, 0: any */
@@ -38,23 +41,61 @@ enum ie_when {			/* the conf a row needs, 0: any */
 	W_MS = 4,
 	W_NS = 8,
 	W_REV = 16,		/* biflow: the reverse direction */
+	/* 32 << (app - 1): an application's record (enum lr_app) */
 };
+#define W_APP(app) (32u << ((app) - 1))
 
 enum ie_take {
 	T_UINT,			/* a host integer of len bytes */
 	T_BYTES,		/* len bytes as they are */
 	T_MS,			/* ns (uint64_t) as milliseconds */
 	T_NTP,			/* ns (uint64_t) as dateTimeNanoseconds */
+	T_STR,			/* variable length (RFC 7011 7): up to max
+				 * bytes, their count a uint8_t at len_off */
+	T_VOCT,			/* variable length: max bytes when the bool
+				 * at len_off is set, else none */
+};
+
+/* RFC 5610's informationElementDataType (IANA's registry). */
+enum ie_type {
+	TY_OCTETS = 0,
+	TY_U8 = 1,
+	TY_U16 = 2,
+	TY_U32 = 3,
+	TY_STRING = 13,
 };
 
 struct ie {
 	uint16_t id;
-	uint16_t len;		/* bytes in the record */
+	uint16_t len;		/* bytes in the record; 65535: variable */
 	uint32_t pen;		/* enterprise, 0: IANA's own */
 	uint8_t rec;		/* enum ie_rec */
-	uint8_t when;		/* enum ie_when bits */
+	uint16_t when;		/* enum ie_when bits */
 	uint8_t take;		/* enum ie_take */
 	uint16_t off;		/* of the value in the record's struct */
+	/* Variable-length values (T_STR, T_VOCT): */
+	uint16_t len_off;	/* of their length (or presence) */
+	uint16_t max;		/* their most bytes */
+	/* An enterprise element's RFC 5610 type record (type, name), so that
+	 * a collector that does not know it learns it (ipfixDump --rfc5610);
+	 * numbers, types and names as ipfixprobe exports them and libfds'
+	 * cesnet.xml and flowmon.xml name them. */
+	uint8_t type;		/* enum ie_type */
+	const char *name;
+};
+
+/* An RFC 5610 information element type record. */
+struct type_rec {
+	uint32_t pen;		/* the scope: privateEnterpriseNumber, */
+	uint16_t id;		/* informationElementId */
+	uint8_t type;		/* informationElementDataType */
+	uint8_t semantics;	/* informationElementSemantics: 0, default */
+	uint16_t units;		/* informationElementUnits: 0, none */
+	uint64_t range_begin;	/* informationElementRangeBegin: 0 */
+	uint64_t range_end;	/* informationElementRangeEnd: 0 */
+	uint8_t name_len;
+	uint8_t desc_len;	/* 0: no description */
+	char name[48];		/* informationElementName */
 };
 
 /* The options record's values (RFC 7011 4.2 and 4.3). */
@@ -72,17 +113,40 @@ struct stats_rec {
 #define FSIZE(field) sizeof(((struct lr_flow_rec *)0)->field)
 #define SSIZE(field) sizeof(((struct stats_rec *)0)->field)
 /* A flow element: its value is the field's host integer, */
-#define FLOW(id, field) { id, FSIZE(field), 0, REC_FLOW, 0, T_UINT, F(field) }
+#define FLOW(id, field) { id, FSIZE(field), 0, REC_FLOW, 0, T_UINT, F(field), \
+			  0, 0, 0, NULL }
 /* an address of @p len bytes (network order) for family @p when, */
 #define ADDR(id, len, when, field) \
-	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field) }
+	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field), 0, 0, 0, NULL }
 /* a time in ns, sent as milliseconds (W_MS) or NTP (W_NS), */
 #define TIME(id, when, field) \
-	{ id, 8, 0, REC_FLOW, when, (when) == W_MS ? T_MS : T_NTP, F(field) }
+	{ id, 8, 0, REC_FLOW, when, (when) == W_MS ? T_MS : T_NTP, F(field), \
+	  0, 0, 0, NULL }
 /* or, RFC 5103, the reverse direction's: the same id under PEN 29305. */
 #define REVERSE(id, field) { id, FSIZE(field), LR_IPFIX_PEN_REVERSE, REC_FLOW, \
-			     W_REV, T_UINT, F(field) }
-#define STATS(id, field) { id, SSIZE(field), 0, REC_STATS, 0, T_UINT, S(field) }
+			     W_REV, T_UINT, F(field), 0, 0, 0, NULL }
+#define STATS(id, field) { id, SSIZE(field), 0, REC_STATS, 0, T_UINT, S(field), \
+			   0, 0, 0, NULL }
+#define A(field) offsetof(union lr_app_fields, field)
+#define ASIZE(field) sizeof(((union lr_app_fields *)0)->field)
+/* An application's element: an unsigned integer of its field's size, */
+#define APP_UINT(pen, id, app, field, ty, name) \
+	{ id, ASIZE(field), pen, REC_APP, W_APP(app), T_UINT, A(field), 0, 0, \
+	  ty, name }
+/* a string of its char array field, its length in @p len, */
+#define APP_STR(pen, id, app, field, len, name) \
+	{ id, 65535, pen, REC_APP, W_APP(app), T_STR, A(field), A(len), \
+	  ASIZE(field), TY_STRING, name }
+/* the bytes of its array field when the bool @p have is set. */
+#define APP_OCTETS(pen, id, app, field, have, name) \
+	{ id, 65535, pen, REC_APP, W_APP(app), T_VOCT, A(field), A(have), \
+	  ASIZE(field), TY_OCTETS, name }
+#define TYPES(id, len, take, field, n) \
+	{ id, len, 0, REC_TYPES, 0, take, offsetof(struct type_rec, field), \
+	  offsetof(struct type_rec, n), sizeof(((struct type_rec *)0)->name), \
+	  0, NULL }
+#define PEN_CESNET 8057
+#define PEN_FLOWMON 39499
 
 static const struct ie ies[] = {
 	ADDR(8, 4, W_V4, src),			/* sourceIPv4Address */
@@ -123,8 +187,38 @@ static const struct ie ies[] = {
 	STATS(164, ignored),			/* ignoredPacketTotalCount */
 	STATS(135, dropped),			/* droppedPacketTotalCount */
 	STATS(166, not_sent),			/* notSentFlowTotalCount */
+	/* RFC 5610 type records, scope (enterprise, id) first; every field
+	 * libfixbuf's reader (ipfixDump --rfc5610) asks for too. */
+	TYPES(346, 4, T_UINT, pen, name_len),	/* privateEnterpriseNumber */
+	TYPES(303, 2, T_UINT, id, name_len),	/* informationElementId */
+	TYPES(339, 1, T_UINT, type, name_len),	/* informationElementDataType */
+	TYPES(344, 1, T_UINT, semantics, name_len), /* ...Semantics */
+	TYPES(345, 2, T_UINT, units, name_len),	/* informationElementUnits */
+	TYPES(342, 8, T_UINT, range_begin, name_len), /* ...RangeBegin */
+	TYPES(343, 8, T_UINT, range_end, name_len), /* ...RangeEnd */
+	TYPES(341, 65535, T_STR, name, name_len), /* informationElementName */
+	TYPES(340, 65535, T_STR, name, desc_len), /* ...Description: none */
+	/* The applications' fields (lib/flowext), after the flow's. TLS: */
+	APP_STR(PEN_CESNET, 808, LR_APP_TLS, tls.sni, tls.sni_len, "TLSSNI"),
+	APP_UINT(PEN_FLOWMON, 333, LR_APP_TLS, tls.version, TY_U16,
+		 "tlsServerVersion"),
+	APP_UINT(PEN_FLOWMON, 340, LR_APP_TLS, tls.client_version, TY_U16,
+		 "tlsClientVersion"),
+	APP_STR(PEN_FLOWMON, 337, LR_APP_TLS, tls.alpn, tls.alpn_len, "tlsAlpn"),
+	APP_OCTETS(PEN_FLOWMON, 357, LR_APP_TLS, tls.ja3, tls.have_ja3,
+		   "tlsJa3Fingerprint"),
+	/* QUIC: the ClientHello of its Initials */
+	APP_STR(PEN_CESNET, 890, LR_APP_QUIC, quic.tls.sni, quic.tls.sni_len,
+		"quicSNI"),
+	APP_UINT(PEN_CESNET, 892, LR_APP_QUIC, quic.version, TY_U32,
+		 "quicVersion"),
+	APP_STR(PEN_FLOWMON, 337, LR_APP_QUIC, quic.tls.alpn, quic.tls.alpn_len,
+		"tlsAlpn"),
+	APP_UINT(PEN_FLOWMON, 340, LR_APP_QUIC, quic.tls.client_version, TY_U16,
+		 "tlsClientVersion"),
 };
 #define STATS_SCOPE_FIELDS 1	/* observationDomainId */
+#define TYPES_SCOPE_FIELDS 2	/* informationElementId, privateEnterpriseNumber */
 
 /* The conf bits of a record: its family, the time stamps, biflow. */
 static unsigned int
@@ -138,7 +232,14 @@ when_of(const struct lr_ipfix_conf *c, bool ipv6)
 static inline bool
 carries(const struct ie *e, unsigned int rec, unsigned int when)
 {
-	return e->rec == rec && (e->when & ~when) == 0;
+	return (e->rec & rec) != 0 && (e->when & ~when) == 0;
+}
+
+/* Bytes the value of @p e takes at most in a record. */
+static inline size_t
+value_max(const struct ie *e)
+{
+	return e->len == 65535 ? 3u + e->max : e->len;
 }
 
 /* A record's bytes, or with @p spec its template's field specifiers'
@@ -152,7 +253,7 @@ rec_bytes(unsigned int rec, unsigned int when, bool spec, unsigned int *count)
 	for (i = 0; i < RTE_DIM(ies); i++) {
 		if (!carries(&ies[i], rec, when))
 			continue;
-		n += spec ? (ies[i].pen ? 8 : 4) : ies[i].len;
+		n += spec ? (ies[i].pen ? 8 : 4) : value_max(&ies[i]);
 		k++;
 	}
 	if (count != NULL)
@@ -205,7 +306,8 @@ ntp_of_ns(uint64_t ns)
 static size_t
 template_bytes(unsigned int rec, unsigned int when)
 {
-	return 4 + (rec == REC_STATS ? 2 : 0) + rec_bytes(rec, when, true, NULL);
+	return 4 + (rec == REC_STATS || rec == REC_TYPES ? 2 : 0) +
+	       rec_bytes(rec, when, true, NULL);
 }
 
 static uint8_t *
@@ -219,6 +321,8 @@ put_template(uint8_t *p, uint16_t id, unsigned int rec, unsigned int when)
 	p = put16(p, (uint16_t)n);
 	if (rec == REC_STATS)
 		p = put16(p, STATS_SCOPE_FIELDS);
+	else if (rec == REC_TYPES)
+		p = put16(p, TYPES_SCOPE_FIELDS);
 	for (i = 0; i < RTE_DIM(ies); i++) {
 		const struct ie *e = &ies[i];
 
@@ -232,14 +336,47 @@ put_template(uint8_t *p, uint16_t id, unsigned int rec, unsigned int when)
 	return p;
 }
 
-/* The template set (both flow templates) and the options template set,
+/* The options templates: the statistics', and with applications the
+ * type records'. */
+static size_t
+options_bytes(const struct lr_ipfix_conf *c)
+{
+	return template_bytes(REC_STATS, 0) +
+	       (c->apps != 0 ? template_bytes(REC_TYPES, 0) : 0);
+}
+
+/* An application's template: the flow's rows, then the application's. */
+static inline unsigned int
+app_when(const struct lr_ipfix_conf *c, unsigned int app, bool ipv6)
+{
+	return when_of(c, ipv6) | W_APP(app);
+}
+
+/* The templates of the applications @p apps (bits 1 << app, both
+ * families): a set's bytes after its header. */
+static size_t
+app_templates_bytes(const struct lr_ipfix_conf *c, unsigned int apps)
+{
+	size_t n = 0;
+	unsigned int a;
+
+	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++)
+		if (apps & (1u << a))
+			n += template_bytes(REC_FLOW | REC_APP, app_when(c, a, false)) +
+			     template_bytes(REC_FLOW | REC_APP, app_when(c, a, true));
+	return n;
+}
+
+/* The template set (both flow templates; with templates sent by the
+ * transport, every application's too) and the options template set,
  * padded to 4 bytes. */
 static size_t
 templates_size(const struct lr_ipfix_conf *c)
 {
 	return SET_HDR_BYTES + template_bytes(REC_FLOW, when_of(c, false)) +
 	       template_bytes(REC_FLOW, when_of(c, true)) +
-	       RTE_ALIGN(SET_HDR_BYTES + template_bytes(REC_STATS, 0), 4);
+	       (c->transport_templates ? app_templates_bytes(c, c->apps) : 0) +
+	       RTE_ALIGN(SET_HDR_BYTES + options_bytes(c), 4);
 }
 
 static void
@@ -248,19 +385,32 @@ put_templates(struct lr_ipfix *x)
 	const struct lr_ipfix_conf *c = &x->conf;
 	uint8_t *p = x->buf + x->len, *start = p;
 
+	unsigned int apps = c->transport_templates ? c->apps : 0, a;
+
 	p = put16(p, SET_TEMPLATE);
 	p = put16(p, (uint16_t)(SET_HDR_BYTES +
 				template_bytes(REC_FLOW, when_of(c, false)) +
-				template_bytes(REC_FLOW, when_of(c, true))));
+				template_bytes(REC_FLOW, when_of(c, true)) +
+				app_templates_bytes(c, apps)));
 	p = put_template(p, LR_IPFIX_TMPL_V4, REC_FLOW, when_of(c, false));
 	p = put_template(p, LR_IPFIX_TMPL_V6, REC_FLOW, when_of(c, true));
+	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++) {
+		if (!(apps & (1u << a)))
+			continue;
+		p = put_template(p, LR_IPFIX_TMPL_APP(a, false), REC_FLOW | REC_APP,
+				 app_when(c, a, false));
+		p = put_template(p, LR_IPFIX_TMPL_APP(a, true), REC_FLOW | REC_APP,
+				 app_when(c, a, true));
+	}
 	p = put16(p, SET_OPTIONS_TEMPLATE);
-	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES +
-					 template_bytes(REC_STATS, 0), 4));
+	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES + options_bytes(c), 4));
 	p = put_template(p, LR_IPFIX_TMPL_STATS, REC_STATS, 0);
+	if (c->apps != 0)
+		p = put_template(p, LR_IPFIX_TMPL_TYPES, REC_TYPES, 0);
 	while ((p - start) % 4 != 0)
 		*p++ = 0;		/* pad the set to 4 bytes */
 	x->len += (size_t)(p - start);
+	x->apps_sent = 0;
 }
 
 /* The host integer of @p len bytes at @p f. */
@@ -276,22 +426,47 @@ get_uint(const uint8_t *f, uint16_t len)
 	return *(const uint64_t *)f;
 }
 
-/* The values of record @p src (of kind @p rec) as the table says, each
- * big-endian in its element's length (RFC 7011 6.1). */
+/* A variable-length value (RFC 7011 7): its length in one byte, or 255
+ * and two. */
 static uint8_t *
-put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
+put_var(uint8_t *p, const uint8_t *v, size_t n)
 {
-	const uint8_t *b = src;
+	if (n < 255) {
+		*p++ = (uint8_t)n;
+	} else {
+		*p++ = 255;
+		p = put16(p, (uint16_t)n);
+	}
+	memcpy(p, v, n);
+	return p + n;
+}
+
+/* The values of record @p src (rows of kinds @p rec; REC_APP's from
+ * @p app) as the table says, each big-endian in its element's length
+ * (RFC 7011 6.1). */
+static uint8_t *
+put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
+	   const void *app)
+{
 	size_t i;
 
 	for (i = 0; i < RTE_DIM(ies); i++) {
 		const struct ie *e = &ies[i];
+		const uint8_t *b = e->rec == REC_APP ? app : src;
 		const uint8_t *f = b + e->off;
 		uint64_t v;
 		unsigned int k;
 
 		if (!carries(e, rec, when))
 			continue;
+		if (e->take == T_STR || e->take == T_VOCT) {
+			size_t n = b[e->len_off];
+
+			if (e->take == T_VOCT)
+				n = n ? e->max : 0;
+			p = put_var(p, f, RTE_MIN(n, (size_t)e->max));
+			continue;
+		}
 		if (e->take == T_BYTES) {
 			memcpy(p, f, e->len);
 			p += e->len;
@@ -309,11 +484,24 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src)
 	return p;
 }
 
+/* Bytes of the type records of application @p app, at most. */
+static size_t
+types_bytes(unsigned int app)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < RTE_DIM(ies); i++)
+		if (ies[i].rec == REC_APP && ies[i].when == W_APP(app) && ies[i].pen)
+			n += rec_bytes(REC_TYPES, 0, false, NULL);
+	return n;
+}
+
 int
 lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 	      lr_ipfix_send_t send, void *ctx)
 {
 	size_t rec_max, need;
+	unsigned int a;
 
 	memset(x, 0, sizeof(*x));
 	x->conf = *c;
@@ -329,6 +517,24 @@ lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 	if (c->mtu < need)
 		return lr_err(EINVAL, "ipfix: MTU %u cannot hold the templates "
 			      "and a record (%zu B)", c->mtu, need);
+	/* And an application's record after its template and type records,
+	 * in a message of their own (add_app() sends the templates alone
+	 * first when they are due and the three would not fit after them). */
+	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++) {
+		unsigned int w = app_when(c, a, true);
+
+		if (!(c->apps & (1u << a)))
+			continue;
+		need = MSG_HDR_BYTES + SET_HDR_BYTES +
+		       template_bytes(REC_FLOW | REC_APP, w) + 3 + SET_HDR_BYTES +
+		       types_bytes(a) + 3 + SET_HDR_BYTES +
+		       rec_bytes(REC_FLOW | REC_APP, w, false, NULL) + 3;
+		if (c->mtu < need)
+			return lr_err(EINVAL, "ipfix: MTU %u cannot hold the "
+				      "templates and a record of the flow "
+				      "extensions (%zu B): a larger --ipfix-mtu",
+				      c->mtu, need);
+	}
 	x->buf = calloc(1, c->mtu);
 	if (x->buf == NULL)
 		return lr_err(ENOMEM, "ipfix: no memory");
@@ -443,16 +649,113 @@ make_room(struct lr_ipfix *x, uint16_t id, size_t rec, uint64_t now_s)
 	return ret;
 }
 
+/* The type records of application @p app's enterprise elements, in a data
+ * set of their options template (a whole set: make_room() left room). */
+static void
+put_types(struct lr_ipfix *x, unsigned int app)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(ies); i++) {
+		const struct ie *e = &ies[i];
+		struct type_rec t;
+
+		if (e->rec != REC_APP || e->when != W_APP(app) || e->pen == 0)
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.id = e->id;
+		t.pen = e->pen;
+		t.type = e->type;
+		t.name_len = (uint8_t)RTE_MIN(strlen(e->name), sizeof(t.name));
+		memcpy(t.name, e->name, t.name_len);
+		x->len = (size_t)(put_record(x->buf + x->len, REC_TYPES, 0, &t,
+					     NULL) - x->buf);
+		x->msg_records++;
+	}
+}
+
+/*
+ * A record with its application's fields. Its template, and the type
+ * records of its enterprise elements, go in the message before it the
+ * first time one is used after the templates were (re)sent, unless the
+ * transport sends every template itself (TCP: at each connection).
+ */
+static int
+add_app(struct lr_ipfix *x, const struct lr_flow_rec_app *ra, uint64_t now_s)
+{
+	const struct lr_ipfix_conf *c = &x->conf;
+	unsigned int app = ra->r.app;
+	bool v6 = ra->r.ipv6 != 0;
+	uint16_t id = LR_IPFIX_TMPL_APP(app, v6), bit = (uint16_t)(1u << (app * 2 + v6));
+	unsigned int when = app_when(c, app, v6);
+	size_t rec = rec_bytes(REC_FLOW | REC_APP, when, false, NULL);
+	int ret = 0;
+
+	size_t tb = SET_HDR_BYTES + template_bytes(REC_FLOW | REC_APP, when) +
+		    3 + SET_HDR_BYTES + types_bytes(app) + 3;
+	unsigned int tries;
+
+	if (x->len == 0)
+		begin_msg(x, now_s);
+	/* Room for the template and type records if they are not sent yet,
+	 * and the record: a message of its own at worst (lr_ipfix_init()
+	 * checked that they fit one), after one that holds only the
+	 * templates when those were due at its start. */
+	for (tries = 0; tries < 2; tries++) {
+		size_t need = (c->transport_templates || (x->apps_sent & bit) ?
+			       0 : tb) + SET_HDR_BYTES + rec + 3 + 3;
+
+		if (x->len + need <= c->mtu)
+			break;
+		if (send_msg(x, now_s) != 0)
+			ret = -EIO;
+		begin_msg(x, now_s);
+	}
+	if (!c->transport_templates && !(x->apps_sent & bit)) {
+		uint8_t *p;
+
+		/* begin_msg() may have sent every template again. The type
+		 * records first: a collector learns the elements before the
+		 * template that uses them. */
+		if (!(x->apps_sent & bit)) {
+			close_set(x);
+			x->set_off = x->len;
+			x->set_id = LR_IPFIX_TMPL_TYPES;
+			put16(x->buf + x->len, LR_IPFIX_TMPL_TYPES);
+			x->len += SET_HDR_BYTES;
+			put_types(x, app);
+			close_set(x);
+			p = x->buf + x->len;
+			p = put16(p, SET_TEMPLATE);
+			p = put16(p, (uint16_t)(SET_HDR_BYTES +
+				  template_bytes(REC_FLOW | REC_APP, when)));
+			p = put_template(p, id, REC_FLOW | REC_APP, when);
+			x->len = (size_t)(p - x->buf);
+			x->apps_sent |= bit;
+		}
+	}
+	if (make_room(x, id, rec, now_s) != 0)
+		ret = -EIO;
+	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOW | REC_APP, when,
+				     &ra->r, &ra->f) - x->buf);
+	x->msg_records++;
+	return ret;
+}
+
 int
 lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r, uint64_t now_s)
 {
 	bool v6 = r->ipv6 != 0;
 	int ret;
 
+	if (r->app != LR_APP_NONE && r->app < LR_APP_KINDS &&
+	    (x->conf.apps & (1u << r->app)))
+		return add_app(x, (const struct lr_flow_rec_app *)r, now_s);
+
 	ret = make_room(x, v6 ? LR_IPFIX_TMPL_V6 : LR_IPFIX_TMPL_V4,
 			lr_ipfix_record_bytes(x, v6), now_s);
 	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOW,
-				     when_of(&x->conf, v6), r) - x->buf);
+				     when_of(&x->conf, v6), r, NULL) - x->buf);
 	x->msg_records++;
 	return ret;
 }
@@ -474,7 +777,7 @@ lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
 	st.ignored = ignored;
 	st.dropped = dropped;
 	st.not_sent = not_sent + x->c.records_lost;
-	x->len = (size_t)(put_record(x->buf + x->len, REC_STATS, 0, &st) -
+	x->len = (size_t)(put_record(x->buf + x->len, REC_STATS, 0, &st, NULL) -
 			  x->buf);
 	x->msg_records++;	/* an options record is a data record too */
 	if (ret == 0)

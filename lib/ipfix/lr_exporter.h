@@ -99,6 +99,11 @@ void lr_exporter_close(void);
  */
 struct rte_ring *lr_exporter_ring(unsigned int records, int socket);
 
+/** Bytes of a record in the rings: a struct lr_flow_rec_app when the
+ *  exporter sends the flow extensions' fields (its conf's apps), else a
+ *  struct lr_flow_rec. For the open exporter. */
+size_t lr_exporter_rec_bytes(void);
+
 /** Drain what @p r still holds into the exporter and free it. */
 void lr_exporter_ring_free(struct rte_ring *r);
 

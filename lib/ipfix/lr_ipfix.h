@@ -28,10 +28,16 @@
 
 #include <jansson.h>
 
+#include "lr_flowext.h"
+
 #define LR_IPFIX_VERSION 10
 #define LR_IPFIX_TMPL_V4 256		/**< template id of IPv4 records */
 #define LR_IPFIX_TMPL_V6 257		/**< template id of IPv6 records */
 #define LR_IPFIX_TMPL_STATS 258		/**< options template: exporter stats */
+#define LR_IPFIX_TMPL_TYPES 259		/**< options template: RFC 5610
+					 *   information element type records */
+/** The template of a record of application @p app (enum lr_app). */
+#define LR_IPFIX_TMPL_APP(app, ipv6) (260 + 2 * ((app) - 1) + ((ipv6) ? 1 : 0))
 #define LR_IPFIX_MSG_MAX 65535
 #define LR_IPFIX_UDP_MTU_DEFAULT 1472	/**< 1500 - IPv4 20 - UDP 8 */
 #define LR_IPFIX_PEN_REVERSE 29305	/**< RFC 5103's reverse elements */
@@ -43,6 +49,25 @@ enum lr_flow_end {
 	LR_FLOW_END_DETECTED = 3,	/**< TCP FIN or RST */
 	LR_FLOW_END_FORCED = 4,		/**< end of run */
 	LR_FLOW_END_RESOURCES = 5,	/**< cache full */
+};
+
+/** A flow's application, as the probe's flow extensions found it: its
+ *  record then carries the application's fields (struct lr_flow_rec_app)
+ *  under a template of its own. */
+enum lr_app {
+	LR_APP_NONE,
+	LR_APP_TLS,
+	LR_APP_QUIC,
+	LR_APP_DNS,
+	LR_APP_HTTP,
+	LR_APP_KINDS,
+};
+
+union lr_app_fields {
+	struct lr_tls tls;
+	struct lr_quic quic;
+	struct lr_dns dns;
+	struct lr_http http;
 };
 
 /** A flow record as the exporter takes it. */
@@ -72,6 +97,14 @@ struct lr_flow_rec {
 	uint16_t rev_tcp_flags;
 	uint8_t rev_min_ttl;
 	uint8_t rev_max_ttl;
+	uint8_t app;			/**< enum lr_app; not NONE: the record
+					 *   is a struct lr_flow_rec_app's */
+};
+
+/** A flow record and its application's fields. */
+struct lr_flow_rec_app {
+	struct lr_flow_rec r;
+	union lr_app_fields f;
 };
 
 struct lr_ipfix_conf {
@@ -84,6 +117,8 @@ struct lr_ipfix_conf {
 	uint32_t template_period_s;	/**< and every S seconds, 0: never (UDP: 60) */
 	bool transport_templates;	/**< the transport sends them (TCP: at
 					 *   each connection); messages never do */
+	uint8_t apps;			/**< applications whose templates may be
+					 *   used: bit 1 << enum lr_app */
 	bool biflow;			/**< records carry the reverse direction:
 					 *   reverseOctetDeltaCount, ...Packet...,
 					 *   ...TcpControlBits, ...Minimum/MaximumTTL
@@ -132,6 +167,10 @@ struct lr_ipfix {
 	uint64_t msgs_since_tmpl;
 	uint64_t tmpl_time_s;		/**< when templates were last sent */
 	bool tmpl_due;
+	uint16_t apps_sent;		/**< application templates (and their
+					 *   elements' type records) sent since
+					 *   the templates were last due: bit
+					 *   app * 2 + ipv6 */
 	struct lr_ipfix_counts c;
 };
 

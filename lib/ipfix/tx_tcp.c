@@ -24,7 +24,7 @@ RTE_LOG_REGISTER(lr_ipfix_logtype, user.lr.ipfix, INFO);
 
 #define TCP_BACKOFF_MIN_MS 500
 #define TCP_BACKOFF_MAX_MS 30000
-#define TCP_TMPL_MAX 1024
+#define TCP_TMPL_MAX 8192	/* every template, the applications' too */
 
 /*
  * One connection at a time. The templates go first on each connection,

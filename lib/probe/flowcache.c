@@ -50,6 +50,7 @@ struct fc_rec {
  * flags masks the direction off. */
 #define FC_TCP_FLAGS 0x0fff
 #define FC_SWAPPED 0x8000
+#define FC_EXT 0x4000		/* the flow extensions still look at it */
 
 struct fc_tail {
 	uint64_t first_ns;
@@ -200,6 +201,19 @@ lr_fc_capacity(const struct lr_fc *fc)
 	return (fc->mask + 1) * LR_FC_WAYS;
 }
 
+void
+lr_fc_set_ext(struct lr_fc *fc,
+	      bool (*ext)(void *arg, uint32_t slot, bool created, bool reverse,
+			  const struct lr_parsed *p, const uint8_t *l4,
+			  uint32_t len),
+	      void (*ext_end)(void *arg, uint32_t slot, struct lr_flow_rec_app *out),
+	      void *arg)
+{
+	fc->conf.ext = ext;
+	fc->conf.ext_end = ext_end;
+	fc->conf.ext_arg = arg;
+}
+
 const struct lr_fc_counts *
 lr_fc_counts(const struct lr_fc *fc)
 {
@@ -256,6 +270,12 @@ key_eq(const struct fc_rec *r, const struct lr_flow_key *k)
 		(x[4] ^ y[4]) | ((a ^ b) & rte_cpu_to_le_32(0x00ffffff))) == 0;
 }
 
+static inline uint32_t
+slot_of(const struct lr_fc *fc, const struct fc_bucket *b, unsigned int j)
+{
+	return (uint32_t)(b - fc->b) * LR_FC_WAYS + j;
+}
+
 /* Hand a record to the exporter and free its slot. */
 static void
 end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
@@ -264,43 +284,46 @@ end_flow(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	const struct fc_rec *r = &b->rec[j];
 	const struct fc_tail *t = &b->tail[j];
 	bool swapped = (r->tcp_flags & FC_SWAPPED) != 0;
-	struct lr_flow_rec out;
+	struct lr_flow_rec_app oa;
 
 	/* Biflow: the source is who sent the first packet. */
-	memcpy(out.src, swapped ? r->key.dst : r->key.src, 16);
-	memcpy(out.dst, swapped ? r->key.src : r->key.dst, 16);
-	out.first_ns = t->first_ns;
-	out.last_ns = r->last_ns;
-	out.packets = r->packets;
-	out.bytes = t->bytes;
-	out.ingress = r->key.ingress;
-	out.sport = swapped ? r->key.dport : r->key.sport;
-	out.dport = swapped ? r->key.sport : r->key.dport;
+	memcpy(oa.r.src, swapped ? r->key.dst : r->key.src, 16);
+	memcpy(oa.r.dst, swapped ? r->key.src : r->key.dst, 16);
+	oa.r.first_ns = t->first_ns;
+	oa.r.last_ns = r->last_ns;
+	oa.r.packets = r->packets;
+	oa.r.bytes = t->bytes;
+	oa.r.ingress = r->key.ingress;
+	oa.r.sport = swapped ? r->key.dport : r->key.sport;
+	oa.r.dport = swapped ? r->key.sport : r->key.dport;
 	if (fc->rev != NULL) {
 		const struct fc_rev *v = rev_of(fc, b, j);
 
-		out.rev_packets = v->packets;
-		out.rev_bytes = v->bytes;
-		out.rev_tcp_flags = v->tcp_flags;
-		out.rev_min_ttl = v->packets ? v->min_ttl : 0;
-		out.rev_max_ttl = v->max_ttl;
+		oa.r.rev_packets = v->packets;
+		oa.r.rev_bytes = v->bytes;
+		oa.r.rev_tcp_flags = v->tcp_flags;
+		oa.r.rev_min_ttl = v->packets ? v->min_ttl : 0;
+		oa.r.rev_max_ttl = v->max_ttl;
 	} else {
-		out.rev_packets = 0;
-		out.rev_bytes = 0;
-		out.rev_tcp_flags = 0;
-		out.rev_min_ttl = 0;
-		out.rev_max_ttl = 0;
+		oa.r.rev_packets = 0;
+		oa.r.rev_bytes = 0;
+		oa.r.rev_tcp_flags = 0;
+		oa.r.rev_min_ttl = 0;
+		oa.r.rev_max_ttl = 0;
 	}
-	out.tcp_flags = r->tcp_flags & FC_TCP_FLAGS;
-	out.vlan = lr_fc_key_vlan(&r->key);
-	out.vlan_inner = lr_fc_key_vlan_inner(&r->key);
-	out.proto = r->key.proto;
-	out.tos = r->tos;
-	out.min_ttl = r->min_ttl;
-	out.max_ttl = r->max_ttl;
-	out.end_reason = (uint8_t)why;
-	out.ipv6 = r->key.ipv6;
-	if (fc->conf.export(fc->conf.arg, &out) < 0)
+	oa.r.tcp_flags = r->tcp_flags & FC_TCP_FLAGS;
+	oa.r.vlan = lr_fc_key_vlan(&r->key);
+	oa.r.vlan_inner = lr_fc_key_vlan_inner(&r->key);
+	oa.r.proto = r->key.proto;
+	oa.r.tos = r->tos;
+	oa.r.min_ttl = r->min_ttl;
+	oa.r.max_ttl = r->max_ttl;
+	oa.r.end_reason = (uint8_t)why;
+	oa.r.ipv6 = r->key.ipv6;
+	oa.r.app = LR_APP_NONE;
+	if (fc->conf.ext_end != NULL)
+		fc->conf.ext_end(fc->conf.ext_arg, slot_of(fc, b, j), &oa);
+	if (fc->conf.export(fc->conf.arg, &oa.r) < 0)
 		fc->c.export_drops++;
 	fc->c.ended[why]++;
 	fc->c.active--;
@@ -369,12 +392,70 @@ make_slot(struct lr_fc *fc, struct fc_bucket *b)
 	return old;
 }
 
+/* The L4 payload of @p p in its frame @p d: none for a fragment or a
+ * header the bytes at hand cut. */
+static inline uint32_t
+payload(const struct lr_parsed *p, const struct lr_fc_data *d,
+	const uint8_t **l4)
+{
+	uint32_t off = p->l4_off, hl, n;
+
+	if (p->frag != LR_FRAG_NONE || off == 0 || d->frame == NULL)
+		return 0;
+	if (p->proto == 17)
+		hl = 8;
+	else if (p->proto == 6 && off + 13 <= d->len)
+		hl = (uint32_t)(d->frame[off + 12] >> 4) * 4;
+	else
+		return 0;
+	if (hl < 8 || off + hl > d->len)
+		return 0;
+	*l4 = d->frame + off + hl;
+	n = d->len - off - hl;
+	/* Not a frame's padding: UDP says its length; a TCP segment in a
+	 * frame of the least size whose bytes after the header are zeros
+	 * is taken for one without payload. */
+	if (p->proto == 17) {
+		uint32_t ul = (uint32_t)d->frame[off + 4] << 8 | d->frame[off + 5];
+
+		return ul >= 8 ? RTE_MIN(n, ul - 8) : 0;
+	}
+	if (d->len <= 60) {
+		uint32_t i;
+
+		for (i = 0; i < n && (*l4)[i] == 0; i++)
+			;
+		if (i == n)
+			return 0;
+	}
+	return n;
+}
+
+/* A packet of a flow the extensions look at. Rare: out of line. */
+static void __rte_noinline
+ext_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
+	   const struct lr_parsed *p, bool reverse, bool created,
+	   const struct lr_fc_data *d)
+{
+	const uint8_t *l4 = NULL;
+	uint32_t n = payload(p, d, &l4);
+
+	if (!fc->conf.ext(fc->conf.ext_arg, slot_of(fc, b, j), created,
+			  reverse, p, l4, n))
+		b->rec[j].tcp_flags &= (uint16_t)~FC_EXT;
+}
+
 static inline void
 record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
-	const struct lr_parsed *p, bool swapped, uint64_t now_ns)
+	const struct lr_parsed *p, bool swapped, uint64_t now_ns,
+	const struct lr_fc_data *d, bool created)
 {
 	struct fc_rec *r = &b->rec[j];
 	struct fc_tail *t = &b->tail[j];
+
+	if (d != NULL && unlikely(r->tcp_flags & FC_EXT))
+		ext_packet(fc, b, j, p, swapped != ((r->tcp_flags & FC_SWAPPED) != 0),
+			   created, d);
 
 	/* A capture's packets may come out of time order (merged files,
 	 * queues): the flow spans its earliest to its latest. */
@@ -411,7 +492,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 static void
 create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
        const struct lr_flow_key *k, const struct lr_parsed *p, bool swapped,
-       uint64_t now_ns)
+       uint64_t now_ns, const struct lr_fc_data *d)
 {
 	unsigned int j = make_slot(fc, b);
 	struct fc_rec *r = &b->rec[j];
@@ -423,6 +504,8 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	t->first_ns = now_ns;
 	t->bytes = 0;
 	r->tcp_flags = swapped ? FC_SWAPPED : 0;
+	if (fc->conf.ext != NULL && (p->proto == 6 || p->proto == 17))
+		r->tcp_flags |= FC_EXT;
 	r->min_ttl = 255;
 	r->max_ttl = 0;
 	r->tos = p->tos;
@@ -435,7 +518,7 @@ create(struct lr_fc *fc, struct fc_bucket *b, uint32_t sig,
 	b->sig[j] = sig;
 	fc->c.created++;
 	fc->c.active++;
-	record_packet(fc, b, j, p, swapped, now_ns);
+	record_packet(fc, b, j, p, swapped, now_ns, d, true);
 }
 
 /* A first fragment leaves its ports; a later one takes them into @p copy.
@@ -491,7 +574,8 @@ candidate(struct fc_bucket *b, uint32_t sig)
  * the live path (NULL) compiles to what it was. */
 static __rte_always_inline void
 update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
-       uint16_t ingress, uint64_t now_ns, const uint64_t *ts)
+       uint16_t ingress, uint64_t now_ns, const uint64_t *ts,
+       const struct lr_fc_data *d)
 {
 	struct lr_flow_key key[LR_BURST];
 	const struct lr_parsed *pk[LR_BURST];
@@ -504,10 +588,12 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 	unsigned int i, j;
 
 	while (n > LR_BURST) {
-		update(fc, pkts, LR_BURST, ingress, now_ns, ts);
+		update(fc, pkts, LR_BURST, ingress, now_ns, ts, d);
 		pkts += LR_BURST;
 		if (ts != NULL)
 			ts += LR_BURST;
+		if (d != NULL)
+			d += LR_BURST;
 		n -= LR_BURST;
 	}
 	/* 1: hash, and fetch each bucket's line of signatures. */
@@ -562,9 +648,10 @@ update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 		}
 		if (found >= 0)
 			record_packet(fc, b, (unsigned int)found, pk[i], swap[i],
-				now_ns);
+				now_ns, d != NULL ? &d[i] : NULL, false);
 		else
-			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns);
+			create(fc, b, sig[i], &key[i], pk[i], swap[i], now_ns,
+			       d != NULL ? &d[i] : NULL);
 	}
 }
 
@@ -572,7 +659,7 @@ void
 lr_fc_update(struct lr_fc *fc, const struct lr_parsed *const *pkts, unsigned int n,
 	     uint16_t ingress, uint64_t now_ns)
 {
-	update(fc, pkts, n, ingress, now_ns, NULL);
+	update(fc, pkts, n, ingress, now_ns, NULL, NULL);
 }
 
 void
@@ -580,7 +667,20 @@ lr_fc_update_ts(struct lr_fc *fc, const struct lr_parsed *const *pkts,
 		unsigned int n, uint16_t ingress, const uint64_t *ts_ns)
 {
 	if (n != 0)
-		update(fc, pkts, n, ingress, ts_ns[0], ts_ns);
+		update(fc, pkts, n, ingress, ts_ns[0], ts_ns, NULL);
+}
+
+void
+lr_fc_update_data(struct lr_fc *fc, const struct lr_parsed *const *pkts,
+		  const struct lr_fc_data *d, unsigned int n, uint16_t ingress,
+		  uint64_t now_ns, const uint64_t *ts_ns)
+{
+	if (n == 0)
+		return;
+	if (ts_ns != NULL)
+		update(fc, pkts, n, ingress, ts_ns[0], ts_ns, d);
+	else
+		update(fc, pkts, n, ingress, now_ns, NULL, d);
 }
 
 static unsigned int

@@ -103,6 +103,25 @@ struct lr_fc_conf {
 					 *   the source */
 	/** The hash of a key; NULL: CRC32. Tests give a bad one. */
 	uint32_t (*hash)(const struct lr_flow_key *k);
+	/**
+	 * Flow extensions (lib/probe/probe_ext.c), NULL: none. A new TCP or
+	 * UDP flow is looked at: each of its packets that comes with its
+	 * frame (lr_fc_update_data()) goes to ext() with the flow's slot
+	 * (0 .. capacity - 1), whether it made the flow, whether it goes
+	 * against the flow's first packet, and its L4 payload, until ext()
+	 * returns false; then its packets cost what they cost without.
+	 * ext_end() puts what it found in the record as the flow ends.
+	 */
+	bool (*ext)(void *arg, uint32_t slot, bool created, bool reverse,
+		    const struct lr_parsed *p, const uint8_t *l4, uint32_t len);
+	void (*ext_end)(void *arg, uint32_t slot, struct lr_flow_rec_app *out);
+	void *ext_arg;
+};
+
+/** A packet's frame as the parser saw it: for the flow extensions. */
+struct lr_fc_data {
+	const uint8_t *frame;
+	uint32_t len;		/**< bytes of it at hand */
 };
 
 /*
@@ -140,6 +159,17 @@ size_t lr_fc_entry_bytes(bool biflow);
 /** The capacity after rounding. */
 uint32_t lr_fc_capacity(const struct lr_fc *fc);
 
+/** Set the flow extensions' hooks (lr_fc_conf's ext, ext_end, ext_arg)
+ *  of a cache with no flow yet: their side table is sized by its
+ *  capacity. */
+void lr_fc_set_ext(struct lr_fc *fc,
+		   bool (*ext)(void *arg, uint32_t slot, bool created,
+			       bool reverse, const struct lr_parsed *p,
+			       const uint8_t *l4, uint32_t len),
+		   void (*ext_end)(void *arg, uint32_t slot,
+				   struct lr_flow_rec_app *out),
+		   void *arg);
+
 /**
  * Account @p n parsed packets received at Unix time @p now_ns on
  * @p ingress. Looks up the burst in two passes with prefetching.
@@ -154,6 +184,12 @@ void lr_fc_update(struct lr_fc *fc, const struct lr_parsed *const *pkts,
  */
 void lr_fc_update_ts(struct lr_fc *fc, const struct lr_parsed *const *pkts,
 		     unsigned int n, uint16_t ingress, const uint64_t *ts_ns);
+
+/** The same with each packet's frame @p d[i], for the flow extensions;
+ *  @p ts_ns NULL: all at @p now_ns. */
+void lr_fc_update_data(struct lr_fc *fc, const struct lr_parsed *const *pkts,
+		       const struct lr_fc_data *d, unsigned int n,
+		       uint16_t ingress, uint64_t now_ns, const uint64_t *ts_ns);
 
 /**
  * End the flows whose timeout has passed at @p now_ns, walking the part of

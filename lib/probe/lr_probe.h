@@ -36,6 +36,8 @@ struct lr_probe_conf {
 					 *   dist task, -1: from the queue */
 	int32_t dist_task;		/**< that dist task's id; -1: the one
 					 *   made last on the port */
+	uint8_t flow_ext;		/**< applications the flow extensions
+					 *   look for: 1 << enum lr_app */
 	char pcap[256];			/**< read this capture file loaded in
 					 *   memory (lr_pcapmap.h) instead of
 					 *   the port's queue, "": the queue */

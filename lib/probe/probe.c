@@ -41,7 +41,11 @@ lr_probe_to_exporter(void *arg, const struct lr_flow_rec *r)
 		lr_exporter_add(r);
 		return 0;
 	}
-	if (rte_ring_sp_enqueue_elem(p->ring, (void *)(uintptr_t)r, sizeof(*r)) != 0) {
+	/* With flow extensions the ring's records are struct
+	 * lr_flow_rec_app's, as the cache hands them. */
+	if (rte_ring_sp_enqueue_elem(p->ring, (void *)(uintptr_t)r,
+				     p->ext != NULL ? sizeof(struct lr_flow_rec_app) :
+				     sizeof(*r)) != 0) {
 		p->c.ring_full++;
 		return -1;
 	}
@@ -55,32 +59,41 @@ lr_probe_to_exporter(void *arg, const struct lr_flow_rec *r)
  * the same flow would start its next record. */
 static void
 update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
-	     const uint64_t *ts, unsigned int k)
+	     const uint64_t *ts, unsigned int k, const struct lr_fc_data *d)
 {
 	unsigned int i, j = 0;
 
 	for (i = 0; i < k; i++) {
 		if (ts[i] < p->walk_ns)
 			continue;
-		lr_fc_update_ts(p->fc, pp + j, i - j, t->port, ts + j);
+		if (d != NULL)
+			lr_fc_update_data(p->fc, pp + j, d + j, i - j, t->port, 0,
+					  ts + j);
+		else
+			lr_fc_update_ts(p->fc, pp + j, i - j, t->port, ts + j);
 		lr_fc_expire(p->fc, ts[i]);
 		p->walk_ns = ts[i] + EXPIRE_EVERY_NS;
 		j = i;
 	}
-	lr_fc_update_ts(p->fc, pp + j, k - j, t->port, ts + j);
+	if (d != NULL)
+		lr_fc_update_data(p->fc, pp + j, d + j, k - j, t->port, 0, ts + j);
+	else
+		lr_fc_update_ts(p->fc, pp + j, k - j, t->port, ts + j);
 	if (k != 0 && ts[k - 1] > p->trace_ns)
 		p->trace_ns = ts[k - 1];
 }
 
 /* Parse @p n mbufs into the cache and free them. @p trace: each packet at
- * its own stamp (a capture); else the burst at one time. Inlined into
- * two callers, so that the live path keeps its code. */
+ * its own stamp (a capture); else the burst at one time. @p ext: with
+ * each packet's bytes for the flow extensions. Inlined into its callers,
+ * so that the live path keeps its code. */
 static __rte_always_inline void
 account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
-	      uint16_t n, uint64_t now, const bool trace)
+	      uint16_t n, uint64_t now, const bool trace, const bool ext)
 {
 	struct lr_parsed pk[LR_BURST];
 	const struct lr_parsed *pp[LR_BURST];
+	struct lr_fc_data d[ext ? LR_BURST : 1];
 	uint64_t ts[LR_BURST];
 	uint64_t bytes = 0, ns;
 	uint16_t i, k = 0;
@@ -100,12 +113,16 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 		if (r == LR_PARSE_OK) {
 			if (trace)
 				ts[k] = lr_clock_rx_trace_ns(&p->rx, m[i]);
+			if (ext) {
+				d[k].frame = rte_pktmbuf_mtod(m[i], const uint8_t *);
+				d[k].len = RTE_MIN((uint32_t)m[i]->data_len, p->trim);
+			}
 			pp[k] = &pk[k];
 			k++;
 		}
 	}
 	if (trace) {
-		update_trace(t, p, pp, ts, k);
+		update_trace(t, p, pp, ts, k, ext ? d : NULL);
 		/* Trace time moves with every frame, parsed or not. */
 		ns = lr_clock_rx_trace_ns(&p->rx, m[n - 1]);
 		if (ns > p->trace_ns)
@@ -117,7 +134,10 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 			ns = lr_clock_rx_ns(&p->rx, m[n - 1]);
 		else
 			ns = lr_clock_ns(&p->clk, now);
-		lr_fc_update(p->fc, pp, k, t->port, ns);
+		if (ext)
+			lr_fc_update_data(p->fc, pp, d, k, t->port, ns, NULL);
+		else
+			lr_fc_update(p->fc, pp, k, t->port, ns);
 	}
 	lr_mbuf_free_bulk(m, n);
 	if (p->in == NULL) {
@@ -130,14 +150,20 @@ static void
 probe_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m, uint16_t n,
 	uint64_t now)
 {
-	account_burst(t, p, m, n, now, false);
+	if (unlikely(p->ext != NULL))
+		account_burst(t, p, m, n, now, false, true);
+	else
+		account_burst(t, p, m, n, now, false, false);
 }
 
 static void
 account_trace(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 	      uint16_t n, uint64_t now)
 {
-	account_burst(t, p, m, n, now, true);
+	if (p->ext != NULL)
+		account_burst(t, p, m, n, now, true, true);
+	else
+		account_burst(t, p, m, n, now, true, false);
 }
 
 /* --count N stops at N exactly. The burst still asks for LR_BURST:
@@ -220,7 +246,7 @@ lr_probe_input_uh(struct lr_task *t, struct probe *p)
 
 		for (i = 0; i < n; i++)
 			ts[i] = uh[i].ts_ns;
-		update_trace(t, p, pp, ts, n);
+		update_trace(t, p, pp, ts, n, NULL);	/* no bytes: no extension */
 	} else {
 		lr_fc_update(p->fc, pp, n, t->port, uh[n - 1].ts_ns);
 	}
@@ -236,6 +262,7 @@ lr_probe_input_pcap(struct lr_task *t, struct probe *p)
 {
 	struct lr_parsed pk[LR_BURST];
 	const struct lr_parsed *pp[LR_BURST];
+	struct lr_fc_data dd[LR_BURST];
 	uint64_t ts[LR_BURST];
 	uint64_t bytes = 0, ns = 0;
 	unsigned int want = (unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST);
@@ -252,6 +279,8 @@ lr_probe_input_pcap(struct lr_task *t, struct probe *p)
 		p->c.parsed[r]++;
 		if (r == LR_PARSE_OK) {
 			ts[k] = ns;
+			dd[k].frame = d;
+			dd[k].len = RTE_MIN(len, p->trim);
 			pp[k] = &pk[k];
 			k++;
 		}
@@ -260,7 +289,7 @@ lr_probe_input_pcap(struct lr_task *t, struct probe *p)
 		p->pcap_end = true;
 	if (n == 0)
 		return 0;
-	update_trace(t, p, pp, ts, k);
+	update_trace(t, p, pp, ts, k, p->ext != NULL ? dd : NULL);
 	if (ns > p->trace_ns)
 		p->trace_ns = ns;
 	t->st.rx_pkts += n;

@@ -31,7 +31,19 @@
 #define EXPIRE_EVERY_NS (EXPIRE_EVERY_US * 1000ull)
 
 struct probe;
+struct probe_ext;
 typedef unsigned int (*input_fn)(struct lr_task *t, struct probe *p);
+
+/* What the flow extensions did (probe_ext.c). */
+struct lr_probe_ext_counts {
+	uint64_t parsed[4];		/* payloads by enum lr_ext_result */
+	uint64_t flows[LR_APP_KINDS];	/* records with the application's
+					 * fields, by enum lr_app */
+	uint64_t partial[LR_APP_KINDS];	/* of those, not whole (a hello
+					 * without its answer, cut, broken) */
+	uint64_t quic_pool_full;	/* QUIC flows not read: no stream
+					 * buffer free */
+};
 
 struct probe {
 	struct lr_fc *fc;
@@ -58,6 +70,7 @@ struct probe {
 	 * PMD, no libpcap, no mbuf. */
 	struct lr_pcapmap pcap;
 	bool pcap_end;			/* its last frame read */
+	struct probe_ext *ext;		/* --flow-ext, NULL: none */
 	bool direct;			/* stopped: export without the ring */
 	bool biflow;
 	bool flushed;
@@ -72,6 +85,20 @@ unsigned int lr_probe_input_port_trace(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_channel(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_uh(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_pcap(struct lr_task *t, struct probe *p);
+
+/* probe_ext.c: --flow-ext's list into bits 1 << enum lr_app; the side
+ * table and its hooks for the flow cache (lr_flowcache.h's ext). */
+int lr_probe_ext_parse(const char *val, uint8_t *apps);
+size_t lr_probe_ext_bytes(uint8_t apps);
+struct probe_ext *lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket);
+void lr_probe_ext_free(struct probe_ext *x);
+bool lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
+			 const struct lr_parsed *p, const uint8_t *l4,
+			 uint32_t len);
+void lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out);
+const struct lr_probe_ext_counts *lr_probe_ext_counts(const struct probe_ext *x);
+const char *lr_probe_ext_name(unsigned int app);
+void lr_probe_ext_json(const struct probe_ext *x, json_t *o);
 
 /* probe_report.c (lr_engine.h's tick, stopped, report, results, live;
  * check is lr_probe_export_check()). */

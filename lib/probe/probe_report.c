@@ -147,6 +147,8 @@ lr_probe_report(const struct lr_task *t, json_t *o)
 	probe_counts_json(o, &p->c, lr_fc_counts(p->fc));
 	json_object_set_new(o, "flow_capacity", json_integer(lr_fc_capacity(p->fc)));
 	json_object_set_new(o, "bytes_per_entry", json_integer((json_int_t)lr_fc_entry_bytes(p->biflow)));
+	if (p->ext != NULL)
+		lr_probe_ext_json(p->ext, o);
 	if (p->pcap.map != NULL) {
 		json_object_set_new(o, "pcap_frames",
 				    json_integer((json_int_t)p->pcap.frames));

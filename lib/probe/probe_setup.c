@@ -67,6 +67,19 @@ opt_ingress(void *conf, const char *key, const char *val)
 	return 0;
 }
 
+static int
+opt_flow_ext(void *conf, const char *key, const char *val)
+{
+	struct lr_probe_conf *c = conf;
+
+	RTE_SET_USED(key);
+	if (lr_probe_ext_parse(val, &c->flow_ext) != 0)
+		return -EINVAL;
+	/* The exporter sends the applications' templates. */
+	c->export.ipfix.apps = c->flow_ext;
+	return 0;
+}
+
 #define PRC(field) LR_OPT_FIELD(struct lr_probe_conf, field)
 
 /* The probe's options, then the export's; its companion's (the
@@ -108,6 +121,14 @@ static const struct lr_opt probe_opts[] = {
 	  "port's queue 0, which is not read; the run ends at its last frame "
 	  "(none: the port's queue)", "`--port net_null0 --pcap trace.pcap`",
 	  NULL },
+	{ "flow-ext", LR_OPT_FUNC, 0, 0, 0, 0, opt_flow_ext, "LIST",
+	  "flow extensions: read each TCP and UDP flow's first payloads for its "
+	  "application and export its fields with it: `tls` (a ClientHello's "
+	  "server name, ALPN, versions, JA3; the ServerHello's version and "
+	  "ALPN), `quic` (the server name, version and ALPN of a v1 or v2 "
+	  "client's Initials, the hello put together over several), comma "
+	  "separated; memory per flow: the largest one's fields, said in the "
+	  "result (none)", "`--flow-ext tls,quic`", NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
 	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
 	  "one `dist = TASK` names (a task object or its id), else the port's "
@@ -127,6 +148,7 @@ probe_free(struct lr_task *t)
 	if (p == NULL)
 		return;
 	lr_fc_free(p->fc);
+	lr_probe_ext_free(p->ext);
 	lr_pcapmap_close(&p->pcap);
 	lr_exporter_ring_free(p->ring);
 	rte_free(p);
@@ -211,6 +233,15 @@ probe_init(struct lr_task *t, const void *arg)
 		ret = -rte_errno;
 		probe_free(t);
 		return ret;
+	}
+	if (c->flow_ext != 0) {
+		p->ext = lr_probe_ext_new(c->flow_ext, lr_fc_capacity(p->fc),
+					  t->socket);
+		if (p->ext == NULL) {
+			probe_free(t);
+			return -ENOMEM;
+		}
+		lr_fc_set_ext(p->fc, lr_probe_ext_packet, lr_probe_ext_end, p->ext);
 	}
 	lr_clock_init(&p->clk);
 	p->expire_step = rte_get_tsc_hz() * EXPIRE_EVERY_US / 1000000;
