@@ -10,10 +10,11 @@
  * carried payload; from then on the cache never calls here for it
  * (lr_flowcache.h's ext). Each entry of the side table is the flow's
  * state and the largest struct of the extensions enabled: that is the
- * memory per flow (lr_probe_ext_bytes()). A QUIC hello put together over
- * several Initials borrows a stream buffer (4 KiB) from a pool of
- * QUIC_POOL per task while it is incomplete; with none free the flow is
- * counted (quic_pool_full) and not read.
+ * memory per flow (lr_probe_ext_bytes()). A hello that does not come
+ * whole in one payload (a TLS ClientHello over TCP segments, a QUIC hello
+ * over several Initials) borrows a buffer (4 KiB) from a pool of POOL
+ * per task while it is incomplete; with none free the flow is counted
+ * (pool_full) and read no further.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -27,15 +28,16 @@
 #include "probe_internal.h"
 
 #define LOOK_MAX 8		/* payload packets a flow is looked at for */
-#define QUIC_POOL 256		/* hellos put together at once, per task */
+#define POOL 256		/* hellos put together at once, per task */
 
 /* A flow's state: its application, once a parser claimed it. */
 struct ext_head {
 	uint8_t app;		/* enum lr_app, NONE: not (yet) claimed */
 	uint8_t looked;		/* payload packets looked at */
-	uint16_t crypto;	/* QUIC: its pool buffer + 1, 0: none */
+	uint16_t crypto;	/* its pool buffer + 1, 0: none */
 	uint8_t result;		/* the last parse's enum lr_ext_result */
-	uint8_t pad[3];
+	uint8_t asm_rev;	/* TLS: the direction its buffer takes */
+	uint8_t pad[2];
 };
 
 struct probe_ext {
@@ -46,7 +48,7 @@ struct probe_ext {
 	struct lr_quic_ctx *quic;
 	struct lr_quic_crypto *pool;
 	uint16_t free_top;
-	uint16_t free[QUIC_POOL];
+	uint16_t free[POOL];
 	struct lr_probe_ext_counts c;
 };
 
@@ -127,6 +129,64 @@ crypto_put_back(struct probe_ext *x, struct ext_head *h)
 	}
 }
 
+/* A pool buffer for @p h, its ranges cleared; false: none free. */
+static bool
+borrow(struct probe_ext *x, struct ext_head *h)
+{
+	if (h->crypto != 0)
+		return true;
+	if (x->free_top == 0) {
+		x->c.pool_full++;
+		return false;
+	}
+	h->crypto = (uint16_t)(x->free[--x->free_top] + 1);
+	memset(&x->pool[h->crypto - 1], 0, offsetof(struct lr_quic_crypto, buf));
+	return true;
+}
+
+/* A TLS hello cut by its segment: its bytes put after those before it in
+ * the flow's buffer, the hello read again from the start. The fields of
+ * the other side (a ServerHello's) stay. */
+static enum lr_ext_result
+tls_assemble(struct probe_ext *x, struct ext_head *h, const uint8_t *l4,
+	     uint32_t len)
+{
+	struct lr_quic_crypto *b = &x->pool[h->crypto - 1];
+	struct lr_tls *t = &fields_of(h)->tls, n;
+	uint32_t have = b->range[0][1], add = RTE_MIN(len, LR_QUIC_CRYPTO_MAX - have);
+	enum lr_ext_result r;
+
+	memcpy(b->buf + have, l4, add);
+	b->range[0][1] = (uint16_t)(have + add);
+	memset(&n, 0, sizeof(n));
+	r = lr_tls_parse(b->buf, b->range[0][1], &n);
+	if (!n.have_client) {		/* the server's hello, cut */
+		if (n.have_server) {
+			t->have_server = true;
+			t->version = n.version;
+			if (n.alpn_server) {
+				memcpy(t->alpn, n.alpn, n.alpn_len);
+				t->alpn_len = n.alpn_len;
+				t->alpn_server = true;
+			}
+		}
+		return r;
+	}
+	memcpy(t->sni, n.sni, n.sni_len);
+	t->sni_len = n.sni_len;
+	if (!t->alpn_server) {
+		memcpy(t->alpn, n.alpn, n.alpn_len);
+		t->alpn_len = n.alpn_len;
+	}
+	t->client_version = n.client_version;
+	if (!t->have_server)
+		t->version = n.version;
+	t->have_client = true;
+	t->have_ja3 = n.have_ja3;
+	memcpy(t->ja3, n.ja3, sizeof(t->ja3));
+	return r;
+}
+
 /* The parsers of the packet's protocol, in turn, until one claims it. */
 static enum lr_ext_result
 claim(struct probe_ext *x, struct ext_head *h, const struct lr_parsed *p,
@@ -140,19 +200,21 @@ claim(struct probe_ext *x, struct ext_head *h, const struct lr_parsed *p,
 		r = lr_tls_parse(l4, len, &f->tls);
 		if (r != LR_EXT_NOT) {
 			h->app = LR_APP_TLS;
+			/* Cut by its segment: the rest comes in the next. */
+			if (r == LR_EXT_TRUNC && borrow(x, h)) {
+				h->asm_rev = reverse;
+				memset(&f->tls, 0, sizeof(f->tls));
+				r = tls_assemble(x, h, l4, len);
+			}
 			return r;
 		}
 	}
 	/* A client's Initial: not the server's (other keys). */
 	if (p->proto == 17 && !reverse && (x->apps & (1u << LR_APP_QUIC)) &&
 	    len > 0 && (l4[0] & 0xc0) == 0xc0) {
-		if (x->free_top == 0) {
-			x->c.quic_pool_full++;
+		if (!borrow(x, h))
 			return LR_EXT_NOT;
-		}
 		memset(&f->quic, 0, sizeof(f->quic));
-		h->crypto = (uint16_t)(x->free[--x->free_top] + 1);
-		memset(&x->pool[h->crypto - 1], 0, offsetof(struct lr_quic_crypto, buf));
 		r = lr_quic_parse(x->quic, l4, len, &f->quic, &x->pool[h->crypto - 1]);
 		if (r != LR_EXT_NOT) {
 			h->app = LR_APP_QUIC;
@@ -172,6 +234,8 @@ more(struct probe_ext *x, struct ext_head *h, bool reverse, const uint8_t *l4,
 
 	switch (h->app) {
 	case LR_APP_TLS:
+		if (h->crypto != 0 && reverse == h->asm_rev)
+			return tls_assemble(x, h, l4, len);
 		return lr_tls_parse(l4, len, &f->tls);
 	case LR_APP_QUIC:
 		if (reverse || h->crypto == 0)
@@ -199,6 +263,22 @@ whole(struct ext_head *h)
 	}
 }
 
+/* Did the flow give any field (a hello read, an Initial decrypted)? */
+static bool
+found(struct ext_head *h)
+{
+	const union lr_app_fields *f = fields_of(h);
+
+	switch (h->app) {
+	case LR_APP_TLS:
+		return f->tls.have_client || f->tls.have_server;
+	case LR_APP_QUIC:
+		return f->quic.packets > 0;
+	default:
+		return false;
+	}
+}
+
 bool
 lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 		    const struct lr_parsed *p, const uint8_t *l4, uint32_t len)
@@ -221,6 +301,9 @@ lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 	x->c.parsed[r]++;
 	/* Done: whole, malformed, or looked at long enough (a flow none
 	 * of the parsers claimed at its first payloads is none of theirs). */
+	/* A TLS hello put together and whole: its buffer goes back. */
+	if (h->app == LR_APP_TLS && h->crypto != 0 && r != LR_EXT_TRUNC)
+		crypto_put_back(x, h);
 	if (whole(h) || r == LR_EXT_BAD ||
 	    (h->app == LR_APP_NONE && h->looked >= 2) || h->looked >= LOOK_MAX) {
 		crypto_put_back(x, h);
@@ -236,8 +319,11 @@ lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out)
 	struct ext_head *h = head_of(x, slot);
 
 	crypto_put_back(x, h);
-	if (h->app == LR_APP_NONE)
-		return;
+	if (h->app == LR_APP_NONE || !found(h)) {
+		h->app = LR_APP_NONE;
+		return;		/* a broken hello, an Initial that did not
+				 * decrypt: counted, not exported */
+	}
 	x->c.flows[h->app]++;
 	if (!whole(h))
 		x->c.partial[h->app]++;
@@ -267,17 +353,21 @@ lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket)
 				   x->stride, capacity);
 	}
 	memset(x->side, 0, x->stride * capacity);
+	x->pool = rte_malloc_socket("lr_probe_ext_pool", sizeof(*x->pool) * POOL,
+				    RTE_CACHE_LINE_SIZE, socket);
+	if (x->pool == NULL) {
+		lr_probe_ext_free(x);
+		return lr_err_null(ENOMEM, "probe: no memory for the hellos' buffers");
+	}
+	for (i = 0; i < POOL; i++)
+		x->free[i] = (uint16_t)(POOL - 1 - i);
+	x->free_top = POOL;
 	if (apps & (1u << LR_APP_QUIC)) {
 		x->quic = lr_quic_ctx_new();
-		x->pool = rte_malloc_socket("lr_probe_quic", sizeof(*x->pool) *
-					    QUIC_POOL, RTE_CACHE_LINE_SIZE, socket);
-		if (x->quic == NULL || x->pool == NULL) {
+		if (x->quic == NULL) {
 			lr_probe_ext_free(x);
 			return lr_err_null(ENOMEM, "probe: no memory for QUIC");
 		}
-		for (i = 0; i < QUIC_POOL; i++)
-			x->free[i] = (uint16_t)(QUIC_POOL - 1 - i);
-		x->free_top = QUIC_POOL;
 	}
 	return x;
 }
@@ -291,18 +381,6 @@ lr_probe_ext_free(struct probe_ext *x)
 	rte_free(x->pool);
 	lr_bigmem_free(&x->mem);
 	rte_free(x);
-}
-
-const struct lr_probe_ext_counts *
-lr_probe_ext_counts(const struct probe_ext *x)
-{
-	return &x->c;
-}
-
-const char *
-lr_probe_ext_name(unsigned int app)
-{
-	return app < LR_APP_KINDS ? app_names[app] : NULL;
 }
 
 /* The task's "flow_ext" object: what it looked for, its memory per flow,
@@ -332,7 +410,7 @@ lr_probe_ext_json(const struct probe_ext *x, json_t *o)
 	json_object_set_new(e, "payloads", pl);
 	json_object_set_new(e, "records", rec);
 	json_object_set_new(e, "partial", part);
-	json_object_set_new(e, "quic_pool_full",
-			    json_integer((json_int_t)x->c.quic_pool_full));
+	json_object_set_new(e, "pool_full",
+			    json_integer((json_int_t)x->c.pool_full));
 	json_object_set_new(o, "flow_ext", e);
 }

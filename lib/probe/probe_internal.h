@@ -41,7 +41,7 @@ struct lr_probe_ext_counts {
 					 * fields, by enum lr_app */
 	uint64_t partial[LR_APP_KINDS];	/* of those, not whole (a hello
 					 * without its answer, cut, broken) */
-	uint64_t quic_pool_full;	/* QUIC flows not read: no stream
+	uint64_t pool_full;		/* hellos not put together: no
 					 * buffer free */
 };
 
@@ -96,8 +96,6 @@ bool lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 			 const struct lr_parsed *p, const uint8_t *l4,
 			 uint32_t len);
 void lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out);
-const struct lr_probe_ext_counts *lr_probe_ext_counts(const struct probe_ext *x);
-const char *lr_probe_ext_name(unsigned int app);
 void lr_probe_ext_json(const struct probe_ext *x, json_t *o);
 
 /* probe_report.c (lr_engine.h's tick, stopped, report, results, live;

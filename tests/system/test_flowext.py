@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The probe's flow extensions (--flow-ext tls,quic) end to end: a capture
+of TLS and QUIC flows built by scapy and python3-cryptography (random
+server names, ALPN lists, hellos cut in TCP segments, a QUIC hello over
+two Initials) read by the probe; every record's fields, read back by
+ipfixDump --rfc5610 (libfixbuf: it learns the enterprise elements from
+our type records), against what tshark dissects from the same capture
+(server name, ALPN, versions, JA3); broken hellos and undecryptable
+Initials counted, never exported as fields; plain flows untouched.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+
+from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+
+sys.path.insert(0, os.path.join(SRC, "tests", "unit", "flowext"))
+import gen_quic_vectors as gq  # noqa: E402
+
+from scapy.all import IP, TCP, UDP, Ether, Raw, wrpcap  # noqa: E402
+from scapy.layers.tls.extensions import (ProtocolName, ServerName,  # noqa: E402
+                                         TLS_Ext_ALPN, TLS_Ext_ServerName,
+                                         TLS_Ext_SupportedGroups,
+                                         TLS_Ext_SupportedVersion_CH,
+                                         TLS_Ext_SupportedVersion_SH)
+from scapy.layers.tls.handshake import TLSClientHello, TLSServerHello  # noqa: E402
+from scapy.layers.tls.record import TLS  # noqa: E402
+
+CLIENT, SERVER = "10.1.0.1", "10.2.0.1"
+
+
+def name(rng):
+    return ".".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-")
+                            for _ in range(rng.randint(1, 20)))
+                    for _ in range(rng.randint(2, 4))).strip("-") + ".test"
+
+
+def client_hello(rng, sni, alpn):
+    ext = [TLS_Ext_SupportedVersion_CH(versions=[0x0304, 0x0303]),
+           TLS_Ext_SupportedGroups(groups=[29, 23, 24][:rng.randint(1, 3)]),
+           TLS_Ext_ServerName(servernames=[ServerName(servername=sni.encode())]),
+           TLS_Ext_ALPN(protocols=[ProtocolName(protocol=a.encode()) for a in alpn])]
+    rng.shuffle(ext)
+    ciphers = rng.sample([0x1301, 0x1302, 0x1303, 0xc02f, 0xc030, 0xcca8], rng.randint(1, 6))
+    return bytes(TLS(type=22, version=0x0301, msg=[TLSClientHello(
+        version=0x0303, ciphers=ciphers, ext=ext, random_bytes=bytes(28),
+        gmt_unix_time=0)]))
+
+
+def server_hello(alpn):
+    return bytes(TLS(type=22, version=0x0303, msg=[TLSServerHello(
+        version=0x0303, cipher=0x1301, random_bytes=bytes(28), gmt_unix_time=0,
+        ext=[TLS_Ext_SupportedVersion_SH(version=0x0304),
+             TLS_Ext_ALPN(protocols=[ProtocolName(protocol=alpn.encode())])])]))
+
+
+def capture(d, seed=37):
+    """The capture and what each flow (by the client's port) must give."""
+    rng = random.Random(seed)
+    pk, want, t = [], {}, [1.0]
+
+    def add(p):
+        p.time = t[0]
+        t[0] += 0.0001
+        pk.append(p)
+
+    def tcp(port, payloads):
+        """A connection: its handshake, then the payloads in order, with
+        the sequence numbers tshark's reassembly follows."""
+        c = Ether() / IP(src=CLIENT, dst=SERVER)
+        s = Ether() / IP(src=SERVER, dst=CLIENT)
+        seq = {True: 1000, False: 5000}
+        add(c / TCP(sport=port, dport=443, flags="S", seq=999))
+        add(s / TCP(sport=443, dport=port, flags="SA", seq=4999, ack=1000))
+        add(c / TCP(sport=port, dport=443, flags="A", seq=1000, ack=5000))
+        for to_server, data in payloads:
+            if to_server:
+                add(c / TCP(sport=port, dport=443, flags="PA", seq=seq[True],
+                            ack=seq[False]) / Raw(data))
+            else:
+                add(s / TCP(sport=443, dport=port, flags="PA", seq=seq[False],
+                            ack=seq[True]) / Raw(data))
+            seq[to_server] += len(data)
+
+    port = 20000
+    for i in range(40):		# TLS: a hello, most with its answer
+        port += 1
+        sni, alpn = name(rng), rng.sample(["h2", "http/1.1", "spdy/3", "acme-tls/1"],
+                                          rng.randint(1, 3))
+        ch = client_hello(rng, sni, alpn)
+        answered = i % 4 != 0
+        pay = []
+        if i % 5 == 0:		# the hello in two segments: whole only
+            cut = rng.randint(10, len(ch) - 10)	# in the second
+            pay = [(True, ch[:cut]), (True, ch[cut:])]
+        else:
+            pay = [(True, ch)]
+        if answered:
+            pay.append((False, server_hello(alpn[0])))
+        tcp(port, pay)
+        want[port] = {"app": "tls", "sni": sni, "split": i % 5 == 0,
+                      "alpn": alpn[0], "answered": answered}
+    for i in range(6):		# broken hellos: lying lengths
+        port += 1
+        ch = bytearray(client_hello(rng, name(rng), ["h2"]))
+        ch[43] = 0xff		# session id length past the hello
+        tcp(port, [(True, bytes(ch))])
+        want[port] = {"app": "broken"}
+    for i in range(10):		# plain TCP: no application
+        port += 1
+        tcp(port, [(True, bytes(rng.randrange(256) for _ in range(100)))])
+        want[port] = {"app": None}
+    for i in range(12):		# QUIC: v1 and v2, one or two Initials
+        port += 1
+        sni = name(rng)
+        dcid = bytes(rng.randrange(256) for _ in range(8))
+        ver = gq.V1 if i % 2 == 0 else gq.V2
+        ch = gq.hello(sni.encode(), pad=1500 if i % 3 == 0 else 0)
+        if i % 3 == 0:		# over two Initials, pieces shuffled
+            cut = 700
+            dgs = [gq.initial(ver, dcid, 0, gq.crypto(cut, ch[cut:])),
+                   gq.initial(ver, dcid, 1, gq.crypto(0, ch[:cut]))]
+        else:
+            dgs = [gq.initial(ver, dcid, 0, gq.crypto(0, ch))]
+        for dg in dgs:
+            add(Ether() / IP(src=CLIENT, dst=SERVER) / UDP(sport=port, dport=443) / Raw(dg))
+        want[port] = {"app": "quic", "sni": sni, "version": ver[0]}
+    for i in range(4):		# an Initial tampered with: does not decrypt
+        port += 1
+        dg = bytearray(gq.initial(gq.V1, b"\x11" * 8, 0,
+                                  gq.crypto(0, gq.hello(name(rng).encode()))))
+        dg[200] ^= 0x40
+        add(Ether() / IP(src=CLIENT, dst=SERVER) / UDP(sport=port, dport=443) / Raw(bytes(dg)))
+        want[port] = {"app": "broken"}
+    path = os.path.join(d, "apps.pcap")
+    wrpcap(path, pk)
+    return path, want, len(pk)
+
+
+def ipfix_records(path):
+    """Data records of an IPFIX file, by ipfixDump --rfc5610 (names from
+    the file's type records)."""
+    r = subprocess.run(["ipfixDump", "--rfc5610", "--hexdump=64", "--in", path],
+                       capture_output=True, text=True, timeout=60)
+    expect(r.returncode == 0, r.stderr)
+    recs, cur = [], None
+    for line in r.stdout.splitlines():
+        if line.startswith("--- data record"):
+            cur = {}
+            recs.append(cur)
+        m = re.match(r"\s*\([\d/]+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
+        if m and cur is not None:
+            v = m.group(2).strip()
+            s = re.match(r"\(len: \d+\) (.*)$", v)
+            cur[m.group(1)] = s.group(1) if s else v
+    return [x for x in recs if "sourceTransportPort" in x]
+
+
+def tshark_fields(pcap):
+    """Per client port: tshark's server name, ALPN list and JA3 of the
+    ClientHello (TCP or QUIC), and the ServerHello's ALPN."""
+    r = subprocess.run(["tshark", "-r", pcap, "-o", "tls.desegment_ssl_records:TRUE",
+                        "-o", "tcp.desegment_tcp_streams:TRUE", "-Y", "tls.handshake",
+                        "-T", "fields", "-E", "separator=|", "-e", "tcp.srcport",
+                        "-e", "udp.srcport", "-e", "tls.handshake.type",
+                        "-e", "tls.handshake.extensions_server_name",
+                        "-e", "tls.handshake.extensions_alpn_str",
+                        "-e", "tls.handshake.ja3"],
+                       capture_output=True, text=True, timeout=120)
+    expect(r.returncode == 0, r.stderr[-500:])
+    out = {}
+    for line in r.stdout.splitlines():
+        tp, up, hs, sni, alpn, ja3 = (line.split("|") + [""] * 6)[:6]
+        if hs.startswith("2"):		# ServerHello: from port 443
+            continue
+        port = int(tp or up)
+        out[port] = {"sni": sni, "alpn": alpn.split(",")[0], "ja3": ja3}
+    return out
+
+
+def test_fields_as_tshark_reads_them():
+    d = tmpdir()
+    pcap, want, n = capture(d)
+    ipfix, out = os.path.join(d, "x.ipfix"), os.path.join(d, "x.json")
+    r = run(eal("fx", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
+                                   "--pcap", pcap, "--flow-ext", "tls,quic", "--biflow", "1",
+                                   "--entries", "4096", "--export", "file:" + ipfix,
+                                   "--json", out, "--no-live"], timeout=120)
+    expect(r.returncode == 0, r.stderr[-800:])
+    doc = load_json(out)
+    fx = doc["tasks"][0]["flow_ext"]
+    recs = {int(x["sourceTransportPort"]): x for x in ipfix_records(ipfix)
+            if x.get("destinationTransportPort") == "443"}
+    ts = tshark_fields(pcap)
+    expect(len(recs) == len(want), (len(recs), len(want)))
+    tls = [p for p, w in want.items() if w["app"] == "tls"]
+    quic = [p for p, w in want.items() if w["app"] == "quic"]
+    for p, w in want.items():
+        x = recs[p]
+        if w["app"] == "tls":
+            # the name, the first ALPN offer (or the server's choice) and
+            # JA3 as tshark reads the hello; versions the hellos' (1.3)
+            expect(x.get("TLSSNI") == w["sni"] == ts[p]["sni"], (p, x, ts.get(p)))
+            expect(x.get("tlsAlpn") == w["alpn"] == ts[p]["alpn"], (p, x, ts[p]))
+            expect(x.get("tlsClientVersion") == "772", (p, x))
+            expect(x.get("tlsServerVersion") == ("772" if w["answered"] else "772"), (p, x))
+            # MD5 of the JA3 text: tshark's (--hexdump prints 0x...)
+            expect(len(ts[p]["ja3"]) == 32 and
+                   x.get("tlsJa3Fingerprint") == "0x" + ts[p]["ja3"],
+                   (p, x.get("tlsJa3Fingerprint"), ts[p]["ja3"]))
+        elif w["app"] == "quic":
+            expect(x.get("quicSNI") == w["sni"] == ts[p]["sni"], (p, x, ts.get(p)))
+            expect(x.get("quicVersion") == str(w["version"]), (p, x))
+            expect(x.get("tlsAlpn") == "h3" == ts[p]["alpn"], (p, x, ts[p]))
+        else:
+            # no fields: a broken hello or Initial, or no application
+            expect(not any(k in x for k in ("TLSSNI", "quicSNI", "tlsAlpn")), (p, w, x))
+    expect(fx["records"] == {"tls": len(tls), "quic": len(quic)}, fx)
+    # every TLS hello without its answer is partial; every QUIC hello whole
+    expect(fx["partial"] == {"tls": sum(1 for p in tls if not want[p]["answered"]),
+                             "quic": 0}, fx)
+    broken = sum(1 for w in want.values() if w["app"] == "broken")
+    expect(fx["payloads"]["malformed"] == broken, fx)
+    expect(fx["pool_full"] == 0 and doc["tasks"][0]["rx_packets"] == n, fx)
+    print("flowext: %d TLS, %d QUIC flows: every field as tshark reads it; "
+          "%d broken hellos counted; %d B a flow" % (len(tls), len(quic), broken,
+                                                    fx["bytes_per_flow"]))
+
+
+def test_bad_option():
+    r = run(eal("fxb") + ["--", "--role", "probe", "--port", "net_null0",
+                          "--flow-ext", "tls,smtp"])
+    expect(r.returncode == 2 and "flow-ext 'smtp'" in r.stderr and
+           len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr))
+
+
+if __name__ == "__main__":
+    main([test_fields_as_tshark_reads_them, test_bad_option])
