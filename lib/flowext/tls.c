@@ -18,6 +18,10 @@
 
 #include "lr_flowext.h"
 
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 #define TLS_HANDSHAKE 22
 #define TLS_RECORD_MAX (16384 + 2048)	/* RFC 8446 §5.2 */
 #define HS_CLIENT_HELLO 1
@@ -409,13 +413,33 @@ lr_tls_ja3_text(const uint8_t *p, size_t len, char *buf, size_t size)
 	return (int)j.len;
 }
 
+/* JA3's MD5 of @p text. The digest and its context are fetched and made
+ * once per thread: EVP_Digest() with EVP_md5() fetches the algorithm and
+ * allocates a context at every call. */
+static bool
+md5(const char *text, size_t len, uint8_t out[16])
+{
+	static __thread EVP_MD *md;
+	static __thread EVP_MD_CTX *ctx;
+	unsigned int n = 0;
+
+	if (unlikely(ctx == NULL)) {
+		md = EVP_MD_fetch(NULL, "MD5", NULL);
+		ctx = md != NULL ? EVP_MD_CTX_new() : NULL;
+		if (ctx == NULL)
+			return false;
+	}
+	return EVP_DigestInit_ex(ctx, md, NULL) == 1 &&
+	       EVP_DigestUpdate(ctx, text, len) == 1 &&
+	       EVP_DigestFinal_ex(ctx, out, &n) == 1 && n == 16;
+}
+
 /* A hello's body into @p t. */
 static enum lr_ext_result
 parse_body(unsigned int type, struct cur *h, struct lr_tls *t)
 {
 	char text[2048];	/* 400 ciphers and extensions fit */
 	struct ja3 j = { text, sizeof(text), 0, false };
-	unsigned int md_len = 0;
 
 	if (type == HS_SERVER_HELLO) {
 		server_hello(h, t);
@@ -424,8 +448,7 @@ parse_body(unsigned int type, struct cur *h, struct lr_tls *t)
 	text[0] = '\0';
 	client_hello(h, t, &j);
 	if (!h->cut && !h->bad && t->have_client && !j.over &&
-	    EVP_Digest(text, j.len, t->ja3, &md_len, EVP_md5(), NULL) == 1 &&
-	    md_len == sizeof(t->ja3))
+	    md5(text, j.len, t->ja3))
 		t->have_ja3 = true;
 	return result_of(h);
 }
