@@ -6,8 +6,8 @@
  *
  * A new TCP or UDP flow is looked at until its application's fields are
  * whole (a TLS ClientHello and the ServerHello; a QUIC client's hello),
- * the parsers all said it is none of theirs, or LOOK_MAX of its packets
- * carried payload; from then on the cache never calls here for it
+ * the parsers all said its first payload is none of theirs, or LOOK_MAX
+ * of its packets carried payload; from then on the cache never calls here for it
  * (lr_flowcache.h's ext). Each entry of the side table is the flow's
  * state and the largest struct of the extensions enabled: that is the
  * memory per flow (lr_probe_ext_bytes()). A hello that does not come
@@ -299,13 +299,14 @@ lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 	if (r != LR_EXT_NOT)
 		h->result = (uint8_t)r;
 	x->c.parsed[r]++;
-	/* Done: whole, malformed, or looked at long enough (a flow none
-	 * of the parsers claimed at its first payloads is none of theirs). */
 	/* A TLS hello put together and whole: its buffer goes back. */
 	if (h->app == LR_APP_TLS && h->crypto != 0 && r != LR_EXT_TRUNC)
 		crypto_put_back(x, h);
-	if (whole(h) || r == LR_EXT_BAD ||
-	    (h->app == LR_APP_NONE && h->looked >= 2) || h->looked >= LOOK_MAX) {
+	/* Done: whole, malformed, none of the parsers' at its first payload
+	 * (each application speaks first: a client's hello, a query), or
+	 * looked at long enough. */
+	if (whole(h) || r == LR_EXT_BAD || h->app == LR_APP_NONE ||
+	    h->looked >= LOOK_MAX) {
 		crypto_put_back(x, h);
 		return false;
 	}
