@@ -452,13 +452,14 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
 
 	for (i = 0; i < RTE_DIM(ies); i++) {
 		const struct ie *e = &ies[i];
-		const uint8_t *b = e->rec == REC_APP ? app : src;
-		const uint8_t *f = b + e->off;
+		const uint8_t *b, *f;
 		uint64_t v;
 		unsigned int k;
 
 		if (!carries(e, rec, when))
 			continue;
+		b = e->rec == REC_APP ? app : src;
+		f = b + e->off;
 		if (e->take == T_STR || e->take == T_VOCT) {
 			size_t n = b[e->len_off];
 
