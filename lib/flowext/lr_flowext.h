@@ -187,7 +187,10 @@ struct lr_http {
 
 /** A request line and its headers (Host, User-Agent, Referer), or a
  *  status line and its Content-Type, in one TCP payload; header names
- *  case-insensitive, values trimmed. */
+ *  case-insensitive, values trimmed. A request clears and fills only the
+ *  request's fields, a response only the response's (so the answer lands
+ *  beside the request); NOT, and a TRUNC too short to tell which, write
+ *  nothing. The rules for NOT, TRUNC and BAD are http.c's first comment. */
 enum lr_ext_result lr_http_parse(const uint8_t *p, size_t len, struct lr_http *h);
 
 #endif /* LR_FLOWEXT_H */
