@@ -25,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
-ALL="parse seq rx ipfix opts netem solve dist replay luaconf tls quic"
+ALL="parse seq rx ipfix opts netem solve dist replay luaconf tls quic dns http"
 
 # The sources each harness is for (its coverage is counted in these).
 files_of() {
@@ -44,6 +44,8 @@ files_of() {
 	luaconf) echo lib/lua/lua.c lib/lua/task.c ;;
 	tls) echo lib/flowext/tls.c ;;
 	quic) echo lib/flowext/quic.c lib/flowext/tls.c ;;
+	dns) echo lib/flowext/dns.c ;;
+	http) echo lib/flowext/http.c ;;
 	esac
 }
 

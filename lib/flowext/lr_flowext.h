@@ -138,22 +138,29 @@ enum lr_ext_result lr_quic_frames(struct lr_quic *q, struct lr_quic_crypto *cs,
 
 struct lr_dns {
 	uint16_t id;
-	uint16_t qtype, qclass;
+	uint16_t qtype, qclass;		/**< the first question's, 0: none */
 	uint16_t answers;		/**< ANCOUNT of the response */
 	uint16_t atype;			/**< the first answer's type, 0: none */
 	uint16_t rdata_len;		/**< bytes kept in rdata */
+	uint16_t rdlength;		/**< the first answer's RDLENGTH as sent:
+					 *   above rdata_len when rdata was cut */
 	uint16_t psize;			/**< EDNS0 OPT's UDP payload size, 0: none */
 	uint32_t ttl;			/**< the first answer's */
-	uint8_t rcode;
-	uint8_t name_len;
+	uint8_t rcode;			/**< the header's 4 bits */
+	uint8_t name_len;		/**< LR_DNS_NAME_MAX: maybe cut */
 	bool response, dnssec_ok;
-	char name[LR_DNS_NAME_MAX];	/**< "www.example.com", no trailing dot */
-	uint8_t rdata[LR_DNS_RDATA_MAX];
+	char name[LR_DNS_NAME_MAX];	/**< "www.example.com", no trailing dot;
+					 *   the root is empty, as ipfixprobe's */
+	uint8_t rdata[LR_DNS_RDATA_MAX];	/**< as sent (a name in it
+						 *   may be compressed) */
 };
 
 /** A DNS query or response (RFC 1035, EDNS0 RFC 6891): the first
- *  question, the first answer; compression pointers followed (each at most
- *  once, backwards only). */
+ *  question, a response's first answer, the first OPT record; a
+ *  compression pointer must point back before its name (it is never
+ *  followed: the first question's name, the one read, has none before it).
+ *  The struct is cleared first, but on NOT: it tells of one message. The
+ *  rules for NOT, TRUNC and BAD are dns.c's first comment. */
 enum lr_ext_result lr_dns_parse(const uint8_t *p, size_t len, struct lr_dns *d);
 
 /* ---- HTTP/1.x (a request's or a response's head) ---- */
@@ -180,7 +187,10 @@ struct lr_http {
 
 /** A request line and its headers (Host, User-Agent, Referer), or a
  *  status line and its Content-Type, in one TCP payload; header names
- *  case-insensitive, values trimmed. */
+ *  case-insensitive, values trimmed. A request clears and fills only the
+ *  request's fields, a response only the response's (so the answer lands
+ *  beside the request); NOT, and a TRUNC too short to tell which, write
+ *  nothing. The rules for NOT, TRUNC and BAD are http.c's first comment. */
 enum lr_ext_result lr_http_parse(const uint8_t *p, size_t len, struct lr_http *h);
 
 #endif /* LR_FLOWEXT_H */
