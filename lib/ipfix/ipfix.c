@@ -216,6 +216,34 @@ static const struct ie ies[] = {
 		"tlsAlpn"),
 	APP_UINT(PEN_FLOWMON, 340, LR_APP_QUIC, quic.tls.client_version, TY_U16,
 		 "tlsClientVersion"),
+	/* DNS: the first question, a response's first answer, EDNS0 */
+	APP_UINT(PEN_CESNET, 10, LR_APP_DNS, dns.id, TY_U16, "DNSTransactionID"),
+	APP_STR(PEN_CESNET, 2, LR_APP_DNS, dns.name, dns.name_len, "DNSName"),
+	APP_UINT(PEN_CESNET, 3, LR_APP_DNS, dns.qtype, TY_U16, "DNSQType"),
+	APP_UINT(PEN_CESNET, 4, LR_APP_DNS, dns.qclass, TY_U16, "DNSClass"),
+	APP_UINT(PEN_CESNET, 1, LR_APP_DNS, dns.rcode, TY_U8, "DNSRCode"),
+	APP_UINT(PEN_CESNET, 14, LR_APP_DNS, dns.answers, TY_U16, "DNSAnswers"),
+	APP_UINT(PEN_CESNET, 11, LR_APP_DNS, dns.atype, TY_U16, "DNSAType"),
+	APP_UINT(PEN_CESNET, 5, LR_APP_DNS, dns.ttl, TY_U32, "DNSRRTTL"),
+	APP_UINT(PEN_CESNET, 6, LR_APP_DNS, dns.rdlength, TY_U16, "DNSRDataLength"),
+	APP_UINT(PEN_CESNET, 8, LR_APP_DNS, dns.psize, TY_U16, "DNSPSize"),
+	APP_UINT(PEN_CESNET, 9, LR_APP_DNS, dns.dnssec_ok, TY_U8, "DNSRDO"),
+	/* HTTP/1.x: the request's head and the response's */
+	APP_STR(PEN_CESNET, 200, LR_APP_HTTP, http.method, http.method_len,
+		"httpMethod"),
+	APP_STR(PEN_FLOWMON, 1, LR_APP_HTTP, http.host, http.host_len, "httpHost"),
+	APP_STR(PEN_FLOWMON, 2, LR_APP_HTTP, http.target, http.target_len,
+		"httpUrl"),
+	APP_STR(PEN_FLOWMON, 20, LR_APP_HTTP, http.ua, http.ua_len,
+		"httpUserAgent"),
+	APP_STR(PEN_FLOWMON, 3, LR_APP_HTTP, http.referer, http.referer_len,
+		"httpReferer"),
+	/* unsigned32 in libfds, sent in 2 bytes (RFC 7011 6.2) as
+	 * ipfixprobe does */
+	APP_UINT(PEN_FLOWMON, 12, LR_APP_HTTP, http.status, TY_U32,
+		 "httpStatusCode"),
+	APP_STR(PEN_FLOWMON, 10, LR_APP_HTTP, http.ctype, http.ctype_len,
+		"httpContentType"),
 };
 #define STATS_SCOPE_FIELDS 1	/* observationDomainId */
 #define TYPES_SCOPE_FIELDS 2	/* informationElementId, privateEnterpriseNumber */
@@ -485,7 +513,8 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
 	return p;
 }
 
-/* Bytes of the type records of application @p app, at most. */
+/* Bytes of the type records of application @p app: their fixed fields,
+ * the name's length byte and bytes, an empty description. */
 static size_t
 types_bytes(unsigned int app)
 {
@@ -493,7 +522,9 @@ types_bytes(unsigned int app)
 
 	for (i = 0; i < RTE_DIM(ies); i++)
 		if (ies[i].rec == REC_APP && ies[i].when == W_APP(app) && ies[i].pen)
-			n += rec_bytes(REC_TYPES, 0, false, NULL);
+			n += 4 + 2 + 1 + 1 + 2 + 8 + 8 + 1 +
+			     RTE_MIN(strlen(ies[i].name),
+				     sizeof(((struct type_rec *)0)->name)) + 1;
 	return n;
 }
 

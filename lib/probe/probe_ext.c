@@ -66,6 +66,10 @@ app_bytes(unsigned int app)
 		return sizeof(struct lr_tls);
 	case LR_APP_QUIC:
 		return sizeof(struct lr_quic);
+	case LR_APP_DNS:
+		return sizeof(struct lr_dns);
+	case LR_APP_HTTP:
+		return sizeof(struct lr_http);
 	default:
 		return 0;
 	}
@@ -90,7 +94,7 @@ lr_probe_ext_parse(const char *val, uint8_t *apps)
 				break;
 		if (a == LR_APP_KINDS)
 			return lr_err(EINVAL, "probe: flow-ext '%s': want a comma "
-				      "list of tls, quic (or none)", tok);
+				      "list of tls, quic, dns, http (or none)", tok);
 		*apps |= (uint8_t)(1u << a);
 	}
 	return 0;
@@ -209,6 +213,13 @@ claim(struct probe_ext *x, struct ext_head *h, const struct lr_parsed *p,
 			return r;
 		}
 	}
+	if (p->proto == 6 && (x->apps & (1u << LR_APP_HTTP))) {
+		r = lr_http_parse(l4, len, &f->http);
+		if (r != LR_EXT_NOT) {
+			h->app = LR_APP_HTTP;
+			return r;
+		}
+	}
 	/* A client's Initial: not the server's (other keys). */
 	if (p->proto == 17 && !reverse && (x->apps & (1u << LR_APP_QUIC)) &&
 	    len > 0 && (l4[0] & 0xc0) == 0xc0) {
@@ -221,6 +232,16 @@ claim(struct probe_ext *x, struct ext_head *h, const struct lr_parsed *p,
 			return r;
 		}
 		crypto_put_back(x, h);
+	}
+	/* DNS on its port only: its header says too little to tell it from
+	 * any other UDP payload. */
+	if (p->proto == 17 && (x->apps & (1u << LR_APP_DNS)) &&
+	    (p->sport == 53 || p->dport == 53)) {
+		r = lr_dns_parse(l4, len, &f->dns);
+		if (r != LR_EXT_NOT) {
+			h->app = LR_APP_DNS;
+			return r;
+		}
 	}
 	return LR_EXT_NOT;
 }
@@ -242,6 +263,18 @@ more(struct probe_ext *x, struct ext_head *h, bool reverse, const uint8_t *l4,
 			return LR_EXT_NOT;
 		return lr_quic_parse(x->quic, l4, len, &f->quic,
 				     &x->pool[h->crypto - 1]);
+	case LR_APP_HTTP:
+		return lr_http_parse(l4, len, &f->http);
+	case LR_APP_DNS: {
+		/* The response repeats the question: it tells all. A
+		 * message that is not DNS leaves the query's fields. */
+		struct lr_dns d;
+		enum lr_ext_result r = lr_dns_parse(l4, len, &d);
+
+		if (r != LR_EXT_NOT && (d.response || !f->dns.response))
+			f->dns = d;
+		return r;
+	}
 	default:
 		return LR_EXT_NOT;
 	}
@@ -258,6 +291,10 @@ whole(struct ext_head *h)
 		return f->tls.have_client && f->tls.have_server;
 	case LR_APP_QUIC:
 		return f->quic.have_hello;
+	case LR_APP_DNS:
+		return f->dns.response;
+	case LR_APP_HTTP:
+		return f->http.have_request && f->http.have_response;
 	default:
 		return false;
 	}
@@ -274,6 +311,10 @@ found(struct ext_head *h)
 		return f->tls.have_client || f->tls.have_server;
 	case LR_APP_QUIC:
 		return f->quic.packets > 0;
+	case LR_APP_DNS:
+		return f->dns.qtype != 0 || f->dns.response;
+	case LR_APP_HTTP:
+		return f->http.have_request || f->http.have_response;
 	default:
 		return false;
 	}

@@ -126,9 +126,12 @@ static const struct lr_opt probe_opts[] = {
 	  "application and export its fields with it: `tls` (a ClientHello's "
 	  "server name, ALPN, versions, JA3; the ServerHello's version and "
 	  "ALPN), `quic` (the server name, version and ALPN of a v1 or v2 "
-	  "client's Initials, the hello put together over several), comma "
-	  "separated; memory per flow: the largest one's fields, said in the "
-	  "result (none)", "`--flow-ext tls,quic`", NULL },
+	  "client's Initials, the hello put together over several), `dns` (on "
+	  "port 53: the question, the answer's first record, rcode, EDNS0), "
+	  "`http` (HTTP/1.x: method, host, target, user agent, referer, "
+	  "status, content type), comma separated; memory per flow: the "
+	  "largest one's fields, said in the result (none)",
+	  "`--flow-ext tls,quic,dns,http`", NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
 	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
 	  "one `dist = TASK` names (a task object or its id), else the port's "

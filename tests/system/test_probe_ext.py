@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The probe's flow extensions (--flow-ext tls,quic) end to end: a capture
-of TLS and QUIC flows built by scapy and python3-cryptography (random
-server names, ALPN lists, hellos cut in TCP segments, a QUIC hello over
-two Initials) read by the probe; every record's fields, read back by
-ipfixDump --rfc5610 (libfixbuf: it learns the enterprise elements from
-our type records), against what tshark dissects from the same capture
-(server name, ALPN, versions, JA3); broken hellos and undecryptable
-Initials counted, never exported as fields; plain flows untouched.
+"""The probe's flow extensions (--flow-ext tls,quic,dns,http) end to end: a
+capture of TLS, QUIC, DNS and HTTP flows built by scapy and
+python3-cryptography (random server names, ALPN lists, hellos cut in TCP
+segments, a QUIC hello over two Initials, queries and their answers,
+request and response heads) read by the probe; every record's fields,
+read back by ipfixDump --rfc5610 (libfixbuf: it learns the enterprise
+elements from our type records), against what tshark dissects from the
+same capture; broken hellos and undecryptable Initials counted, never
+exported as fields; plain flows untouched.
 """
 import os
 import random
@@ -19,7 +20,7 @@ from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
 sys.path.insert(0, os.path.join(SRC, "tests", "unit", "flowext"))
 import gen_quic_vectors as gq  # noqa: E402
 
-from scapy.all import IP, TCP, UDP, Ether, Raw, wrpcap  # noqa: E402
+from scapy.all import DNS, DNSQR, DNSRR, IP, TCP, UDP, Ether, Raw, wrpcap  # noqa: E402
 from scapy.layers.tls.extensions import (ProtocolName, ServerName,  # noqa: E402
                                          TLS_Ext_ALPN, TLS_Ext_ServerName,
                                          TLS_Ext_SupportedGroups,
@@ -66,21 +67,22 @@ def capture(d, seed=37):
         t[0] += 0.0001
         pk.append(p)
 
-    def tcp(port, payloads):
+    def tcp(port, payloads, sport_server=443):
         """A connection: its handshake, then the payloads in order, with
         the sequence numbers tshark's reassembly follows."""
         c = Ether() / IP(src=CLIENT, dst=SERVER)
         s = Ether() / IP(src=SERVER, dst=CLIENT)
         seq = {True: 1000, False: 5000}
-        add(c / TCP(sport=port, dport=443, flags="S", seq=999))
-        add(s / TCP(sport=443, dport=port, flags="SA", seq=4999, ack=1000))
-        add(c / TCP(sport=port, dport=443, flags="A", seq=1000, ack=5000))
+        sv = sport_server
+        add(c / TCP(sport=port, dport=sv, flags="S", seq=999))
+        add(s / TCP(sport=sv, dport=port, flags="SA", seq=4999, ack=1000))
+        add(c / TCP(sport=port, dport=sv, flags="A", seq=1000, ack=5000))
         for to_server, data in payloads:
             if to_server:
-                add(c / TCP(sport=port, dport=443, flags="PA", seq=seq[True],
+                add(c / TCP(sport=port, dport=sv, flags="PA", seq=seq[True],
                             ack=seq[False]) / Raw(data))
             else:
-                add(s / TCP(sport=443, dport=port, flags="PA", seq=seq[False],
+                add(s / TCP(sport=sv, dport=port, flags="PA", seq=seq[False],
                             ack=seq[True]) / Raw(data))
             seq[to_server] += len(data)
 
@@ -134,6 +136,34 @@ def capture(d, seed=37):
         dg[200] ^= 0x40
         add(Ether() / IP(src=CLIENT, dst=SERVER) / UDP(sport=port, dport=443) / Raw(bytes(dg)))
         want[port] = {"app": "broken"}
+    for i in range(16):		# DNS: a query and, mostly, its answer
+        port += 1
+        qname, qtype = name(rng), rng.choice([1, 28, 15, 16])
+        q = DNS(id=rng.randrange(65536), rd=1, qd=DNSQR(qname=qname, qtype=qtype))
+        add(Ether() / IP(src=CLIENT, dst=SERVER) / UDP(sport=port, dport=53) / q)
+        answered = i % 4 != 0
+        rcode = 0 if i % 5 else 3
+        if answered:
+            an = DNSRR(rrname=qname, type=1, ttl=rng.randrange(1, 86400),
+                       rdata="192.0.2.%d" % rng.randrange(1, 255)) if rcode == 0 else None
+            r = DNS(id=q.id, qr=1, rd=1, ra=1, rcode=rcode, qd=q.qd, an=an)
+            add(Ether() / IP(src=SERVER, dst=CLIENT) / UDP(sport=53, dport=port) / r)
+        want[port] = {"app": "dns", "name": qname, "qtype": qtype, "id": q.id,
+                      "answered": answered, "rcode": rcode if answered else 0,
+                      "answers": (1 if rcode == 0 else 0) if answered else 0}
+    for i in range(16):		# HTTP: a request head and its response's
+        port += 1
+        host, path_ = name(rng), "/" + name(rng).replace(".", "/")
+        ua = "linerate-test/%d (%s)" % (i, name(rng))
+        method = rng.choice(["GET", "POST", "HEAD", "PUT"])
+        req = ("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nReferer: "
+               "http://%s/\r\nAccept: */*\r\n\r\n" % (method, path_, host, ua, host)).encode()
+        ctype = rng.choice(["text/html", "application/json", "image/png"])
+        resp = ("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: 0\r\n\r\n" %
+                (200 if i % 3 else 404, "OK" if i % 3 else "Not Found", ctype)).encode()
+        tcp(port, [(True, req), (False, resp)], sport_server=80)
+        want[port] = {"app": "http", "host": host, "target": path_, "ua": ua,
+                      "method": method, "status": 200 if i % 3 else 404, "ctype": ctype}
     path = os.path.join(d, "apps.pcap")
     wrpcap(path, pk)
     return path, want, len(pk)
@@ -156,6 +186,33 @@ def ipfix_records(path):
             s = re.match(r"\(len: \d+\) (.*)$", v)
             cur[m.group(1)] = s.group(1) if s else v
     return [x for x in recs if "sourceTransportPort" in x]
+
+
+def tshark_app_fields(pcap):
+    """Per client port: tshark's DNS and HTTP fields, the answer's over
+    the query's, the response's beside the request's."""
+    f = ["udp.srcport", "udp.dstport", "tcp.srcport", "tcp.dstport", "dns.id",
+         "dns.qry.name", "dns.qry.type", "dns.flags.response", "dns.flags.rcode",
+         "dns.count.answers", "http.request.method", "http.host", "http.request.uri",
+         "http.user_agent", "http.referer", "http.response.code", "http.content_type"]
+    r = subprocess.run(["tshark", "-r", pcap, "-Y", "dns or http", "-T", "fields",
+                        "-E", "separator=|"] + sum((["-e", x] for x in f), []),
+                       capture_output=True, text=True, timeout=120)
+    expect(r.returncode == 0, r.stderr[-500:])
+    out = {}
+    for line in r.stdout.splitlines():
+        v = dict(zip(f, (line.split("|") + [""] * len(f))[:len(f)]))
+        us, ud, ts_, td = (int(x) if x else 0 for x in
+                           (v["udp.srcport"], v["udp.dstport"], v["tcp.srcport"],
+                            v["tcp.dstport"]))
+        port = (ud if us == 53 else us) or (td if ts_ == 80 else ts_)
+        o = out.setdefault(port, {})
+        for k, x in v.items():
+            if x and not k.endswith("port"):
+                if k.startswith("dns.") and k in o and v["dns.flags.response"] != "1":
+                    continue	# the answer's over the query's
+                o[k] = x
+    return out
 
 
 def tshark_fields(pcap):
@@ -185,15 +242,17 @@ def test_fields_as_tshark_reads_them():
     pcap, want, n = capture(d)
     ipfix, out = os.path.join(d, "x.ipfix"), os.path.join(d, "x.json")
     r = run(eal("fx", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
-                                   "--pcap", pcap, "--flow-ext", "tls,quic", "--biflow", "1",
+                                   "--pcap", pcap, "--flow-ext", "tls,quic,dns,http",
+                                   "--biflow", "1",
                                    "--entries", "4096", "--export", "file:" + ipfix,
                                    "--json", out, "--no-live"], timeout=120)
     expect(r.returncode == 0, r.stderr[-800:])
     doc = load_json(out)
     fx = doc["tasks"][0]["flow_ext"]
     recs = {int(x["sourceTransportPort"]): x for x in ipfix_records(ipfix)
-            if x.get("destinationTransportPort") == "443"}
+            if x.get("destinationTransportPort") in ("443", "53", "80")}
     ts = tshark_fields(pcap)
+    ta = tshark_app_fields(pcap)
     expect(len(recs) == len(want), (len(recs), len(want)))
     tls = [p for p, w in want.items() if w["app"] == "tls"]
     quic = [p for p, w in want.items() if w["app"] == "quic"]
@@ -210,23 +269,57 @@ def test_fields_as_tshark_reads_them():
             expect(len(ts[p]["ja3"]) == 32 and
                    x.get("tlsJa3Fingerprint") == "0x" + ts[p]["ja3"],
                    (p, x.get("tlsJa3Fingerprint"), ts[p]["ja3"]))
+        elif w["app"] == "dns":
+            t = ta[p]
+            expect(x.get("DNSName") == w["name"] == t["dns.qry.name"], (p, x, t))
+            expect(x.get("DNSQType") == str(w["qtype"]) == t["dns.qry.type"], (p, x, t))
+            expect(x.get("DNSTransactionID") == str(w["id"]) == str(int(t["dns.id"], 16)),
+                   (p, x, t))
+            expect(x.get("DNSRCode") == str(w["rcode"]) and
+                   x.get("DNSAnswers") == str(w["answers"]), (p, x, w))
+            if w["answered"]:
+                expect(t["dns.flags.rcode"] == str(w["rcode"]) and
+                       t["dns.count.answers"] == str(w["answers"]), (p, t))
+        elif w["app"] == "http":
+            t = ta[p]
+            # each cut to its buffer (lr_flowext.h's LR_HTTP_*_MAX), as
+            # doc/usage.md says
+            for ipfix_key, ts_key, wk, cut in (("httpHost", "http.host", "host", 63),
+                                               ("httpUrl", "http.request.uri", "target", 127),
+                                               ("httpUserAgent", "http.user_agent", "ua", 127),
+                                               ("httpMethod", "http.request.method", "method", 15),
+                                               ("httpContentType", "http.content_type",
+                                                "ctype", 31)):
+                expect(x.get(ipfix_key) == w[wk][:cut] and w[wk] == t[ts_key],
+                       (p, ipfix_key, x, t))
+            expect(x.get("httpStatusCode") == str(w["status"]) == t["http.response.code"],
+                   (p, x, t))
+            expect(x.get("httpReferer") == ("http://%s/" % w["host"])[:127] and
+                   "http://%s/" % w["host"] == t["http.referer"], (p, x, t))
         elif w["app"] == "quic":
             expect(x.get("quicSNI") == w["sni"] == ts[p]["sni"], (p, x, ts.get(p)))
             expect(x.get("quicVersion") == str(w["version"]), (p, x))
             expect(x.get("tlsAlpn") == "h3" == ts[p]["alpn"], (p, x, ts[p]))
         else:
             # no fields: a broken hello or Initial, or no application
-            expect(not any(k in x for k in ("TLSSNI", "quicSNI", "tlsAlpn")), (p, w, x))
-    expect(fx["records"] == {"tls": len(tls), "quic": len(quic)}, fx)
-    # every TLS hello without its answer is partial; every QUIC hello whole
+            expect(not any(k in x for k in ("TLSSNI", "quicSNI", "tlsAlpn", "DNSName",
+                                            "httpHost")), (p, w, x))
+    dns = [p for p, w in want.items() if w["app"] == "dns"]
+    http = [p for p, w in want.items() if w["app"] == "http"]
+    expect(fx["records"] == {"tls": len(tls), "quic": len(quic), "dns": len(dns),
+                             "http": len(http)}, fx)
+    # every TLS hello and DNS query without its answer is partial; every
+    # QUIC hello and HTTP exchange whole
     expect(fx["partial"] == {"tls": sum(1 for p in tls if not want[p]["answered"]),
-                             "quic": 0}, fx)
+                             "quic": 0,
+                             "dns": sum(1 for p in dns if not want[p]["answered"]),
+                             "http": 0}, fx)
     broken = sum(1 for w in want.values() if w["app"] == "broken")
     expect(fx["payloads"]["malformed"] == broken, fx)
     expect(fx["pool_full"] == 0 and doc["tasks"][0]["rx_packets"] == n, fx)
-    print("flowext: %d TLS, %d QUIC flows: every field as tshark reads it; "
-          "%d broken hellos counted; %d B a flow" % (len(tls), len(quic), broken,
-                                                    fx["bytes_per_flow"]))
+    print("flowext: %d TLS, %d QUIC, %d DNS, %d HTTP flows: every field as tshark "
+          "reads it; %d broken hellos counted; %d B a flow" % (
+              len(tls), len(quic), len(dns), len(http), broken, fx["bytes_per_flow"]))
 
 
 def test_bad_option():
