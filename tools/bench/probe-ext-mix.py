@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""A capture for tools/bench/probe-ext.sh: FLOWS flows, 10 % of them TLS
-(handshake, a ClientHello with its own server name, the ServerHello, then
-data), 5 % QUIC (a client Initial, then short-header packets), the rest
-plain TCP and UDP; every flow PKTS packets, frames of 64-1500 B, flows
-interleaved in a seeded order. Written with struct (scapy only builds the
-hellos once): a million frames in seconds.
+"""A capture for tools/bench/probe-ext.sh, the issue's mix: FLOWS flows,
+10 % of them TLS (handshake, a ClientHello with its own server name, the
+ServerHello, then data), 5 % DNS (a query on port 53 and its answer), 5 %
+HTTP (a request head and its response's, then data), the rest plain TCP
+and UDP; every flow PKTS packets, frames of 64-1500 B, flows interleaved
+in a seeded order. Written with struct (scapy only builds the hellos and
+DNS messages once): a million frames in seconds.
 
-    probe-ext-mix.py OUT.pcap [FLOWS=16384] [PKTS=16] [--plain]
+    probe-ext-mix.py OUT.pcap [FLOWS=16384] [PKTS=16] [--plain] [--quic]
 
 --plain: every flow plain (no application), the same sizes: what a flow
-costs once the extensions stopped looking at it.
+costs once the extensions stopped looking at it. --quic: the DNS flows
+are QUIC instead (a client Initial, then short-header packets).
 """
 import os
 import random
@@ -25,6 +27,7 @@ from scapy.layers.tls.extensions import (ProtocolName, ServerName,  # noqa: E402
                                          TLS_Ext_SupportedVersion_SH)
 from scapy.layers.tls.handshake import TLSClientHello, TLSServerHello  # noqa: E402
 from scapy.layers.tls.record import TLS  # noqa: E402
+from scapy.layers.dns import DNS, DNSQR, DNSRR  # noqa: E402
 
 
 def csum(b):
@@ -53,6 +56,7 @@ def main():
     nflows = int(args[0]) if args else 16384
     pkts = int(args[1]) if len(args) > 1 else 16
     plain = "--plain" in sys.argv
+    quic = "--quic" in sys.argv
     rng = random.Random(2544)
     ch0 = bytes(TLS(type=22, version=0x0301, msg=[TLSClientHello(
         version=0x0303, ciphers=[0x1301, 0x1302, 0xc02f], random_bytes=bytes(28),
@@ -69,15 +73,30 @@ def main():
     for i in range(nflows):
         c = struct.pack("!I", 0x0a000000 + i + 1)
         s = struct.pack("!I", 0xc0a80000 + (i % 251) + 1)
-        kind = "plain" if plain else ("tls" if i % 20 < 2 else "quic" if i % 20 == 2
-                                      else "plain")
-        proto = 17 if kind == "quic" or (kind == "plain" and i % 2) else 6
-        sport, dport = 1024 + i % 60000, 443 if kind != "plain" else 5000 + i % 1000
+        kind = ("plain" if plain else "tls" if i % 20 < 2 else
+                ("quic" if quic else "dns") if i % 20 == 2 else
+                "http" if i % 20 == 3 else "plain")
+        proto = 17 if kind in ("quic", "dns") or (kind == "plain" and i % 2) else 6
+        sport = 1024 + i % 60000
+        dport = {"tls": 443, "quic": 443, "dns": 53, "http": 80}.get(kind,
+                                                                    5000 + i % 1000)
         seq = []
         if kind == "tls":
             ch = ch0[:at] + b"f%06d" % i + ch0[at + 7:]
             seq = [(True, b"", 0x02), (False, b"", 0x12), (True, b"", 0x10),
                    (True, ch, 0x18), (False, sh, 0x18)]
+        elif kind == "dns":
+            q = DNS(id=i & 0xffff, rd=1, qd=DNSQR(qname="d%06d.example.org" % i))
+            r = DNS(id=i & 0xffff, qr=1, rd=1, ra=1, qd=q.qd,
+                    an=DNSRR(rrname=q.qd.qname, ttl=300, rdata="192.0.2.1"))
+            seq = [(True, bytes(q), 0), (False, bytes(r), 0)]
+        elif kind == "http":
+            req = (b"GET /item/%d HTTP/1.1\r\nHost: h%06d.example.com\r\n"
+                   b"User-Agent: bench/1.0\r\nAccept: */*\r\n\r\n" % (i, i))
+            resp = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                    b"Content-Length: 1000\r\n\r\n")
+            seq = [(True, b"", 0x02), (False, b"", 0x12), (True, b"", 0x10),
+                   (True, req, 0x18), (False, resp, 0x18)]
         elif kind == "quic":
             dcid = struct.pack("!Q", rng.getrandbits(64))
             seq = [(True, gq.initial(gq.V1, dcid, 0, gq.crypto(
@@ -87,10 +106,12 @@ def main():
             body = bytes(rng.getrandbits(8) for _ in range(8)) * (n // 8) + b"\0" * (n % 8)
             if kind == "quic":
                 body = b"\x40" + body[1:]	# a short header
+            if kind == "dns":
+                break			# a query and its answer
             seq.append((rng.random() < 0.6, body, 0x18))
         flows.append((c, s, proto, sport, dport, seq))
     # interleave: each step a random flow that has packets left
-    order = [i for i in range(nflows) for _ in range(pkts)]
+    order = [i for i in range(nflows) for _ in range(len(flows[i][5]))]
     rng.shuffle(order)
     # keep each flow's own order: its k-th appearance sends its k-th packet
     nxt = [0] * nflows

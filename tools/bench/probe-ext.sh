@@ -2,9 +2,11 @@
 # probe-ext.sh: what the flow extensions cost the probe, in instructions
 # per packet counted by callgrind (the same on a busy and on a quiet
 # machine), in one run:
-#   - the mix (tools/bench/probe-ext-mix.py: 16384 flows, 10 % TLS, 5 %
-#     QUIC, the rest plain TCP and UDP, 16 packets a flow, 64-1500 B) read
-#     by the probe without extensions and with --flow-ext tls,quic;
+#   - the issue's mix (tools/bench/probe-ext-mix.py: 16384 flows, 10 % TLS,
+#     5 % DNS, 5 % HTTP, the rest plain TCP and UDP, 16 packets a flow,
+#     64-1500 B) read by the probe without extensions and with every one
+#     (--flow-ext tls,quic,dns,http);
+#   - the same with QUIC flows in place of the DNS ones;
 #   - the same flows all plain: what a flow costs once the extensions have
 #     stopped looking at it, with and without them.
 # Each run reads the capture with --pcap (no PMD) and counts
@@ -22,6 +24,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf /var/run/dpdk/${PFX}* "$TMP"' EXIT
 /usr/bin/python3 "$HERE/probe-ext-mix.py" "$TMP/mix.pcap" "$FLOWS" "$PKTS"
 /usr/bin/python3 "$HERE/probe-ext-mix.py" "$TMP/plain.pcap" "$FLOWS" "$PKTS" --plain
+/usr/bin/python3 "$HERE/probe-ext-mix.py" "$TMP/quic.pcap" "$FLOWS" "$PKTS" --quic
 
 count() {	# PCAP EXT: packets and instructions
 	valgrind --tool=callgrind --toggle-collect=lr_probe_input_pcap \
@@ -43,10 +46,11 @@ print("%d %d %s" % (t["rx_packets"], ir, json.dumps(fx.get("records", {}))))
 PY
 }
 printf "%-6s %-10s %9s %12s  %s\n" capture flow-ext packets instr/packet records
-for cap in mix plain; do
+ALL=tls,quic,dns,http
+for cap in mix quic plain; do
 	read -r n0 i0 r0 <<<"$(count "$TMP/$cap.pcap" none)"
-	read -r n1 i1 r1 <<<"$(count "$TMP/$cap.pcap" tls,quic)"
+	read -r n1 i1 r1 <<<"$(count "$TMP/$cap.pcap" $ALL)"
 	printf "%-6s %-10s %9d %12.1f\n" $cap none "$n0" "$(echo "$i0 / $n0" | bc -l)"
-	printf "%-6s %-10s %9d %12.1f  %s  (x %.3f)\n" $cap tls,quic "$n1" \
+	printf "%-6s %-10s %9d %12.1f  %s  (x %.3f)\n" $cap all "$n1" \
 		"$(echo "$i1 / $n1" | bc -l)" "$r1" "$(echo "($i1 / $n1) / ($i0 / $n0)" | bc -l)"
 done
