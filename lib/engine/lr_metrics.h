@@ -3,8 +3,8 @@
  * @file
  * Prometheus metrics: /metrics over HTTP (libmicrohttpd) in Prometheus'
  * text exposition format 0.0.4, from the same per-task counters the live
- * line and the telemetry read (lr_task_report()), by one table of metrics
- * (LR_METRICS in metrics.c).
+ * line and the telemetry read (lr_task_report()), named by the roles'
+ * counter tables (lr_counter.h).
  *
  * Threading: main lcore only. The server has no thread of its own: its
  * socket is polled without blocking by lr_metrics_poll(), which
