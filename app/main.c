@@ -41,13 +41,14 @@ struct kv {
 	const char *val;
 };
 
-/* What the options --help, --version, --man and --options-md ask: each is
- * done alone, before EAL, and nothing runs. */
+/* What the options --help, --version, --man, --options-md and --metrics-md
+ * ask: each is done alone, before EAL, and nothing runs. */
 struct actions {
 	bool help;
 	bool version;
 	bool man;
 	char options_md[32];
+	bool metrics_md;
 };
 
 struct opts {
@@ -273,6 +274,10 @@ const struct lr_opt lr_app_opts[] = {
 	  "`solve` or a role as this page has it, from the code",
 	  "`linerate --options-md gen`",
 	  NULL },
+	{ "metrics-md", LR_OPT_FLAG, OC(act.metrics_md), 0, 1, NULL, NULL,
+	  "(alone) print the table of /metrics' families as this page has it "
+	  "(Prometheus metrics), from the roles' counter tables",
+	  "`linerate --metrics-md`", NULL },
 	{ 0 },
 };
 
@@ -312,6 +317,8 @@ act(const struct actions *a)
 		lr_app_man(stdout);
 		return 0;
 	}
+	if (a->metrics_md)
+		return lr_metrics_md(stdout) == 0 ? 0 : EXIT_FAILURE;
 	return lr_app_options_md(a->options_md);
 }
 

@@ -71,4 +71,10 @@ void lr_metrics_stop(void);
  *  -errno. */
 int lr_metrics_write(FILE *f);
 
+/** Write doc/usage.md's table of metrics (linerate --metrics-md): every
+ *  family the exposition has, its type and HELP, from the same walk of
+ *  the roles' tables. Call after the roles are registered. @return 0 or
+ *  -EIO. */
+int lr_metrics_md(FILE *f);
+
 #endif

@@ -466,6 +466,25 @@ lr_metrics_write(FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* A row of doc/usage.md's table of metrics. */
+static void
+md_family(const struct mx_fam *m, void *arg)
+{
+	FILE *f = arg;
+
+	fprintf(f, "| `linerate_%s` | %s | %s |\n", m->row->metric,
+		lr_counter_kind_name(m->row->kind), m->row->help);
+}
+
+int
+lr_metrics_md(FILE *f)
+{
+	fputs("| metric | type | what |\n| --- | --- | --- |\n"
+	      "| `linerate_build_info` | gauge | " MX_BUILD_INFO_HELP " |\n", f);
+	each_family(md_family, f);
+	return ferror(f) ? -EIO : 0;
+}
+
 /* ---- the server ---- */
 
 /* A request's mark (its con_cls): a GET of /metrics answered 200, counted
