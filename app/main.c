@@ -41,14 +41,15 @@ struct kv {
 	const char *val;
 };
 
-/* What the options --help, --version, --man, --options-md and --metrics-md
- * ask: each is done alone, before EAL, and nothing runs. */
+/* What the options --help, --version, --man, --options-md, --metrics-md and
+ * --counters-json ask: each is done alone, before EAL, and nothing runs. */
 struct actions {
 	bool help;
 	bool version;
 	bool man;
 	char options_md[32];
 	bool metrics_md;
+	bool counters_json;
 };
 
 struct opts {
@@ -278,6 +279,10 @@ const struct lr_opt lr_app_opts[] = {
 	  "(alone) print the table of /metrics' families as this page has it "
 	  "(Prometheus metrics), from the roles' counter tables",
 	  "`linerate --metrics-md`", NULL },
+	{ "counters-json", LR_OPT_FLAG, OC(act.counters_json), 0, 1, NULL, NULL,
+	  "(alone) print every role's counter tables as JSON: each value's "
+	  "key, type, metric, kind, unit and help (test_schema checks "
+	  "doc/schema against them)", "`linerate --counters-json`", NULL },
 	{ 0 },
 };
 
@@ -319,6 +324,8 @@ act(const struct actions *a)
 	}
 	if (a->metrics_md)
 		return lr_metrics_md(stdout) == 0 ? 0 : EXIT_FAILURE;
+	if (a->counters_json)
+		return lr_counters_dump(stdout) == 0 ? 0 : EXIT_FAILURE;
 	return lr_app_options_md(a->options_md);
 }
 

@@ -24,6 +24,7 @@
 #define LR_COUNTER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -127,6 +128,14 @@ lr_counter_u64(const struct lr_counter *r, const void *base)
 {
 	return *(const uint64_t *)(const void *)((const char *)base + r->off);
 }
+
+/**
+ * Every registered role's tables as one JSON document (linerate
+ * --counters-json): {"task": every task's tables, "roles": {NAME: {"task":
+ * its kind's, "section": its section's}}}, each table {"dirs", "rows": [{key,
+ * type, metric, kind, unit, help, when}]}. @return 0 or -EIO.
+ */
+int lr_counters_dump(FILE *f);
 
 /** "counter", "gauge", "histogram" or "none". */
 const char *lr_counter_kind_name(enum lr_counter_kind k);
