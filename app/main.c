@@ -41,13 +41,15 @@ struct kv {
 	const char *val;
 };
 
-/* What the options --help, --version, --man and --options-md ask: each is
- * done alone, before EAL, and nothing runs. */
+/* What the options --help, --version, --man, --options-md, --metrics-md and
+ * --counters-json ask: each is done alone, before EAL, and nothing runs. */
 struct actions {
 	bool help;
 	bool version;
 	bool man;
 	char options_md[32];
+	bool metrics_md;
+	bool counters_json;
 };
 
 struct opts {
@@ -273,6 +275,14 @@ const struct lr_opt lr_app_opts[] = {
 	  "`solve` or a role as this page has it, from the code",
 	  "`linerate --options-md gen`",
 	  NULL },
+	{ "metrics-md", LR_OPT_FLAG, OC(act.metrics_md), 0, 1, NULL, NULL,
+	  "(alone) print the table of /metrics' families as this page has it "
+	  "(Prometheus metrics), from the roles' counter tables",
+	  "`linerate --metrics-md`", NULL },
+	{ "counters-json", LR_OPT_FLAG, OC(act.counters_json), 0, 1, NULL, NULL,
+	  "(alone) print every role's counter tables as JSON: each value's "
+	  "key, type, metric, kind, unit and help (test_schema checks "
+	  "doc/schema against them)", "`linerate --counters-json`", NULL },
 	{ 0 },
 };
 
@@ -312,6 +322,10 @@ act(const struct actions *a)
 		lr_app_man(stdout);
 		return 0;
 	}
+	if (a->metrics_md)
+		return lr_metrics_md(stdout) == 0 ? 0 : EXIT_FAILURE;
+	if (a->counters_json)
+		return lr_counters_dump(stdout) == 0 ? 0 : EXIT_FAILURE;
 	return lr_app_options_md(a->options_md);
 }
 

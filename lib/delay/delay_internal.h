@@ -60,27 +60,51 @@ struct mq_run {
  * the limit counts what the ring holds (32 MiB at most a direction). */
 #define MQ_LIMIT_MAX (1u << 20)
 
-/* A direction's counters, each named once: X(field, JSON key, what). */
+/*
+ * A direction's counters, each named once: X(field, JSON key, metric or
+ * NULL, kind, unit, help): the struct, the JSON of each direction and its
+ * metrics with label direction (lr_counter.h's rows, delay_report.c).
+ */
 #define DELAY_COUNTERS(X) \
-	X(in,           "in",                 "frames received") \
-	X(in_idle_ns,   "in_idle_ns",         "ns the in link was idle between frames (arrival stamps)") \
-	X(in_span_ns,   "in_span_ns",         "ns from the first arrival to the last (arrival stamps)") \
-	X(out,          "out",                "frames sent") \
-	X(lost,         "lost",               "dropped by the loss model") \
-	X(duplicated,   "duplicated",         "extra copies made") \
-	X(corrupted,    "corrupted",          "copies with a bit flipped") \
-	X(reordered,    "reordered",          "sent ahead of the queue (reorder)") \
-	X(over_limit,   "over_limit",         "dropped: netem's limit") \
-	X(no_room,      "no_room",            "dropped: the ring had no room") \
-	X(late,         "late",               "sent later than due by more than late_ns") \
-	X(held,         "held",               "in the ring now") \
-	X(held_at_stop, "held_at_stop",       "still held when the task stopped") \
-	X(mem_high,     "storage_high_bytes", "most bytes of the ring in use") \
-	X(tx_full,      "tx_full",            "tx bursts the queue did not take whole") \
-	X(misordered,   "misordered",         "sent before one due earlier (a bug if not 0)")
+	X(in, "in", "delay_in_frames_total", COUNTER, "frames", \
+	  "Frames into the delay box.") \
+	X(in_idle_ns, "in_idle_ns", NULL, NONE, "ns", \
+	  "ns the in link was idle between frames (arrival stamps).") \
+	X(in_span_ns, "in_span_ns", NULL, NONE, "ns", \
+	  "ns from the first arrival to the last (arrival stamps).") \
+	X(out, "out", "delay_out_frames_total", COUNTER, "frames", \
+	  "Frames the delay box sent on.") \
+	X(lost, "lost", "delay_lost_frames_total", COUNTER, "frames", \
+	  "Frames the box's loss model dropped.") \
+	X(duplicated, "duplicated", "delay_duplicated_frames_total", COUNTER, \
+	  "frames", "Frames the box duplicated.") \
+	X(corrupted, "corrupted", NULL, NONE, "frames", \
+	  "Copies with a bit flipped.") \
+	/* sent ahead of the queue (reorder) */ \
+	X(reordered, "reordered", "delay_reordered_frames_total", COUNTER, \
+	  "frames", "Frames the box reordered.") \
+	/* dropped: netem's limit */ \
+	X(over_limit, "over_limit", "delay_over_limit_frames_total", COUNTER, \
+	  "frames", "Frames dropped over the box's limit.") \
+	X(no_room, "no_room", NULL, NONE, "frames", \
+	  "Frames dropped: the ring had no room.") \
+	/* late_ns is --late */ \
+	X(late, "late", "delay_late_frames_total", COUNTER, "frames", \
+	  "Frames the box sent later than due by more than --late.") \
+	/* in the ring now */ \
+	X(held, "held", "delay_held_frames", GAUGE, "frames", \
+	  "Frames the box holds now.") \
+	X(held_at_stop, "held_at_stop", NULL, NONE, "frames", \
+	  "Frames still held when the task stopped.") \
+	X(mem_high, "storage_high_bytes", NULL, NONE, "bytes", \
+	  "Most bytes of the ring in use.") \
+	X(tx_full, "tx_full", NULL, NONE, "bursts", \
+	  "Tx bursts the queue did not take whole.") \
+	X(misordered, "misordered", NULL, NONE, "frames", \
+	  "Frames sent before one due earlier (a bug if not 0).")
 
 struct dir_counts {
-#define DELAY_FIELD(name, key, what) uint64_t name;
+#define DELAY_FIELD(name, ...) uint64_t name;
 	DELAY_COUNTERS(DELAY_FIELD)
 #undef DELAY_FIELD
 };
@@ -194,6 +218,8 @@ uint64_t lr_delay_ahead_ns(const struct lr_netem_conf *c);
 
 /* delay_report.c (lr_engine.h's report, results, live, verdict, check). */
 void lr_delay_report(const struct lr_task *t, json_t *o);
+/* What lr_delay_report() counts: the task's, then each direction's. */
+extern const struct lr_counters lr_delay_counters;
 void lr_delay_results(json_t *doc);
 void lr_delay_live(char *buf, size_t len);
 enum lr_verdict lr_delay_verdict(const struct lr_task *t, char *why,

@@ -17,17 +17,60 @@
 #include "delay_internal.h"
 #include "lr_port.h"
 
-static const char *const dir_name[2] = { "forward", "back" };
+static const char *const dir_name[3] = { "forward", "back", NULL };
+
+/* What a task says of its lcore, read on the control path; the first two
+ * are the delay section's too (cost_json()). */
+struct task_counts {
+	double cycles_per_frame, mpps_ceiling;
+	uint64_t delay_max_ns;
+	double max_poll_gap_us, stalled_us;
+};
+
+#define CHANGES 1u	/* the rows of a box that may change (--delay-max) */
+
+#define TASK_ROW(ty, f, w, u, h) \
+	LR_COUNTER_ROW(ty, struct task_counts, f, #f, w, NULL, NONE, u, h)
+static const struct lr_counter task_rows[] = {
+	TASK_ROW(REAL, cycles_per_frame, 0, "cycles",
+		 "TSC cycles a frame costs the lcore, its way in and out."),
+	TASK_ROW(REAL, mpps_ceiling, 0, "Mpps",
+		 "The frame rate one lcore holds at that cost."),
+	TASK_ROW(U64, delay_max_ns, CHANGES, "ns",
+		 "The greatest delay the box may be asked (--delay-max)."),
+	TASK_ROW(REAL, max_poll_gap_us, 0, "us",
+		 "Longest time between two polls: a stall of the lcore."),
+	TASK_ROW(REAL, stalled_us, 0, "us",
+		 "The sum of the gaps between polls longer than a stall."),
+};
+#undef TASK_ROW
+
+static const struct lr_counters cost_counters = { .rows = task_rows, .nb = 2 };
+
+/* A direction's counters, in its "forward" and "back" objects. */
+#define DIR_ROW(f, k, m, kd, u, h) \
+	LR_COUNTER_U64(struct dir_counts, f, k, m, kd, u, h),
+static const struct lr_counter dir_rows[] = {
+	DELAY_COUNTERS(DIR_ROW)
+	LR_COUNTER_CODE("lateness", NULL, NONE, "ns",
+			"How late the frames held to a due time were sent."),
+};
+#undef DIR_ROW
+
+static const struct lr_counters dir_counters = {
+	.rows = dir_rows, .nb = RTE_DIM(dir_rows), .dirs = dir_name,
+};
+
+const struct lr_counters lr_delay_counters = {
+	.rows = task_rows, .nb = RTE_DIM(task_rows), .next = &dir_counters,
+};
 
 /* The counters of a direction, and what they say of each other. The
  * lateness of the frames sent, or null and why there is none. */
 static void
 counts_json(json_t *o, const struct dir_counts *c, const struct lr_hist *late)
 {
-#define DELAY_JSON(name, key, what) \
-	json_object_set_new(o, key, json_integer((json_int_t)c->name));
-	DELAY_COUNTERS(DELAY_JSON)
-#undef DELAY_JSON
+	lr_counters_json(o, &dir_counters, c, 0);
 	if (late != NULL && late->count != 0) {
 		json_object_set_new(o, "lateness", lr_hist_json(late));
 		return;
@@ -107,28 +150,39 @@ conserved(const struct dir_counts *c, uint64_t wait)
 /* Cycles a frame costs the lcore (its way in and its way out, the PMDs'
  * work included), and the frame rate one lcore would hold at that cost. */
 static void
-cost_json(json_t *o, uint64_t cycles, uint64_t frames)
+cost_of(struct task_counts *c, uint64_t cycles, uint64_t frames)
 {
 	double cpf = frames ? (double)cycles / (double)frames : 0;
 
-	json_object_set_new(o, "cycles_per_frame", json_real(cpf));
-	json_object_set_new(o, "mpps_ceiling",
-			    json_real(cpf > 0 ? (double)rte_get_tsc_hz() / cpf / 1e6 : 0));
+	c->cycles_per_frame = cpf;
+	c->mpps_ceiling = cpf > 0 ? (double)rte_get_tsc_hz() / cpf / 1e6 : 0;
+}
+
+static void
+cost_json(json_t *o, uint64_t cycles, uint64_t frames)
+{
+	struct task_counts c;
+
+	cost_of(&c, cycles, frames);
+	lr_counters_json(o, &cost_counters, &c, 0);
 }
 
 void
 lr_delay_report(const struct lr_task *t, json_t *o)
 {
 	struct delay *dl = t->priv;
+	struct task_counts tc = {
+		.delay_max_ns = dl->delay_max_ns,
+		.max_poll_gap_us = (double)dl->max_gap_cycles * 1e6 /
+				   (double)rte_get_tsc_hz(),
+		.stalled_us = (double)dl->stall_cycles * 1e6 /
+			      (double)rte_get_tsc_hz(),
+	};
 	unsigned int i;
 
-	cost_json(o, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
-	if (dl->delay_max_ns != 0)
-		json_object_set_new(o, "delay_max_ns", json_integer((json_int_t)dl->delay_max_ns));
-	json_object_set_new(o, "max_poll_gap_us",
-			    json_real((double)dl->max_gap_cycles * 1e6 / (double)rte_get_tsc_hz()));
-	json_object_set_new(o, "stalled_us",
-			    json_real((double)dl->stall_cycles * 1e6 / (double)rte_get_tsc_hz()));
+	cost_of(&tc, dl->busy_cycles, dl->d[0].c.in + dl->d[1].c.in);
+	lr_counters_json(o, &lr_delay_counters, &tc,
+			 dl->delay_max_ns != 0 ? CHANGES : 0);
 	for (i = 0; i < 2; i++) {
 		struct dir *d = &dl->d[i];
 		json_t *j;
@@ -165,7 +219,7 @@ lr_delay_report(const struct lr_task *t, json_t *o)
 static void
 counts_add(struct dir_counts *s, const struct dir_counts *c)
 {
-#define DELAY_ADD(name, key, what) s->name += c->name;
+#define DELAY_ADD(name, ...) s->name += c->name;
 	DELAY_COUNTERS(DELAY_ADD)
 #undef DELAY_ADD
 }

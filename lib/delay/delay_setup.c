@@ -634,6 +634,7 @@ static const struct lr_task_kind delay_task = {
 	.free = delay_free,
 	.verdict = lr_delay_verdict,
 	.set = delay_set,
+	.counters = &lr_delay_counters,
 };
 
 static const struct lr_plan delay_plan = {

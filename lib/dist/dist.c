@@ -26,7 +26,7 @@ const char *const lr_ingress_names[3] = { "full", "trim", "uh" };
 struct dist_counts {
 	uint64_t parsed[LR_PARSE_REASONS];	/* [0] unused: ok goes on */
 	uint64_t channel[LR_DIST_CHANNELS_MAX];	/* handed to each channel */
-#define DIST_FIELD(name, key, what) uint64_t name;
+#define DIST_FIELD(name, ...) uint64_t name;
 	LR_DIST_COUNTERS(DIST_FIELD)
 #undef DIST_FIELD
 };
@@ -559,6 +559,15 @@ dist_poll(struct lr_task *t, uint64_t now)
 	return d->remaining == 0;
 }
 
+#define DIST_ROW(f, k, m, kd, u, h) \
+	LR_COUNTER_U64(struct dist_counts, f, k, m, kd, u, h),
+static const struct lr_counter dist_rows[] = {
+	LR_DIST_COUNTERS(DIST_ROW)
+};
+#undef DIST_ROW
+
+static const struct lr_counters dist_counters = LR_COUNTERS(dist_rows);
+
 static void
 dist_counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
 	    uint64_t rx)
@@ -577,11 +586,7 @@ dist_counts_json(json_t *o, const struct dist_counts *c, unsigned int channels,
 	json_object_set_new(o, "handed", json_integer((json_int_t)handed));
 	json_object_set_new(o, "per_channel", ch);
 	json_object_set_new(o, "malformed", mal);
-#define DIST_JSON(name, key, what) \
-	if (key != NULL) \
-		json_object_set_new(o, key, json_integer((json_int_t)c->name));
-	LR_DIST_COUNTERS(DIST_JSON)
-#undef DIST_JSON
+	lr_counters_json(o, &dist_counters, c, 0);
 	/* The stage's own cost: parse, hash, stamp, enqueue (not the PMD's
 	 * rx); tsc_hz / it is the most one distributor lcore can feed. */
 	json_object_set_new(o, "cycles_per_packet", json_real(rx ?
@@ -622,6 +627,7 @@ static const struct lr_task_kind dist_task = {
 	.poll = dist_poll,
 	.report = dist_report,
 	.free = dist_free,
+	.counters = &dist_counters,
 };
 
 static const struct lr_plan dist_plan = {

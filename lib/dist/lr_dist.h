@@ -141,16 +141,22 @@ struct lr_task *lr_dist_last(uint16_t port);
 
 /*
  * A dist task's counters, each named once: X(field, JSON key or NULL,
- * what); parsed[] (malformed, by reason) and channel[] (handed, per
- * channel) apart.
+ * metric or NULL, kind, unit, help) (lr_counter.h's rows); parsed[]
+ * (malformed, by reason) and channel[] (handed, per channel) apart.
  */
 #define LR_DIST_COUNTERS(X) \
-	X(ring_full,      "channel_ring_full",   "refused by a channel's full ring") \
-	X(nic_hash,       "nic_hash",            "channel by the NIC's RSS hash") \
-	X(nic_ts,         "nic_timestamps",      "time from the NIC's stamp") \
-	X(frag_steered,   "fragments_steered",   "later fragment to its first's channel") \
-	X(frag_unmatched, "fragments_unmatched", "later fragment, its first unseen") \
-	X(busy_tsc,       NULL,                  "TSC cycles spent on bursts (cycles_per_packet)")
+	X(ring_full, "channel_ring_full", NULL, NONE, "frames", \
+	  "refused by a channel's full ring") \
+	X(nic_hash, "nic_hash", NULL, NONE, "frames", \
+	  "channel by the NIC's RSS hash") \
+	X(nic_ts, "nic_timestamps", NULL, NONE, "frames", \
+	  "time from the NIC's stamp") \
+	X(frag_steered, "fragments_steered", NULL, NONE, "frames", \
+	  "later fragment to its first's channel") \
+	X(frag_unmatched, "fragments_unmatched", NULL, NONE, "frames", \
+	  "later fragment, its first unseen") \
+	X(busy_tsc, NULL, NULL, NONE, "cycles", \
+	  "TSC cycles spent on bursts (cycles_per_packet)")
 
 /** Add the packets dist task @p t found malformed, by reason. */
 void lr_dist_add_parsed(const struct lr_task *t, uint64_t parsed[LR_PARSE_REASONS]);

@@ -685,6 +685,37 @@ state_name(enum lr_task_state s)
 	}
 }
 
+/* What every task counts, a snapshot of its struct lr_task_stats and how
+ * long it ran: the first rows of every task's report. */
+struct task_counts {
+	double duration_s;
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes, tx_retry, alloc_fail, drops;
+};
+
+#define TASK_ROW(f, k, m, u, h) \
+	LR_COUNTER_U64(struct task_counts, f, k, m, COUNTER, u, h)
+static const struct lr_counter task_rows[] = {
+	LR_COUNTER_REAL(struct task_counts, duration_s, "duration_s", "task_seconds",
+			GAUGE, "s", "How long the task has run (until it ended)."),
+	TASK_ROW(rx_pkts, "rx_packets", "rx_packets_total", "frames",
+		 "Frames the task received."),
+	TASK_ROW(rx_bytes, "rx_bytes", "rx_bytes_total", "bytes",
+		 "Frame bytes the task received, without FCS."),
+	TASK_ROW(tx_pkts, "tx_packets", "tx_packets_total", "frames",
+		 "Frames the task sent."),
+	TASK_ROW(tx_bytes, "tx_bytes", "tx_bytes_total", "bytes",
+		 "Frame bytes the task sent, without FCS."),
+	TASK_ROW(tx_retry, "tx_retry", "tx_retries_total", "bursts",
+		 "Tx bursts the queue did not take whole."),
+	TASK_ROW(alloc_fail, "alloc_fail", "alloc_failures_total", "bursts",
+		 "Bursts that found the mempool empty."),
+	TASK_ROW(drops, "local_drops", "drops_total", "frames",
+		 "Frames the task dropped itself (its role says which)."),
+};
+#undef TASK_ROW
+
+const struct lr_counters lr_task_counters = LR_COUNTERS(task_rows);
+
 static void
 add_rates(json_t *o, const char *dir, uint64_t pkts, uint64_t bytes, double secs)
 {
@@ -771,14 +802,11 @@ lr_task_report(const struct lr_task *t)
 	json_object_set_new(o, "port_name", json_string(pi ? pi->name : "?"));
 	json_object_set_new(o, "queue", t->queue == LR_QUEUE_NONE ? json_null() :
 			    json_integer(t->queue));
-	json_object_set_new(o, "duration_s", json_real(secs));
-	json_object_set_new(o, "rx_packets", json_integer((json_int_t)st.rx_pkts));
-	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)st.rx_bytes));
-	json_object_set_new(o, "tx_packets", json_integer((json_int_t)st.tx_pkts));
-	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)st.tx_bytes));
-	json_object_set_new(o, "tx_retry", json_integer((json_int_t)st.tx_retry));
-	json_object_set_new(o, "alloc_fail", json_integer((json_int_t)st.alloc_fail));
-	json_object_set_new(o, "local_drops", json_integer((json_int_t)st.drops));
+	lr_counters_json(o, &lr_task_counters, &(struct task_counts){
+		.duration_s = secs, .rx_pkts = st.rx_pkts, .rx_bytes = st.rx_bytes,
+		.tx_pkts = st.tx_pkts, .tx_bytes = st.tx_bytes,
+		.tx_retry = st.tx_retry, .alloc_fail = st.alloc_fail,
+		.drops = st.drops }, 0);
 	if (t->capture != NULL)
 		json_object_set_new(o, "end_of_capture",
 				    lr_capture_ended(t->capture) ?

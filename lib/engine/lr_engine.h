@@ -23,6 +23,7 @@
 #include <rte_common.h>
 
 #include "lr_capture.h"
+#include "lr_counter.h"
 #include "lr_opt.h"
 
 #define LR_TASK_MAX 4096	/**< tasks over the life of the process */
@@ -111,6 +112,10 @@ struct lr_task_kind {
 	 *  path, under the engine lock; the worker takes the change at a
 	 *  burst boundary. @return 0 or < 0 with lr_errmsg() set. */
 	int (*set)(struct lr_task *t, const char *key, const char *val);
+	/** May be NULL: what report writes that the role counts, after the
+	 *  counters every task has (lr_task_counters): its JSON keys, its
+	 *  metrics, its units and help (lr_counter.h). */
+	const struct lr_counters *counters;
 };
 
 /**
@@ -167,6 +172,10 @@ struct lr_plan {
 	/** Why --role NAME alone is refused on the command line (the
 	 *  distributor runs with its probes), or NULL. */
 	const char *alone;
+	/** May be NULL: what results writes in the role's section that is
+	 *  exported as a metric of the role over all its tasks (label role
+	 *  alone): the probe's exporter, rtt's round trips (lr_counter.h). */
+	const struct lr_counters *results_counters;
 };
 
 /**

@@ -3,8 +3,8 @@
  * @file
  * Prometheus metrics: /metrics over HTTP (libmicrohttpd) in Prometheus'
  * text exposition format 0.0.4, from the same per-task counters the live
- * line and the telemetry read (lr_task_report()), by one table of metrics
- * (LR_METRICS in metrics.c).
+ * line and the telemetry read (lr_task_report()), named by the roles'
+ * counter tables (lr_counter.h).
  *
  * Threading: main lcore only. The server has no thread of its own: its
  * socket is polled without blocking by lr_metrics_poll(), which
@@ -70,5 +70,11 @@ void lr_metrics_stop(void);
 /** Write the exposition of now to @p f (the scrape's body). @return 0 or
  *  -errno. */
 int lr_metrics_write(FILE *f);
+
+/** Write doc/usage.md's table of metrics (linerate --metrics-md): every
+ *  family the exposition has, its type and HELP, from the same walk of
+ *  the roles' tables. Call after the roles are registered. @return 0 or
+ *  -EIO. */
+int lr_metrics_md(FILE *f);
 
 #endif

@@ -3,15 +3,20 @@
  * /metrics in Prometheus' text exposition format (0.0.4), served by
  * libmicrohttpd polled from the main lcore's tick (lr_metrics.h).
  *
- * What is exported is one table, LR_METRICS: each row names a value of a
- * task's report (lr_task_report(), the same numbers as the result
- * document's "tasks") or of a role's section of the result document, and
- * the metric it becomes. Names follow Prometheus' conventions: linerate_
- * prefix, _total on counters, base units (seconds, bytes, ratios from 0 to
- * 1). Labels: role, port (its ethdev name), queue and task (its id) on a
- * task's values, role alone on a role's, and direction on the delay box's.
- * A value the document has as null (rx's per before any frame: undetermined)
- * has no sample: Prometheus then has none, rather than a made-up 0.
+ * What is exported is read from the roles' counter tables (lr_counter.h):
+ * each row with a metric names a value of a task's report
+ * (lr_task_report(), the same numbers as the result document's "tasks")
+ * or of a role's section of the result document, and the metric it
+ * becomes. This file names no role: it walks every task's counters
+ * (lr_task_counters), then each registered role's task kind's table, then
+ * each role's section's (struct lr_plan's results_counters). Names follow
+ * Prometheus' conventions: linerate_ prefix, _total on counters, base
+ * units (seconds, bytes, ratios from 0 to 1). Labels: role, port (its
+ * ethdev name), queue and task (its id) on a task's values, role alone on
+ * a role's, and direction on a table's that are in one object per
+ * direction (the delay box's). A value the document has as null (rx's per
+ * before any frame: undetermined) has no sample: Prometheus then has none,
+ * rather than a made-up 0.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,141 +34,49 @@
 #include <rte_cycles.h>
 
 #include "lr_common.h"
+#include "lr_counter.h"
 #include "lr_engine.h"
 #include "lr_hist.h"
 #include "lr_metrics.h"
 
-enum mx_scope {
-	MX_TASK,	/* a task's report, labels role, port, queue, task */
-	MX_DIR,		/* a task's report, in each of its "forward" and
-			 * "back" objects: label direction too (delay) */
-	MX_ROLE,	/* the role's section of the result document */
+/* A family: a row of a table with a metric, and whose values it is. */
+struct mx_fam {
+	const struct lr_counter *row;
+	const struct lr_role *role;	/* NULL: every task's */
+	const char *const *dirs;	/* the row is in each of these objects */
+	bool section;			/* of the role's section, not a task's */
 };
 
-enum mx_type {
-	MX_COUNTER,
-	MX_GAUGE,
-	MX_HIST,	/* an lr_hist_json() object of ns: seconds */
-};
+/* Call @p fn for every family, in the order of the exposition: every
+ * task's counters, then each role's tasks', then each role's section's. */
+static void
+each_family(void (*fn)(const struct mx_fam *m, void *arg), void *arg)
+{
+	const struct lr_counters *c;
+	const struct lr_role *r;
+	unsigned int i, j, pass;
 
-/*
- * X(scope, role, path, name, type, help): role NULL for every role that
- * has the value; path is dotted ("parsed.ok") inside the report or the
- * role's section. Counters are the tasks' own, which only grow while the
- * process runs.
- */
-#define LR_METRICS(X) \
-	X(TASK, NULL, "tx_packets", "tx_packets_total", COUNTER, \
-	  "Frames the task sent.") \
-	X(TASK, NULL, "tx_bytes", "tx_bytes_total", COUNTER, \
-	  "Frame bytes the task sent, without FCS.") \
-	X(TASK, NULL, "rx_packets", "rx_packets_total", COUNTER, \
-	  "Frames the task received.") \
-	X(TASK, NULL, "rx_bytes", "rx_bytes_total", COUNTER, \
-	  "Frame bytes the task received, without FCS.") \
-	X(TASK, NULL, "local_drops", "drops_total", COUNTER, \
-	  "Frames the task dropped itself (its role says which).") \
-	X(TASK, NULL, "tx_retry", "tx_retries_total", COUNTER, \
-	  "Tx bursts the queue did not take whole.") \
-	X(TASK, NULL, "alloc_fail", "alloc_failures_total", COUNTER, \
-	  "Bursts that found the mempool empty.") \
-	X(TASK, NULL, "duration_s", "task_seconds", GAUGE, \
-	  "How long the task has run (until it ended).") \
-	X(TASK, "gen", "late_packets", "gen_late_packets_total", COUNTER, \
-	  "Frames gen sent later than their schedule after a stall.") \
-	X(TASK, "gen", "offered", "gen_offered_ratio", GAUGE, \
-	  "Rate gen offered over the rate asked, over its run so far.") \
-	X(TASK, "rx", "received", "rx_received_total", COUNTER, \
-	  "Tracked frames received once.") \
-	X(TASK, "rx", "lost", "rx_lost_total", COUNTER, \
-	  "Frames lost: sequence numbers that never came.") \
-	X(TASK, "rx", "per", "rx_per_ratio", GAUGE, \
-	  "Packet error ratio: lost over lost and received (none until a " \
-	  "tracked frame came).") \
-	X(TASK, "rx", "dup", "rx_duplicates_total", COUNTER, \
-	  "Frames received more than once.") \
-	X(TASK, "rx", "out_of_order", "rx_reordered_total", COUNTER, \
-	  "Frames that came after a later one of their flow.") \
-	X(TASK, "rx", "late", "rx_late_total", COUNTER, \
-	  "Frames too late to tell from a duplicate (counted lost before).") \
-	X(TASK, "rx", "foreign_packets", "rx_foreign_packets_total", COUNTER, \
-	  "Frames that were not linerate's.") \
-	X(TASK, "rx", "unknown_flow_packets", "rx_unknown_flow_packets_total", \
-	  COUNTER, "Frames of a flow outside rx's table.") \
-	X(TASK, "rx", "malformed_packets", "rx_malformed_packets_total", \
-	  COUNTER, "Frames of linerate's too short or broken to account.") \
-	X(TASK, "rx", "latency", "rx_latency_seconds", HIST, \
-	  "One-way latency of tracked frames (in rtt's rx: the round trip).") \
-	X(TASK, "probe", "parsed.ok", "probe_parsed_packets_total", COUNTER, \
-	  "Frames the probe parsed into a flow.") \
-	X(TASK, "probe", "flows_created", "probe_flows_created_total", COUNTER, \
-	  "Flows the probe's cache created.") \
-	X(TASK, "probe", "flows_active", "probe_flows_active", GAUGE, \
-	  "Flows in the probe's cache now.") \
-	X(TASK, "probe", "export_drops", "probe_records_not_sent_total", \
-	  COUNTER, "Flow records a full export ring refused: never sent.") \
-	X(DIR, "delay", "in", "delay_in_frames_total", COUNTER, \
-	  "Frames into the delay box.") \
-	X(DIR, "delay", "out", "delay_out_frames_total", COUNTER, \
-	  "Frames the delay box sent on.") \
-	X(DIR, "delay", "lost", "delay_lost_frames_total", COUNTER, \
-	  "Frames the box's loss model dropped.") \
-	X(DIR, "delay", "duplicated", "delay_duplicated_frames_total", \
-	  COUNTER, "Frames the box duplicated.") \
-	X(DIR, "delay", "reordered", "delay_reordered_frames_total", \
-	  COUNTER, "Frames the box reordered.") \
-	X(DIR, "delay", "late", "delay_late_frames_total", COUNTER, \
-	  "Frames the box sent later than due by more than --late.") \
-	X(DIR, "delay", "held", "delay_held_frames", GAUGE, \
-	  "Frames the box holds now.") \
-	X(DIR, "delay", "over_limit", "delay_over_limit_frames_total", \
-	  COUNTER, "Frames dropped over the box's limit.") \
-	X(ROLE, "probe", "exporter.records", "exporter_records_total", \
-	  COUNTER, "IPFIX records delivered: written whole to the file or socket.") \
-	X(ROLE, "probe", "exporter.records_lost", \
-	  "exporter_records_lost_total", COUNTER, \
-	  "IPFIX records never delivered (refused, dropped, left at the end).") \
-	X(ROLE, "probe", "exporter.records_waiting", \
-	  "exporter_records_waiting", GAUGE, \
-	  "IPFIX records handed to the exporter, not yet delivered.") \
-	X(ROLE, "probe", "exporter.messages", "exporter_messages_total", \
-	  COUNTER, "IPFIX messages sent.") \
-	X(ROLE, "probe", "exporter.bytes", "exporter_bytes_total", COUNTER, \
-	  "IPFIX message bytes sent.") \
-	X(ROLE, "probe", "exporter.send_errors", "exporter_send_errors_total", \
-	  COUNTER, "Sends of the exporter that failed.") \
-	X(ROLE, "probe", "exporter.tcp_connected", "exporter_connected", \
-	  GAUGE, "1 while the TCP exporter is connected to its collector.") \
-	X(ROLE, "probe", "exporter.tcp_connects", "exporter_connects_total", \
-	  COUNTER, "Connections the TCP exporter made.") \
-	X(ROLE, "rtt", "sent", "rtt_sent_total", COUNTER, \
-	  "Frames rtt's generators sent.") \
-	X(ROLE, "rtt", "received", "rtt_received_total", COUNTER, \
-	  "Frames back once.") \
-	X(ROLE, "rtt", "lost", "rtt_lost_total", COUNTER, \
-	  "Frames that did not come back.") \
-	X(ROLE, "rtt", "duplicates", "rtt_duplicates_total", COUNTER, \
-	  "Frames back more than once.") \
-	X(ROLE, "rtt", "reordered", "rtt_reordered_total", COUNTER, \
-	  "Frames back after a later one.") \
-	X(ROLE, "rtt", "rtt", "rtt_seconds", HIST, \
-	  "Round-trip time of the frames back.")
-
-struct mx_row {
-	enum mx_scope scope;
-	const char *role;
-	const char *path;
-	const char *name;	/* without the linerate_ prefix */
-	enum mx_type type;
-	const char *help;
-};
-
-static const struct mx_row rows[] = {
-#define ROW(scope, role, path, name, type, help) \
-	{ MX_##scope, role, path, name, MX_##type, help },
-	LR_METRICS(ROW)
-#undef ROW
-};
+	for (c = &lr_task_counters; c != NULL; c = c->next)
+		for (j = 0; j < c->nb; j++)
+			if (c->rows[j].metric != NULL)
+				fn(&(struct mx_fam){ .row = &c->rows[j],
+						     .dirs = c->dirs }, arg);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
+			if (pass == 0)
+				c = r->task != NULL ? r->task->counters : NULL;
+			else
+				c = r->plan != NULL ? r->plan->results_counters : NULL;
+			for (; c != NULL; c = c->next)
+				for (j = 0; j < c->nb; j++)
+					if (c->rows[j].metric != NULL)
+						fn(&(struct mx_fam){
+							.row = &c->rows[j], .role = r,
+							.dirs = c->dirs,
+							.section = pass == 1 }, arg);
+		}
+	}
+}
 
 /*
  * The histograms' bucket bounds: 4 a power of two from 64 ns to 2^35 ns
@@ -174,6 +87,7 @@ static const struct mx_row rows[] = {
  * are whole ns: "<= B - 1 ns" is "< B", and le says B - 1 ns.
  */
 #define MX_ROLES_MAX 64	/* role sections a scrape reads, at most */
+#define MX_BUILD_INFO_HELP "linerate's version."
 
 #define MX_LE_FIRST_POW 6
 #define MX_LE_LAST_POW 35
@@ -315,7 +229,7 @@ at_path(json_t *o, const char *path)
 
 struct mx_src {
 	json_t *o;		/* report or role section (owned) */
-	const char *role;
+	const struct lr_role *role;
 	char port[64];
 	char queue[16];
 	char task[16];
@@ -325,7 +239,7 @@ struct mx_src {
 static void
 put_labels(FILE *f, const struct mx_src *s, const char *dir, const char *le)
 {
-	put_label(f, "role", s->role, true);
+	put_label(f, "role", s->role->name, true);
 	if (s->is_task) {
 		put_label(f, "port", s->port, false);
 		put_label(f, "queue", s->queue, false);
@@ -403,26 +317,42 @@ put_hist(FILE *f, const char *name, const struct mx_src *s, json_t *h)
 }
 
 static void
-put_sample(FILE *f, const struct mx_row *r, const struct mx_src *s, json_t *o,
-	   const char *dir)
+put_sample(FILE *f, const struct lr_counter *r, const struct mx_src *s,
+	   json_t *o, const char *dir)
 {
-	json_t *v = at_path(o, r->path);
+	json_t *v = at_path(o, r->key);
 	char val[64];
 
-	if (r->type == MX_HIST) {
-		put_hist(f, r->name, s, v);
+	if (r->kind == LR_COUNTER_HISTOGRAM) {
+		put_hist(f, r->metric, s, v);
 		return;
 	}
 	if (!value_of(v, val, sizeof(val)))
 		return;
-	fprintf(f, "linerate_%s{", r->name);
+	fprintf(f, "linerate_%s{", r->metric);
 	put_labels(f, s, dir, NULL);
 	fprintf(f, "} %s\n", val);
 }
 
-/* Every task's report and the sections of the roles with ROLE rows that
- * have tasks: read once a scrape, before any row is written (a family's
- * samples go together). */
+/* Does @p r's section export a metric? */
+static bool
+section_metrics(const struct lr_role *r)
+{
+	const struct lr_counters *c;
+	unsigned int j;
+
+	if (r->plan == NULL || r->plan->results == NULL)
+		return false;
+	for (c = r->plan->results_counters; c != NULL; c = c->next)
+		for (j = 0; j < c->nb; j++)
+			if (c->rows[j].metric != NULL)
+				return true;
+	return false;
+}
+
+/* Every task's report and the sections of the roles whose section exports
+ * metrics and that have tasks: read once a scrape, before any family is
+ * written (a family's samples go together). */
 static struct mx_src *
 sources(unsigned int *nb)
 {
@@ -430,7 +360,6 @@ sources(unsigned int *nb)
 	const struct lr_role *r;
 	struct mx_src *src;
 	json_t *doc, *o;
-	size_t j;
 
 	lr_engine_lock();
 	n = lr_engine_task_count();
@@ -446,7 +375,7 @@ sources(unsigned int *nb)
 		if (t->priv == NULL)	/* its init failed: no task */
 			continue;
 		s->o = lr_task_report(t);
-		s->role = t->role->name;
+		s->role = t->role;
 		s->is_task = true;
 		o = json_object_get(s->o, "port_name");
 		snprintf(s->port, sizeof(s->port), "%s",
@@ -460,13 +389,7 @@ sources(unsigned int *nb)
 	}
 	lr_engine_unlock();
 	for (i = 0; (r = lr_role_at(i)) != NULL && k < n + MX_ROLES_MAX; i++) {
-		if (r->plan == NULL || r->plan->results == NULL)
-			continue;
-		for (j = 0; j < RTE_DIM(rows); j++)
-			if (rows[j].scope == MX_ROLE &&
-			    strcmp(rows[j].role, r->name) == 0)
-				break;
-		if (j == RTE_DIM(rows))
+		if (!section_metrics(r))
 			continue;
 		/* A plan without tasks of its own (rtt) says whether it has
 		 * any in its section; a role with tasks is asked only then. */
@@ -478,7 +401,7 @@ sources(unsigned int *nb)
 		o = json_object_get(doc, r->name);
 		if (json_is_object(o)) {
 			src[k].o = json_incref(o);
-			src[k].role = r->name;
+			src[k].role = r;
 			k++;
 		}
 		json_decref(doc);
@@ -487,52 +410,78 @@ sources(unsigned int *nb)
 	return src;
 }
 
-static const char *
-type_name(enum mx_type t)
+/* What lr_metrics_write()'s families read. */
+struct mx_scrape {
+	FILE *f;
+	const struct mx_src *src;
+	unsigned int nb;
+};
+
+/* A family's HELP and TYPE, and a sample of each source it is of. */
+static void
+put_family(const struct mx_fam *m, void *arg)
 {
-	return t == MX_COUNTER ? "counter" : t == MX_GAUGE ? "gauge" :
-	       "histogram";
+	const struct mx_scrape *sc = arg;
+	const struct lr_counter *r = m->row;
+	unsigned int i, d;
+
+	fprintf(sc->f, "# HELP linerate_%s %s\n# TYPE linerate_%s %s\n",
+		r->metric, r->help, r->metric, lr_counter_kind_name(r->kind));
+	for (i = 0; i < sc->nb; i++) {
+		const struct mx_src *s = &sc->src[i];
+
+		if (s->is_task == m->section ||
+		    (m->role != NULL && m->role != s->role))
+			continue;
+		if (m->dirs == NULL) {
+			put_sample(sc->f, r, s, s->o, NULL);
+			continue;
+		}
+		for (d = 0; m->dirs[d] != NULL; d++)
+			put_sample(sc->f, r, s, json_object_get(s->o, m->dirs[d]),
+				   m->dirs[d]);
+	}
 }
 
 int
 lr_metrics_write(FILE *f)
 {
-	static const char *const dirs[] = { "forward", "back" };
+	struct mx_scrape sc = { .f = f };
 	struct mx_src *src;
-	unsigned int nb = 0, i, d;
-	size_t j;
+	unsigned int i;
 
-	src = sources(&nb);
+	src = sources(&sc.nb);
 	if (src == NULL)
 		return -ENOMEM;
-	fputs("# HELP linerate_build_info linerate's version.\n"
+	sc.src = src;
+	fputs("# HELP linerate_build_info " MX_BUILD_INFO_HELP "\n"
 	      "# TYPE linerate_build_info gauge\n", f);
 	fprintf(f, "linerate_build_info{version=\"%s\"} 1\n", LR_VERSION);
 	/* Every family's HELP and TYPE, samples or not: what exists is the
 	 * same in every scrape (a dashboard's names can be checked). */
-	for (j = 0; j < RTE_DIM(rows); j++) {
-		const struct mx_row *r = &rows[j];
-
-		fprintf(f, "# HELP linerate_%s %s\n# TYPE linerate_%s %s\n",
-			r->name, r->help, r->name, type_name(r->type));
-		for (i = 0; i < nb; i++) {
-			const struct mx_src *s = &src[i];
-
-			if (s->is_task == (r->scope == MX_ROLE) ||
-			    (r->role != NULL && strcmp(r->role, s->role) != 0))
-				continue;
-			if (r->scope != MX_DIR) {
-				put_sample(f, r, s, s->o, NULL);
-				continue;
-			}
-			for (d = 0; d < RTE_DIM(dirs); d++)
-				put_sample(f, r, s, json_object_get(s->o, dirs[d]),
-					   dirs[d]);
-		}
-	}
-	for (i = 0; i < nb; i++)
+	each_family(put_family, &sc);
+	for (i = 0; i < sc.nb; i++)
 		json_decref(src[i].o);
 	free(src);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A row of doc/usage.md's table of metrics. */
+static void
+md_family(const struct mx_fam *m, void *arg)
+{
+	FILE *f = arg;
+
+	fprintf(f, "| `linerate_%s` | %s | %s |\n", m->row->metric,
+		lr_counter_kind_name(m->row->kind), m->row->help);
+}
+
+int
+lr_metrics_md(FILE *f)
+{
+	fputs("| metric | type | what |\n| --- | --- | --- |\n"
+	      "| `linerate_build_info` | gauge | " MX_BUILD_INFO_HELP " |\n", f);
+	each_family(md_family, f);
 	return ferror(f) ? -EIO : 0;
 }
 

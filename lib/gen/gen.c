@@ -890,54 +890,112 @@ static const struct lr_change_ops pace_changes = {
 	.free = free_change,
 };
 
+/* What a gen task reports, read on the control path: its table's rows
+ * point here. */
+struct gen_counts {
+	double frame_bytes_mean;
+	uint64_t frame_bytes_max, sizes, vlan_tags, flow_base, flows;
+	double rate_pps;
+	/* a paced gen's (GEN_PACED) */
+	double offered, send_s, achieved_pps;
+	uint64_t late_packets, refused_packets, caught_up_packets;
+	double max_stall_us, catch_up_us, rate_tolerance;
+};
+
+#define GEN_PACED 1u	/* the rows of a paced gen */
+
+/* Rows named as their fields; P: a paced gen's only. */
+#define GEN_ROW(ty, f, w, m, kd, u, h) \
+	LR_COUNTER_ROW(ty, struct gen_counts, f, #f, w, m, kd, u, h)
+#define P GEN_PACED
+static const struct lr_counter gen_rows[] = {
+	GEN_ROW(REAL, frame_bytes_mean, 0, NULL, NONE, "bytes",
+		"Mean frame size sent, with FCS."),
+	GEN_ROW(U64, frame_bytes_max, 0, NULL, NONE, "bytes",
+		"Largest frame size, with FCS."),
+	GEN_ROW(U64, sizes, 0, NULL, NONE, "sizes", "Entries of the size table."),
+	GEN_ROW(U64, vlan_tags, 0, NULL, NONE, "tags", "VLAN tags on each frame."),
+	GEN_ROW(U64, flow_base, 0, NULL, NONE, "id", "Flow id of the task's first flow."),
+	GEN_ROW(U64, flows, 0, NULL, NONE, "flows", "Flows the task sends."),
+	GEN_ROW(REAL, rate_pps, 0, NULL, NONE, "frames/s",
+		"The rate asked, in frames a second."),
+	GEN_ROW(REAL, offered, P, "gen_offered_ratio", GAUGE, "ratio",
+		"Rate gen offered over the rate asked, over its run so far."),
+	GEN_ROW(REAL, send_s, P, NULL, NONE, "s",
+		"The sending time the offered ratio is over."),
+	GEN_ROW(REAL, achieved_pps, P, NULL, NONE, "frames/s",
+		"Frames sent over the sending time."),
+	GEN_ROW(U64, late_packets, P, "gen_late_packets_total", COUNTER, "frames",
+		"Frames gen sent later than their schedule after a stall."),
+	GEN_ROW(U64, refused_packets, P, NULL, NONE, "frames",
+		"Of the late, those the port held back (its queue refused them)."),
+	GEN_ROW(U64, caught_up_packets, P, NULL, NONE, "frames",
+		"Frames sent behind their schedule to catch up."),
+	GEN_ROW(REAL, max_stall_us, P, NULL, NONE, "us",
+		"Longest the task fell behind its schedule."),
+	GEN_ROW(REAL, catch_up_us, P, NULL, NONE, "us",
+		"The most a stalled gen catches up (--catch-up)."),
+	GEN_ROW(REAL, rate_tolerance, P, NULL, NONE, "ratio",
+		"The offered ratio below which the run is short."),
+};
+#undef P
+#undef GEN_ROW
+
+static const struct lr_counters gen_counters = LR_COUNTERS(gen_rows);
+
 static void
 gen_report(const struct lr_task *t, json_t *o)
 {
 	struct gen *g = t->priv;
 	double hz = (double)rte_get_tsc_hz(), window, offered;
+	struct gen_counts c = {
+		.frame_bytes_mean = g->mean_frame,
+		.frame_bytes_max = g->max_len + LR_FCS_BYTES,
+		.sizes = g->nb_sizes,
+		.vlan_tags = lr_gen_tags(&g->conf),
+		.flow_base = g->first_flow,
+		.flows = g->nb_flows,
+		.rate_pps = g->rate_pps,
+	};
+	json_t *changes, *counts;
 	struct offer of;
 	char rs[64];
 
-	json_object_set_new(o, "frame_bytes_mean", json_real(g->mean_frame));
-	json_object_set_new(o, "frame_bytes_max",
-			    json_integer(g->max_len + LR_FCS_BYTES));
-	json_object_set_new(o, "sizes", json_integer(g->nb_sizes));
+	/* The records first, then the offered ratio, as before the table:
+	 * the records reap what the worker took. */
+	changes = lr_changes_json(&g->changes);
+	counts = lr_changes_counts_json(&g->changes);
+	if (g->paced) {
+		of = offered_of(t);
+		offered = of.ratio;
+		window = of.window_tsc;
+		c.offered = offered;
+		c.send_s = window / hz;
+		c.achieved_pps = window > 0 ? (double)t->st.tx_pkts * hz / window : 0;
+		c.late_packets = (uint64_t)(of.late_pkts + 0.5);
+		/* Of those, what the port held back (its queue refused the
+		 * frames while the worker polled): a peer that pushes back,
+		 * not the host. */
+		c.refused_packets = (uint64_t)(g->mean_cost > 0 ?
+			RTE_MIN((double)g->refused_tsc / g->mean_cost,
+				of.late_pkts) + 0.5 : 0);
+		c.caught_up_packets = g->caught_up;
+		c.max_stall_us = (double)g->max_lag_seen_tsc * 1e6 / hz;
+		c.catch_up_us = g->conf.catch_up_s * 1e6;
+		c.rate_tolerance = g->conf.rate_tolerance;
+	}
+	lr_counters_json(o, &gen_counters, &c, g->paced ? GEN_PACED : 0);
 	json_object_set_new(o, "ipv6", json_boolean(g->ipv6));
-	json_object_set_new(o, "vlan_tags", json_integer(lr_gen_tags(&g->conf)));
-	json_object_set_new(o, "flow_base", json_integer(g->first_flow));
-	json_object_set_new(o, "flows", json_integer(g->nb_flows));
 	json_object_set_new(o, "rate", json_string(lr_rate_str(&g->conf.rate, rs,
 							       sizeof(rs))));
-	json_object_set_new(o, "rate_pps", json_real(g->rate_pps));
 	json_object_set_new(o, "fixed", json_boolean(g->fixed));
 	if (g->rp != NULL)
 		lr_replay_report(g, o);
-	json_object_set_new(o, "rate_changes", lr_changes_json(&g->changes));
-	json_object_set_new(o, "rate_changes_counts",
-			    lr_changes_counts_json(&g->changes));
-	if (!g->paced)
-		return;
-	of = offered_of(t);
-	offered = of.ratio;
-	window = of.window_tsc;
-	json_object_set_new(o, "offered", json_real(offered));
-	json_object_set_new(o, "send_s", json_real(window / hz));
-	json_object_set_new(o, "achieved_pps", json_real(window > 0 ?
-			    (double)t->st.tx_pkts * hz / window : 0));
-	json_object_set_new(o, "late_packets", json_integer((json_int_t)
-			    (of.late_pkts + 0.5)));
-	/* Of those, what the port held back (its queue refused the frames
-	 * while the worker polled): a peer that pushes back, not the host. */
-	json_object_set_new(o, "refused_packets", json_integer((json_int_t)
-			    (g->mean_cost > 0 ? RTE_MIN((double)g->refused_tsc / g->mean_cost,
-							of.late_pkts) + 0.5 : 0)));
-	json_object_set_new(o, "caught_up_packets", json_integer((json_int_t)g->caught_up));
-	json_object_set_new(o, "max_stall_us",
-			    json_real((double)g->max_lag_seen_tsc * 1e6 / hz));
-	json_object_set_new(o, "catch_up_us", json_real(g->conf.catch_up_s * 1e6));
-	json_object_set_new(o, "rate_tolerance", json_real(g->conf.rate_tolerance));
-	json_object_set_new(o, "short", json_boolean(
-			    lr_gen_is_short(offered, g->conf.rate_tolerance)));
+	json_object_set_new(o, "rate_changes", changes);
+	json_object_set_new(o, "rate_changes_counts", counts);
+	if (g->paced)
+		json_object_set_new(o, "short", json_boolean(
+				    lr_gen_is_short(c.offered, g->conf.rate_tolerance)));
 }
 
 static enum lr_verdict
@@ -1285,6 +1343,7 @@ static const struct lr_task_kind gen_task = {
 	.verdict = gen_verdict,
 	.slice = lr_gen_conf_slice,
 	.set = gen_set,
+	.counters = &gen_counters,
 };
 
 static const struct lr_plan gen_plan = {

@@ -125,21 +125,28 @@ struct lr_fc_data {
 };
 
 /*
- * A cache's counters, each named once: X(field, JSON key or NULL, what).
+ * A cache's counters, each named once: X(field, JSON key or NULL, metric
+ * or NULL, kind, unit, help) (lr_counter.h's rows).
  * The struct, the probe's result document and its totals come from it;
  * ended[] (by reason) apart.
  */
 #define LR_FC_COUNTERS(X) \
-	X(packets,        NULL,                  "packets accounted (cycles_per_packet's divisor)") \
-	X(created,        "flows_created",       "flows created") \
-	X(active,         "flows_active",        "flows in the cache now") \
-	X(frag_later,     "later_fragments",     "later fragments") \
-	X(frag_unmatched, "unmatched_fragments", "of those, no first fragment seen: ports 0") \
-	X(export_drops,   "export_drops",        "records the export callback refused")
+	X(packets, NULL, NULL, NONE, "frames", \
+	  "packets accounted (cycles_per_packet's divisor)") \
+	X(created, "flows_created", "probe_flows_created_total", COUNTER, "flows", \
+	  "Flows the probe's cache created.") \
+	X(active, "flows_active", "probe_flows_active", GAUGE, "flows", \
+	  "Flows in the probe's cache now.") \
+	X(frag_later, "later_fragments", NULL, NONE, "frames", \
+	  "later fragments") \
+	X(frag_unmatched, "unmatched_fragments", NULL, NONE, "frames", \
+	  "of those, no first fragment seen: ports 0") \
+	X(export_drops, "export_drops", "probe_records_not_sent_total", COUNTER, "records", \
+	  "Flow records a full export ring refused: never sent.")
 
 /** Counters of one cache (written by its lcore). */
 struct lr_fc_counts {
-#define LR_FC_FIELD(name, key, what) uint64_t name;
+#define LR_FC_FIELD(name, ...) uint64_t name;
 	LR_FC_COUNTERS(LR_FC_FIELD)
 #undef LR_FC_FIELD
 	uint64_t ended[6];		/**< by enum lr_flow_end (1..5) */

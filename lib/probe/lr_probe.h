@@ -61,15 +61,19 @@ extern const struct lr_role lr_probe_role;
 
 /** Counters of a probe task beyond struct lr_task_stats. */
 /* A probe task's own counters, each named once: X(field, JSON key or
- * NULL, what); parsed[] (by parse result) apart. */
+ * NULL, metric or NULL, kind, unit, help) (lr_counter.h's rows);
+ * parsed[] (by parse result) apart. */
 #define LR_PROBE_COUNTERS(X) \
-	X(ring_full,  "export_ring_full",   "records the ring refused") \
-	X(past_count, "past_count_packets", "received past --count, freed unread") \
-	X(busy_tsc,   NULL,                 "TSC cycles spent on bursts (cycles_per_packet)")
+	X(ring_full, "export_ring_full", NULL, NONE, "records", \
+	  "records the ring refused") \
+	X(past_count, "past_count_packets", NULL, NONE, "frames", \
+	  "received past --count, freed unread") \
+	X(busy_tsc, NULL, NULL, NONE, "cycles", \
+	  "TSC cycles spent on bursts (cycles_per_packet)")
 
 struct lr_probe_counts {
 	uint64_t parsed[LR_PARSE_REASONS];	/**< packets by parse result */
-#define LR_PROBE_FIELD(name, key, what) uint64_t name;
+#define LR_PROBE_FIELD(name, ...) uint64_t name;
 	LR_PROBE_COUNTERS(LR_PROBE_FIELD)
 #undef LR_PROBE_FIELD
 };

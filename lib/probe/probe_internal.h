@@ -104,6 +104,10 @@ void lr_probe_tick(void);
 void lr_probe_stopped(void);
 void lr_probe_report(const struct lr_task *t, json_t *o);
 void lr_probe_results(json_t *doc);
+/* What they count (lr_counter.h): a task's, and its section's (the
+ * exporter's). */
+extern const struct lr_counters lr_probe_counters;
+extern const struct lr_counters lr_probe_section_counters;
 void lr_probe_live(char *buf, size_t len);
 
 #endif

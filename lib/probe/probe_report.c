@@ -104,6 +104,62 @@ lr_probe_counts(const struct lr_task *t, struct lr_probe_counts *out)
 	*out = p->c;
 }
 
+/* A probe task's report and the probe section: what probe_counts_json()
+ * writes by code, then its cache's counters, then its own. */
+#define FC_ROW(f, k, m, kd, u, h) LR_COUNTER_U64(struct lr_fc_counts, f, k, m, kd, u, h),
+#define OWN_ROW(f, k, m, kd, u, h) LR_COUNTER_U64(struct lr_probe_counts, f, k, m, kd, u, h),
+static const struct lr_counter fc_rows[] = { LR_FC_COUNTERS(FC_ROW) };
+static const struct lr_counter own_rows[] = { LR_PROBE_COUNTERS(OWN_ROW) };
+#undef OWN_ROW
+#undef FC_ROW
+
+static const struct lr_counters own_counters = LR_COUNTERS(own_rows);
+static const struct lr_counters fc_counters = {
+	.rows = fc_rows, .nb = RTE_DIM(fc_rows), .next = &own_counters,
+};
+
+static const struct lr_counter code_rows[] = {
+	LR_COUNTER_CODE("parsed.ok", "probe_parsed_packets_total", COUNTER, "frames",
+			"Frames the probe parsed into a flow."),
+	LR_COUNTER_CODE("cycles_per_packet", NULL, NONE, "cycles",
+			"TSC cycles a packet costs the probe (parse, cache, "
+			"free), the PMD's rx aside."),
+	LR_COUNTER_CODE("mpps_per_lcore", NULL, NONE, "Mpps",
+			"The rate one lcore could take alone at that cost."),
+};
+
+const struct lr_counters lr_probe_counters = {
+	.rows = code_rows, .nb = RTE_DIM(code_rows), .next = &fc_counters,
+};
+
+/* The probe section's values that are the role's over all its tasks:
+ * the exporter's (lr_exporter_report() writes them). */
+static const struct lr_counter section_rows[] = {
+	LR_COUNTER_CODE("exporter.records", "exporter_records_total", COUNTER,
+			"records", "IPFIX records delivered: written whole to "
+			"the file or socket."),
+	LR_COUNTER_CODE("exporter.records_lost", "exporter_records_lost_total",
+			COUNTER, "records", "IPFIX records never delivered "
+			"(refused, dropped, left at the end)."),
+	LR_COUNTER_CODE("exporter.records_waiting", "exporter_records_waiting",
+			GAUGE, "records", "IPFIX records handed to the "
+			"exporter, not yet delivered."),
+	LR_COUNTER_CODE("exporter.messages", "exporter_messages_total", COUNTER,
+			"messages", "IPFIX messages sent."),
+	LR_COUNTER_CODE("exporter.bytes", "exporter_bytes_total", COUNTER,
+			"bytes", "IPFIX message bytes sent."),
+	LR_COUNTER_CODE("exporter.send_errors", "exporter_send_errors_total",
+			COUNTER, "sends", "Sends of the exporter that failed."),
+	LR_COUNTER_CODE("exporter.tcp_connected", "exporter_connected", GAUGE,
+			"bool", "1 while the TCP exporter is connected to its "
+			"collector."),
+	LR_COUNTER_CODE("exporter.tcp_connects", "exporter_connects_total",
+			COUNTER, "connections", "Connections the TCP exporter "
+			"made."),
+};
+
+const struct lr_counters lr_probe_section_counters = LR_COUNTERS(section_rows);
+
 static void
 probe_counts_json(json_t *o, const struct lr_probe_counts *c,
 	    const struct lr_fc_counts *f)
@@ -121,16 +177,8 @@ probe_counts_json(json_t *o, const struct lr_probe_counts *c,
 				    json_integer((json_int_t)f->ended[j]));
 	json_object_set_new(o, "parsed", parsed);
 	json_object_set_new(o, "flows_ended", ended);
-#define JSON(s, name, key) \
-	if (key != NULL) \
-		json_object_set_new(o, key, json_integer((json_int_t)s->name));
-#define FC_JSON(name, key, what) JSON(f, name, key)
-#define PROBE_JSON(name, key, what) JSON(c, name, key)
-	LR_FC_COUNTERS(FC_JSON)
-	LR_PROBE_COUNTERS(PROBE_JSON)
-#undef PROBE_JSON
-#undef FC_JSON
-#undef JSON
+	lr_counters_json(o, &fc_counters, f, 0);
+	lr_counters_json(o, &own_counters, c, 0);
 	/* What a packet costs the probe (parse, cache, free), not counting
 	 * the PMD's rx: the rate one lcore could take alone is tsc_hz / it. */
 	json_object_set_new(o, "cycles_per_packet", json_real(f->packets ?
@@ -184,8 +232,8 @@ sum_probes(struct lr_probe_counts *tot, struct lr_fc_counts *ft)
 		nb++;
 		for (j = 0; j < LR_PARSE_REASONS; j++)
 			tot->parsed[j] += p->c.parsed[j];
-#define PROBE_ADD(name, key, what) tot->name += p->c.name;
-#define FC_ADD(name, key, what) ft->name += f->name;
+#define PROBE_ADD(name, ...) tot->name += p->c.name;
+#define FC_ADD(name, ...) ft->name += f->name;
 		LR_PROBE_COUNTERS(PROBE_ADD)
 		LR_FC_COUNTERS(FC_ADD)
 #undef FC_ADD

@@ -357,6 +357,7 @@ static const struct lr_task_kind probe_task = {
 	.report = lr_probe_report,
 	.free = probe_free,
 	.queueless = probe_queueless,
+	.counters = &lr_probe_counters,
 };
 
 static const struct lr_plan probe_plan = {
@@ -367,6 +368,7 @@ static const struct lr_plan probe_plan = {
 	.tick = lr_probe_tick,
 	.stopped = lr_probe_stopped,
 	.check = lr_probe_export_check,
+	.results_counters = &lr_probe_section_counters,
 };
 
 const struct lr_role lr_probe_role = {

@@ -34,30 +34,46 @@
 #define SLOT_NS 1000		/* about 1 us a slot (a power of 2 of TSC) */
 
 /*
- * A task's counters, each named once: X(field, JSON key, what). Conserved:
+ * A task's counters, each named once: X(field, JSON key, metric or NULL,
+ * kind, unit, help), the struct and its table's rows (lr_counter.h). Conserved:
  * in = reflected + others_reflected + others_dropped + looped + no_mbuf, and
  * reflected + others_reflected = out + tx_dropped + over_hold + held
  * (+ held_at_stop at the end).
  */
 #define LR_REFLECT_COUNTERS(X) \
-	X(in,               "in",               "frames received") \
-	X(copied,           "copied",           "frames of another pool, copied first (the virtual wire)") \
-	X(no_mbuf,          "no_mbuf",          "frames to copy, no mbuf: dropped") \
-	X(reflected,        "reflected",        "linerate frames swapped and marked") \
-	X(stamped,          "stamped",          "of them, with the reflector's stamps") \
-	X(unstamped,        "unstamped",        "--stamp 1, but no room for the stamps") \
-	X(others_reflected, "others_reflected", "non-linerate frames swapped (--others reflect)") \
-	X(others_dropped,   "others_dropped",   "non-linerate frames dropped (--others drop; runts, shorter than an Ethernet header, always)") \
-	X(looped,           "looped",           "reflected already (linerate's mark, or --others reflect: our MAC as source): dropped") \
-	X(out,              "out",              "frames the port took") \
-	X(tx_dropped,       "tx_dropped",       "not taken after --tx-retries: dropped") \
-	X(over_hold,        "over_hold",        "--add-delay: the wheel was full: dropped") \
-	X(held,             "held",             "--add-delay: held now") \
-	X(held_at_stop,     "held_at_stop",     "--add-delay: held when the task ended, freed") \
-	X(past_count,       "past_count",       "received past --count, freed unread (not in 'in')")
+	X(in, "in", NULL, NONE, "frames", \
+	  "frames received") \
+	X(copied, "copied", NULL, NONE, "frames", \
+	  "frames of another pool, copied first (the virtual wire)") \
+	X(no_mbuf, "no_mbuf", NULL, NONE, "frames", \
+	  "frames to copy, no mbuf: dropped") \
+	X(reflected, "reflected", NULL, NONE, "frames", \
+	  "linerate frames swapped and marked") \
+	X(stamped, "stamped", NULL, NONE, "frames", \
+	  "of them, with the reflector's stamps") \
+	X(unstamped, "unstamped", NULL, NONE, "frames", \
+	  "--stamp 1, but no room for the stamps") \
+	X(others_reflected, "others_reflected", NULL, NONE, "frames", \
+	  "non-linerate frames swapped (--others reflect)") \
+	X(others_dropped, "others_dropped", NULL, NONE, "frames", \
+	  "non-linerate frames dropped (--others drop; runts, shorter than an Ethernet header, always)") \
+	X(looped, "looped", NULL, NONE, "frames", \
+	  "reflected already (linerate's mark, or --others reflect: our MAC as source): dropped") \
+	X(out, "out", NULL, NONE, "frames", \
+	  "frames the port took") \
+	X(tx_dropped, "tx_dropped", NULL, NONE, "frames", \
+	  "not taken after --tx-retries: dropped") \
+	X(over_hold, "over_hold", NULL, NONE, "frames", \
+	  "--add-delay: the wheel was full: dropped") \
+	X(held, "held", NULL, NONE, "frames", \
+	  "--add-delay: held now") \
+	X(held_at_stop, "held_at_stop", NULL, NONE, "frames", \
+	  "--add-delay: held when the task ended, freed") \
+	X(past_count, "past_count", NULL, NONE, "frames", \
+	  "received past --count, freed unread (not in 'in')")
 
 struct reflect_counts {
-#define FIELD(name, key, what) uint64_t name;
+#define FIELD(name, ...) uint64_t name;
 	LR_REFLECT_COUNTERS(FIELD)
 #undef FIELD
 };
@@ -100,6 +116,7 @@ int lr_reflect_poll(struct lr_task *t, uint64_t now);
 
 /* reflect_report.c (lr_engine.h's report, results, live). */
 void lr_reflect_report(const struct lr_task *t, json_t *o);
+extern const struct lr_counters lr_reflect_counters;
 void lr_reflect_results(json_t *doc);
 void lr_reflect_live(char *buf, size_t len);
 

@@ -10,13 +10,20 @@
 
 #include "reflect_internal.h"
 
+#define ROW(f, k, m, kd, u, h) \
+	LR_COUNTER_U64(struct reflect_counts, f, k, m, kd, u, h),
+static const struct lr_counter reflect_rows[] = {
+	LR_REFLECT_COUNTERS(ROW)
+};
+#undef ROW
+
+/* A task's counters and the reflect section's sums alike. */
+const struct lr_counters lr_reflect_counters = LR_COUNTERS(reflect_rows);
+
 static void
 counts_json(json_t *o, const struct reflect_counts *c)
 {
-#define JSON(name, key, what) \
-	json_object_set_new(o, key, json_integer((json_int_t)c->name));
-	LR_REFLECT_COUNTERS(JSON)
-#undef JSON
+	lr_counters_json(o, &lr_reflect_counters, c, 0);
 }
 
 void
@@ -49,7 +56,7 @@ lr_reflect_results(json_t *doc)
 
 		nb++;
 		running |= lr_task_state(t) == LR_TASK_RUNNING;
-#define ADD(name, key, what) tot.name += r->c.name;
+#define ADD(name, ...) tot.name += r->c.name;
 		LR_REFLECT_COUNTERS(ADD)
 #undef ADD
 	}
@@ -86,13 +93,13 @@ lr_reflect_live(char *buf, size_t len)
 		const struct reflect *r = t->priv;
 
 		nb++;
-#define ADD(name, key, what) tot.name += r->c.name;
+#define ADD(name, ...) tot.name += r->c.name;
 		LR_REFLECT_COUNTERS(ADD)
 #undef ADD
 	}
 	if (nb == 0)
 		return;
-#define WORDS(name, key, what) \
+#define WORDS(name, key, ...) \
 	if (k < len) { \
 		n = snprintf(buf + k, len - k, "%s%s %" PRIu64, k ? " " : "", \
 			     key, tot.name); \

@@ -355,6 +355,7 @@ static const struct lr_task_kind reflect_task = {
 	.finish = reflect_finish,
 	.report = lr_reflect_report,
 	.free = reflect_free,
+	.counters = &lr_reflect_counters,
 };
 
 static const struct lr_plan reflect_plan = {

@@ -432,22 +432,49 @@ set_int(json_t *o, const char *k, uint64_t v)
 	json_object_set_new(o, k, json_integer((json_int_t)v));
 }
 
+/* The rtt section over every queue, and each pair's: struct rtt_sum. The
+ * section's are metrics of the role (label role alone). */
+#define SUM_ROW(ty, f, k, m, kd, u, h) \
+	LR_COUNTER_ROW(ty, struct rtt_sum, f, k, 0, m, kd, u, h)
+static const struct lr_counter sum_rows[] = {
+	SUM_ROW(U64, sent, "sent", "rtt_sent_total", COUNTER, "frames",
+		"Frames rtt's generators sent."),
+	SUM_ROW(I64, received, "received", "rtt_received_total", COUNTER, "frames",
+		"Frames back once."),
+	SUM_ROW(I64, lost, "lost", "rtt_lost_total", COUNTER, "frames",
+		"Frames that did not come back."),
+	SUM_ROW(U64, lost_at_end, "lost_at_end", NULL, NONE, "frames",
+		"Of the lost, those not back by --drain after the last sent."),
+	SUM_ROW(U64, in_flight, "in_flight", NULL, NONE, "frames",
+		"Frames neither back nor lost when the run was stopped."),
+	SUM_ROW(U64, dup, "duplicates", "rtt_duplicates_total", COUNTER, "frames",
+		"Frames back more than once."),
+	SUM_ROW(U64, reordered, "reordered", "rtt_reordered_total", COUNTER,
+		"frames", "Frames back after a later one."),
+	SUM_ROW(U64, late, "late", NULL, NONE, "frames",
+		"Frames back too late to tell from a duplicate."),
+	LR_COUNTER_CODE("rtt", "rtt_seconds", HISTOGRAM, "s",
+			"Round-trip time of the frames back."),
+	SUM_ROW(U64, unstamped, "unstamped", NULL, NONE, "frames",
+		"Frames back without the reflector's stamps."),
+	SUM_ROW(U64, unreflected, "unreflected", NULL, NONE, "frames",
+		"Frames back as they were sent: no reflector's mark (a loop)."),
+	SUM_ROW(U64, samples, "samples", NULL, NONE, "samples",
+		"Latency samples kept for --samples."),
+};
+#undef SUM_ROW
+
+static const struct lr_counters sum_counters = LR_COUNTERS(sum_rows);
+
 static json_t *
 sum_json(const struct rtt_sum *s)
 {
 	json_t *o = json_object();
 	char why[256];
 
-	set_int(o, "sent", s->sent);
-	json_object_set_new(o, "received", json_integer(s->received));
-	json_object_set_new(o, "lost", json_integer(s->lost));
-	set_int(o, "lost_at_end", s->lost_at_end);
-	set_int(o, "in_flight", s->in_flight);
+	lr_counters_json(o, &sum_counters, s, 0);
 	if (sum_invalid(s, why, sizeof(why)) != NULL)
 		json_object_set_new(o, "invalid", json_string(why));
-	set_int(o, "duplicates", s->dup);
-	set_int(o, "reordered", s->reordered);
-	set_int(o, "late", s->late);
 	/* No frame back: no RTT to give, none printed as one. */
 	json_object_set_new(o, "rtt", s->rtt.count != 0 ? lr_hist_json(&s->rtt) :
 			    json_null());
@@ -455,9 +482,6 @@ sum_json(const struct rtt_sum *s)
 		json_object_set_new(o, "residence", lr_hist_json(&s->res));
 		json_object_set_new(o, "rtt_less_residence", lr_hist_json(&s->net));
 	}
-	set_int(o, "unstamped", s->unstamped);
-	set_int(o, "unreflected", s->unreflected);
-	set_int(o, "samples", s->samples);
 	return o;
 }
 
@@ -648,6 +672,7 @@ static const struct lr_plan rtt_plan = {
 	.with = &lr_gen_role,
 	.with_opts = lr_gen_frame_opts,
 	.place = rtt_place,
+	.results_counters = &sum_counters,
 };
 
 const struct lr_role lr_rtt_role = {

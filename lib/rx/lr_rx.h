@@ -57,28 +57,39 @@ void lr_rx_conf_init(struct lr_rx_conf *c);
 
 extern const struct lr_role lr_rx_role;
 
-/** Totals of one rx task beyond struct lr_task_stats. */
 /**
- * A task's frame categories, each named once: X(field, JSON key, what).
- * With LR_SEQ_COUNTERS (summed over the flows) and lost, the totals.
+ * Totals of one rx task beyond struct lr_task_stats: its frame categories,
+ * each named once, X(field, JSON key, metric or NULL, kind, unit, help)
+ * (lr_counter.h's rows); with LR_SEQ_COUNTERS (summed over the flows) and
+ * lost, the totals.
  */
 #define LR_RX_FRAMES(X) \
-	X(own,             "own_packets",          "frames with a valid linerate header") \
-	X(foreign,         "foreign_packets",      "not UDP over IPv4/IPv6, or no magic") \
-	X(untracked,       "untracked_packets",    "own, flow LR_FLOW_NONE (gen's fixed mode)") \
-	X(unknown_flow,    "unknown_flow_packets", "own, flow id outside the table") \
-	X(malformed,       "malformed_packets",    "own magic, lengths that do not fit the frame") \
-	X(latency_invalid, "latency_invalid",      "TX timestamp after the receive time") \
-	X(latency_foreign_clock, "latency_foreign_clock", "TX timestamp of another clock: over LR_RX_CLOCK_SLACK_S before the rx task, or any read from a capture") \
-	X(past_count,      "past_count_packets",   "received past --count, freed unread")
+	X(own, "own_packets", NULL, NONE, "frames", \
+	  "Frames with a valid linerate header.") \
+	/* not UDP over IPv4/IPv6, or no magic */ \
+	X(foreign, "foreign_packets", "rx_foreign_packets_total", COUNTER, "frames", \
+	  "Frames that were not linerate's.") \
+	X(untracked, "untracked_packets", NULL, NONE, "frames", \
+	  "Own frames of flow LR_FLOW_NONE (gen's fixed mode).") \
+	/* own, flow id outside the table */ \
+	X(unknown_flow, "unknown_flow_packets", "rx_unknown_flow_packets_total", \
+	  COUNTER, "frames", "Frames of a flow outside rx's table.") \
+	/* own magic, lengths that do not fit the frame */ \
+	X(malformed, "malformed_packets", "rx_malformed_packets_total", COUNTER, \
+	  "frames", "Frames of linerate's too short or broken to account.") \
+	X(latency_invalid, "latency_invalid", NULL, NONE, "frames", \
+	  "Frames whose TX timestamp is after the receive time.") \
+	X(latency_foreign_clock, "latency_foreign_clock", NULL, NONE, "frames", \
+	  "Frames whose TX timestamp is of another clock: over " \
+	  "LR_RX_CLOCK_SLACK_S before the rx task, or any read from a capture.") \
+	X(past_count, "past_count_packets", NULL, NONE, "frames", \
+	  "Frames received past --count, freed unread.")
 
 struct lr_rx_counts {
-#define LR_RX_FIELD(name, key, what) uint64_t name;
+#define LR_RX_FIELD(name, ...) uint64_t name;
 	LR_RX_FRAMES(LR_RX_FIELD)
+	LR_SEQ_COUNTERS(LR_RX_FIELD)
 #undef LR_RX_FIELD
-#define LR_RX_SEQ_FIELD(name, what) uint64_t name;
-	LR_SEQ_COUNTERS(LR_RX_SEQ_FIELD)
-#undef LR_RX_SEQ_FIELD
 	int64_t lost;		/**< sum over the flows */
 };
 

@@ -47,15 +47,22 @@
 /**
  * The counters of the unusual, per flow and summed per task, each named
  * once: the field, its JSON key and CSV column (as VPP's
- * foreach_flowprobe_error). X(name, what it counts).
+ * foreach_flowprobe_error), and in rx's task report its metric
+ * (lr_counter.h). X(name, metric or NULL, kind, unit, help).
  */
 #define LR_SEQ_COUNTERS(X) \
-	X(out_of_order, "seq < E, not seen yet: lost shrank by one") \
-	X(dup,          "seq < E, seen already") \
-	X(seq_too_high, "seq > E: a gap, lost grew") \
-	X(seq_too_low,  "seq < E, whatever it was") \
-	X(late,         "too old to tell reordered from duplicate") \
-	X(restarts,     "the sender started again")
+	/* seq < E, not seen yet: lost shrank by one */ \
+	X(out_of_order, "rx_reordered_total", COUNTER, "frames", \
+	  "Frames that came after a later one of their flow.") \
+	/* seq < E, seen already */ \
+	X(dup, "rx_duplicates_total", COUNTER, "frames", \
+	  "Frames received more than once.") \
+	X(seq_too_high, NULL, NONE, "frames", "Frames past the next expected: a gap, lost grew.") \
+	X(seq_too_low, NULL, NONE, "frames", "Frames before the next expected, whatever they were.") \
+	/* too old to tell reordered from duplicate */ \
+	X(late, "rx_late_total", COUNTER, "frames", \
+	  "Frames too late to tell from a duplicate (counted lost before).") \
+	X(restarts, NULL, NONE, "restarts", "Times the sender started a flow again.")
 
 struct lr_seq {
 	uint32_t next;			/**< E, the next expected sequence number */
@@ -70,7 +77,7 @@ struct lr_seq {
 	uint64_t last_tsc;		/**< receive TSC of the last packet */
 	/* second line: the counters of the unusual */
 	uint64_t first_tsc;		/**< receive TSC of the first packet */
-#define LR_SEQ_FIELD(name, what) uint64_t name;
+#define LR_SEQ_FIELD(name, ...) uint64_t name;
 	LR_SEQ_COUNTERS(LR_SEQ_FIELD)
 #undef LR_SEQ_FIELD
 	uint64_t pad;

@@ -88,6 +88,8 @@ int lr_rx_poll(struct lr_task *t, uint64_t now);
 /* rx_report.c (lr_engine.h's report, results, live, sample, stopped,
  * check, verdict; write_csv is lr_rx_write_csv()). */
 void lr_rx_report(const struct lr_task *t, json_t *o);
+/* What lr_rx_report() and the rx section count (lr_counter.h). */
+extern const struct lr_counters lr_rx_counters;
 void lr_rx_results(json_t *doc);
 void lr_rx_live(char *buf, size_t len);
 void lr_rx_sample(json_t *o);

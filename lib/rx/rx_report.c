@@ -115,16 +115,56 @@ per_json(json_t *o, uint64_t unique, int64_t lost)
 	json_object_set_new(o, "invalid", json_string(why));
 }
 
-static void
-rx_counts_json(json_t *o, const struct lr_rx_counts *c, uint64_t unique)
+/* Packets received once: own tracked packets less duplicates. */
+static uint64_t
+unique_of(const struct lr_rx_counts *c)
 {
-#define FRAME_JSON(name, key, what) set_int(o, key, (int64_t)c->name);
-#define SEQ_JSON(name, what) set_int(o, #name, (int64_t)c->name);
-	LR_RX_FRAMES(FRAME_JSON)
-	set_int(o, "received", (int64_t)unique);
-	set_int(o, "lost", c->lost);
-	per_json(o, unique, c->lost);
-	LR_SEQ_COUNTERS(SEQ_JSON)
+	return c->own - c->untracked - c->unknown_flow - c->dup;
+}
+
+static void
+put_received(json_t *o, const struct lr_counter *row, const void *c)
+{
+	set_int(o, row->key, (int64_t)unique_of(c));
+}
+
+static void
+put_per(json_t *o, const struct lr_counter *row, const void *base)
+{
+	const struct lr_rx_counts *c = base;
+
+	RTE_SET_USED(row);
+	per_json(o, unique_of(c), c->lost);
+}
+
+/* A task's counters and the rx section's totals: struct lr_rx_counts. */
+#define FRAME_ROW(f, k, m, kd, u, h) \
+	LR_COUNTER_U64(struct lr_rx_counts, f, k, m, kd, u, h),
+#define SEQ_ROW(f, m, kd, u, h) \
+	LR_COUNTER_U64(struct lr_rx_counts, f, #f, m, kd, u, h),
+static const struct lr_counter rx_rows[] = {
+	LR_RX_FRAMES(FRAME_ROW)
+	LR_COUNTER_PUT(put_received, "received", "rx_received_total", COUNTER,
+		       "frames", "Tracked frames received once."),
+	LR_COUNTER_I64(struct lr_rx_counts, lost, "lost", "rx_lost_total", COUNTER,
+		       "frames", "Frames lost: sequence numbers that never came."),
+	LR_COUNTER_PUT(put_per, "per", "rx_per_ratio", GAUGE, "ratio",
+		       "Packet error ratio: lost over lost and received (none "
+		       "until a tracked frame came)."),
+	LR_SEQ_COUNTERS(SEQ_ROW)
+	LR_COUNTER_CODE("latency", "rx_latency_seconds", HISTOGRAM, "s",
+			"One-way latency of tracked frames (in rtt's rx: the "
+			"round trip)."),
+};
+#undef SEQ_ROW
+#undef FRAME_ROW
+
+const struct lr_counters lr_rx_counters = LR_COUNTERS(rx_rows);
+
+static void
+rx_counts_json(json_t *o, const struct lr_rx_counts *c)
+{
+	lr_counters_json(o, &lr_rx_counters, c, 0);
 }
 
 /*
@@ -189,18 +229,11 @@ all_capture(void)
 	return n > 0;
 }
 
-/* Packets received once: own tracked packets less duplicates. */
-static uint64_t
-unique_of(const struct lr_rx_counts *c)
-{
-	return c->own - c->untracked - c->unknown_flow - c->dup;
-}
-
 static void
 counts_add(struct lr_rx_counts *d, const struct lr_rx_counts *c)
 {
-#define FRAME_ADD(name, key, what) d->name += c->name;
-#define SEQ_ADD(name, what) d->name += c->name;
+#define FRAME_ADD(name, ...) d->name += c->name;
+#define SEQ_ADD(name, ...) d->name += c->name;
 	LR_RX_FRAMES(FRAME_ADD)
 	LR_SEQ_COUNTERS(SEQ_ADD)
 	d->lost += c->lost;
@@ -241,7 +274,7 @@ sum_rx(struct lr_rx_counts *tot, struct lr_hist *lat)
 
 /* Every rx task's flow table, merged by flow id into one array that covers
  * [*base, *base + *n). NULL without rx tasks or memory. */
-#define SEQ_MERGE(name, what) d->name += s->name;
+#define SEQ_MERGE(name, ...) d->name += s->name;
 
 static struct lr_seq *
 merge_flows(uint32_t *base, uint32_t *n)
@@ -391,7 +424,7 @@ lr_rx_report(const struct lr_task *t, json_t *o)
 	struct lr_rx_counts c;
 
 	lr_rx_counts(t, &c);
-	rx_counts_json(o, &c, unique_of(&c));
+	rx_counts_json(o, &c);
 	set_int(o, "flow_table", r->nb_flows);
 	set_int(o, "flow_base", r->flow_base);
 	if (r->hist != NULL)
@@ -417,7 +450,7 @@ flow_json(uint32_t id, const struct lr_seq *s, const struct lr_flat *fl)
 	set_int(o, "bytes", (int64_t)s->bytes);
 	set_int(o, "lost", s->lost);
 	per_json(o, lr_seq_unique(s), s->lost);
-#define FLOW_JSON(name, what) set_int(o, #name, (int64_t)s->name);
+#define FLOW_JSON(name, ...) set_int(o, #name, (int64_t)s->name);
 	LR_SEQ_COUNTERS(FLOW_JSON)
 	json_object_set_new(o, "duration_s", json_real(secs));
 	json_object_set_new(o, "pps", json_real(secs > 0 ? (s->pkts - 1) / secs : 0));
@@ -459,7 +492,7 @@ lr_rx_results(json_t *doc)
 	}
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
-	rx_counts_json(o, &tot, unique_of(&tot));
+	rx_counts_json(o, &tot);
 	latency_json(o, &tot, lat, all_capture());
 	if (fl != NULL)
 		json_object_set_new(o, "jitter", jitter_json(fl, n));
@@ -504,8 +537,8 @@ lr_rx_write_csv(const char *path)
 		free(fl);
 		return ret != 0 ? ret : -ENOMEM;
 	}
-#define CSV_HEAD(name, what) "," #name
-#define CSV_COL(name, what) fprintf(f, ",%" PRIu64, s->name);
+#define CSV_HEAD(name, ...) "," #name
+#define CSV_COL(name, ...) fprintf(f, ",%" PRIu64, s->name);
 	fputs("flow,packets,bytes,lost,per" LR_SEQ_COUNTERS(CSV_HEAD)
 	      ",duration_s", f);
 	fputs(fl ? ",lat_min_ns,lat_mean_ns,lat_p99_ns,lat_max_ns,jitter_ns,"

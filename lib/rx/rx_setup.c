@@ -211,6 +211,7 @@ static const struct lr_task_kind rx_task = {
 	.report = lr_rx_report,
 	.free = rx_free,
 	.verdict = lr_rx_verdict,
+	.counters = &lr_rx_counters,
 };
 
 static const struct lr_plan rx_plan = {

@@ -273,13 +273,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (f == NULL || f->lost < 0 || f->dup > f->pkts)
 			abort();
-#define SUM(name, what) sum.name += f->name;
+#define SUM(name, ...) sum.name += f->name;
 		LR_SEQ_COUNTERS(SUM)
 #undef SUM
 		sum.lost += f->lost;
 		sum.own += f->pkts;
 	}
-#define SAME(name, what) if (sum.name != after.name) abort();
+#define SAME(name, ...) if (sum.name != after.name) abort();
 	LR_SEQ_COUNTERS(SAME)
 #undef SAME
 	if (sum.lost != after.lost ||

@@ -7,6 +7,8 @@
   long durations are cut to half a second; a memif server gets a peer.
 - The example column of every option table: each example runs with its
   section's role on a virtual port.
+- The option tables and the table of metrics are what `--options-md` and
+  `--metrics-md` print from the code's tables.
 - The Lua reference's `call --> value` examples give that value; the
   README's Lua snippet runs.
 """
@@ -366,6 +368,21 @@ def test_option_tables_are_the_codes():
                    l for l in want if l not in text[i:j])))
 
 
+def test_metrics_table_is_the_code():
+    """doc/usage.md's table of metrics is exactly what `linerate
+    --metrics-md` prints from the roles' counter tables: a metric added,
+    renamed or retyped in a table without the doc fails here."""
+    text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
+    i = text.index("| metric | type | what |")
+    j = i
+    while j < len(text) and text[j].startswith("|"):
+        j += 1
+    want = subprocess.run([LINERATE, "--metrics-md"], capture_output=True,
+                          text=True, check=True).stdout.rstrip("\n").split("\n")
+    expect(text[i:j] == want, "doc/usage.md's metrics differ from --metrics-md:\n%s" %
+           "\n".join(sorted(set(want) ^ set(text[i:j]))))
+
+
 def test_lua_reference_values():
     text = open(os.path.join(SRC, "doc", "usage.md")).read()
     checks = re.findall(r"`(linerate\.[a-z_]+\([^`]*\)) --> ([0-9.]+)`", text)
@@ -476,6 +493,6 @@ def test_every_role_and_scenario_has_a_section():
 
 if __name__ == "__main__":
     main([test_command_examples, test_option_table_examples,
-          test_option_tables_are_the_codes,
+          test_option_tables_are_the_codes, test_metrics_table_is_the_code,
           test_lua_reference_values, test_readme_lua_snippet,
           test_user_script_dir, test_every_role_and_scenario_has_a_section])

@@ -9,8 +9,10 @@ gen -> delay -> rx, rtt <-> reflect), a gen replaying a capture, `linerate
 solve` (determined and not), lua/per-sweep.lua's rows and lua/rfc2544.lua's
 document. Broken copies of those documents (a required field removed, a
 field of the wrong type, an unknown field) must be rejected, so that the
-schemas catch drift; the last test checks that every schema file was
-validated against a real output. doc/usage.md's command line
+schemas catch drift; every key of the roles' counter tables (`linerate
+--counters-json`) is in its role's schema with the type the table gives
+it; the last test checks that every schema file was validated against a
+real output. doc/usage.md's command line
 (tools/schema-check.py) runs as written, with Debian's jsonschema and, when
 at hand, jsonschema 4.18 or later.
 """
@@ -24,7 +26,7 @@ import subprocess
 
 from jsonschema import Draft202012Validator, RefResolver
 
-from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+from lrtest import LINERATE, SRC, eal, expect, load_json, main, run, tmpdir
 
 SCHEMA_DIR = pathlib.Path(SRC) / "doc" / "schema"
 # Every schema file, and the document each checks (common.json holds the
@@ -474,6 +476,97 @@ def test_empty_array_back_from_lua():
     expect(not errs, errs)
 
 
+def schema_at(name, ref):
+    """The schema @p ref ("file.json#/$defs/x", "#/$defs/x") points at from
+    schema file @p name, and the file it is in."""
+    f, _, frag = ref.partition("#")
+    f = f or name
+    node = json.load(open(SCHEMA_DIR / f))
+    for part in [p for p in frag.split("/") if p]:
+        node = node[part]
+    return node, f
+
+
+def prop_of(name, node, key):
+    """The schema of property @p key of object schema @p node (its own
+    properties, then those of its allOf and $ref), with its file; or
+    None."""
+    if "$ref" in node:
+        node, name = schema_at(name, node["$ref"])
+    if key in node.get("properties", {}):
+        p = node["properties"][key]
+        if "$ref" in p and "type" not in p:
+            return schema_at(name, p["$ref"])
+        return p, name
+    for sub in node.get("allOf", []):
+        got = prop_of(name, sub, key)
+        if got is not None:
+            return got
+    return None
+
+
+def types_of(name, p):
+    """The JSON types schema @p p of file @p name allows."""
+    if "$ref" in p and "type" not in p:
+        p, name = schema_at(name, p["$ref"])
+    t = p.get("type", [])
+    t = [t] if isinstance(t, str) else list(t)
+    for alt in p.get("oneOf", []) + p.get("anyOf", []):
+        t += types_of(name, alt)
+    return set(t)
+
+
+# What the schema must say of a row's value, by the row's type.
+WANT = {"u64": {"integer"}, "i64": {"integer"}, "real": {"number"},
+        "put": {"integer", "number"}}
+
+
+def test_counter_tables_in_schemas():
+    """Every key of a role's counter tables (`linerate --counters-json`)
+    is a property of the role's schema, an integer where the table has an
+    integer, a number where it has a real, an object (a histogram) where
+    its metric is one: a counter added to a table without the schema
+    fails here."""
+    r = subprocess.run([LINERATE, "--counters-json"], capture_output=True, text=True,
+                       check=True)
+    tables = json.loads(r.stdout)
+    todo = [("common.json", "#/$defs/task", t) for t in tables["task"]]
+    for role, both in tables["roles"].items():
+        todo += [("%s.json" % role, "#/$defs/task", t) for t in both["task"]]
+        todo += [("%s.json" % role, "#/$defs/section", t) for t in both["section"]]
+    bad, seen = [], 0
+    for name, where, table in todo:
+        obj, oname = schema_at(name, where)
+        if table["dirs"]:
+            # The rows are in each of these objects (the delay box's).
+            objs = [(d + ".", prop_of(oname, obj, d)) for d in table["dirs"]]
+        else:
+            objs = [("", (obj, oname))]
+        for row in table["rows"]:
+            for within, o in objs:
+                node, file = o if o else (None, None)
+                for part in row["key"].split("."):
+                    got = prop_of(file, node, part) if node is not None else None
+                    node, file = got if got else (None, None)
+                seen += 1
+                what = "%s%s %s%s" % (name, where, within, row["key"])
+                if node is None:
+                    bad.append("%s: not in the schema" % what)
+                    continue
+                have = types_of(file, node)
+                want = WANT.get(row["type"])
+                if row["kind"] == "histogram":
+                    want = {"object"}
+                elif want is None and row["kind"] in ("counter", "gauge"):
+                    # metrics.c takes true and false as 1 and 0
+                    want = {"integer", "number", "boolean"}
+                if want and not (have & want):
+                    bad.append("%s: the schema says %s, the table %s" %
+                               (what, sorted(have) or node, row["type"]))
+    expect(seen > 100, "only %d keys in the tables" % seen)
+    expect(not bad, "doc/schema and the counter tables differ:\n" + "\n".join(bad))
+
+
 def test_every_schema_validated_a_real_output():
     missing = [n for n in SCHEMAS if n not in VALIDATED]
     expect(not missing, "schemas no real output was checked against: %s" % missing)
@@ -484,4 +577,4 @@ if __name__ == "__main__":
           test_per_sweep, test_rfc2544, test_series_interval_without_frames,
           test_broken_documents_are_rejected, test_usage_example,
           test_interrupted_role_run, test_empty_array_back_from_lua,
-          test_every_schema_validated_a_real_output])
+          test_counter_tables_in_schemas, test_every_schema_validated_a_real_output])

@@ -123,7 +123,7 @@ dist_takes_the_nic_hash(void **state)
 	assert_int_equal(parsed_ok(p[0]), json_integer_value(json_array_get(per, 0)));
 	assert_int_equal(parsed_ok(p[0]) + parsed_ok(p[1]), 200);
 	/* Every counter the distributor defines is in its report. */
-#define HAS(name, key, what) \
+#define HAS(name, key, ...) \
 	if (key != NULL) \
 		assert_true(json_is_integer(json_object_get(rep, key)));
 	LR_DIST_COUNTERS(HAS)
@@ -140,7 +140,7 @@ dist_takes_the_nic_hash(void **state)
 		LR_FC_COUNTERS(HAS)
 		LR_PROBE_COUNTERS(HAS)
 		lr_probe_counts(p[i], &c);
-#define SAME(name, key, what) \
+#define SAME(name, key, ...) \
 		if (key != NULL) \
 			assert_int_equal(json_integer_value(json_object_get(rep, key)), \
 					 c.name);

@@ -416,6 +416,63 @@ changes_refused_past_a_stalled_worker(void **state)
 	assert_int_equal(blk_live, 0);
 }
 
+/* A counter table's walk: a row of each type in the table's order, a row
+ * of a "when" bit only when asked, code rows and rows without a key left
+ * to the caller. */
+struct walked {
+	uint64_t u;
+	int64_t i;
+	double r;
+};
+
+static void
+put_twice(json_t *o, const struct lr_counter *row, const void *base)
+{
+	const struct walked *w = base;
+
+	json_object_set_new(o, row->key, json_integer((json_int_t)(2 * w->u)));
+}
+
+static const struct lr_counter walked_rows[] = {
+	LR_COUNTER_U64(struct walked, u, "u", "u_total", COUNTER, "frames", "U."),
+	LR_COUNTER_I64(struct walked, i, "i", NULL, NONE, "frames", "I."),
+	LR_COUNTER_ROW(REAL, struct walked, r, "r", 1, NULL, NONE, "s", "R."),
+	LR_COUNTER_PUT(put_twice, "twice", NULL, NONE, "frames", "Twice U."),
+	LR_COUNTER_CODE("code", "code_seconds", HISTOGRAM, "s", "C."),
+	LR_COUNTER_U64(struct walked, u, NULL, NULL, NONE, "frames", "No key."),
+};
+
+static void
+counters_walk(void **state)
+{
+	static const struct lr_counters c = LR_COUNTERS(walked_rows);
+	static const char *const order[] = { "u", "i", "twice" };
+	struct walked w = { .u = 7, .i = -3, .r = 0.5 };
+	json_t *o = json_object(), *v;
+	const char *key;
+	size_t k = 0;
+
+	(void)state;
+	assert_int_equal(c.nb, 6);
+	lr_counters_json(o, &c, &w, 0);
+	json_object_foreach(o, key, v) {
+		assert_true(k < RTE_DIM(order));
+		assert_string_equal(key, order[k++]);
+	}
+	assert_int_equal(k, 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "u")), 7);
+	assert_int_equal(json_integer_value(json_object_get(o, "i")), -3);
+	assert_int_equal(json_integer_value(json_object_get(o, "twice")), 14);
+	json_object_clear(o);
+	lr_counters_json(o, &c, &w, 1);
+	assert_int_equal(json_object_size(o), 4);
+	assert_true(json_is_real(json_object_get(o, "r")));
+	assert_true(json_real_value(json_object_get(o, "r")) == 0.5);
+	json_decref(o);
+	assert_string_equal(lr_counter_kind_name(walked_rows[4].kind), "histogram");
+	assert_string_equal(lr_counter_kind_name(walked_rows[0].kind), "counter");
+}
+
 int
 main(void)
 {
@@ -427,6 +484,7 @@ main(void)
 		cmocka_unit_test(registry),
 		cmocka_unit_test(changes_freed_and_bounded),
 		cmocka_unit_test(changes_refused_past_a_stalled_worker),
+		cmocka_unit_test(counters_walk),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lr_test_teardown);
