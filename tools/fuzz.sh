@@ -38,7 +38,7 @@ files_of() {
 	opts) echo lib/common/opt.c lib/engine/engine.c lib/gen/gen_conf.c ;;
 	netem) echo lib/netem/spec.c lib/netem/netem.c lib/netem/dist.c ;;
 	solve) echo lib/latency/read.c lib/latency/latency.c ;;
-	dist) echo lib/dist/dist.c lib/dist/fw_fast.c lib/dist/thash.c \
+	dist) echo lib/distributor/distributor.c lib/distributor/fw_fast.c lib/distributor/thash.c \
 		lib/pkt/lr_parse_mbuf.h firmware-model/*.c ;;
 	replay) echo lib/gen/replay.c ;;
 	luaconf) echo lib/lua/lua.c lib/lua/task.c ;;

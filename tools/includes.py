@@ -37,7 +37,7 @@ ROOTS = ("app", "lib", "firmware-model")
 # written (doc/architecture.md describes it).
 LAYERS = (
     ("lib/common",),
-    ("lib/stats",),
+    ("lib/hist",),
     ("lib/pkt",),
     ("lib/flowext",),
     ("lib/netem",),
@@ -46,7 +46,7 @@ LAYERS = (
     ("lib/port",),
     ("lib/engine",),
     # The roles' libraries, those another role builds on first.
-    ("lib/dist", "lib/gen", "lib/rx", "lib/latency"),
+    ("lib/distributor", "lib/gen", "lib/rx", "lib/latency"),
     ("lib/probe", "lib/delay", "lib/reflect", "lib/rtt"),
     # lib/roles: the list of built-in roles.
     ("lib/roles",),

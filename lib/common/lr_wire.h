@@ -52,7 +52,7 @@ lr_frame_bytes(uint32_t pkt_len)
  * Every field is big-endian (network order), so that tshark and scapy
  * read it as it is.
  */
-struct lr_pkt_hdr {
+struct lr_wire_hdr {
 	rte_be16_t magic;	/**< LR_HDR_MAGIC */
 	rte_be32_t flow;	/**< flow id, from 0; LR_FLOW_NONE: untracked */
 	rte_be32_t seq;		/**< per-flow sequence number, from 0 */
@@ -60,7 +60,7 @@ struct lr_pkt_hdr {
 } __rte_packed;
 
 #define LR_HDR_BYTES 18
-static_assert(sizeof(struct lr_pkt_hdr) == LR_HDR_BYTES, "lr_pkt_hdr is 18 B");
+static_assert(sizeof(struct lr_wire_hdr) == LR_HDR_BYTES, "lr_wire_hdr is 18 B");
 
 /*
  * The reflect role marks what it sends back in the magic's second byte,
@@ -108,9 +108,9 @@ static_assert(sizeof(struct lr_reflect_stamps) == LR_STAMPS_BYTES,
 
 /** Write the header at @p payload. */
 static inline void
-lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
+lr_wire_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
 {
-	struct lr_pkt_hdr *h = payload;
+	struct lr_wire_hdr *h = payload;
 
 	h->magic = rte_cpu_to_be_16(LR_HDR_MAGIC);
 	h->flow = rte_cpu_to_be_32(flow);
@@ -120,10 +120,10 @@ lr_pkt_hdr_write(void *payload, uint32_t flow, uint32_t seq, uint64_t tsc)
 
 /** @return 0 and the fields, or -EINVAL when the magic is wrong. */
 static inline int
-lr_pkt_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
+lr_wire_hdr_read(const void *payload, uint32_t *flow, uint32_t *seq,
 		uint64_t *tsc)
 {
-	const struct lr_pkt_hdr *h = payload;
+	const struct lr_wire_hdr *h = payload;
 
 	if (!lr_hdr_magic_ok(h->magic))
 		return -EINVAL;

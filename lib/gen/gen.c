@@ -68,7 +68,7 @@ sum32(uint32_t v)
 struct layout {
 	uint32_t l3;		/* IP header */
 	uint32_t l4;		/* UDP header */
-	uint32_t pay;		/* lr_pkt_hdr */
+	uint32_t pay;		/* lr_wire_hdr */
 };
 
 static struct layout
@@ -166,7 +166,7 @@ build_template(const struct gen *g, const struct lr_ip_range *src,
 		ip->next_proto_id = IPPROTO_UDP;
 	}
 	udp->dst_port = rte_cpu_to_be_16(c->dst_port);
-	lr_pkt_hdr_write(d + l.pay, 0, 0, 0);
+	lr_wire_hdr_write(d + l.pay, 0, 0, 0);
 }
 
 /* Per-flow constants: addresses, ports and the checksum parts they make. */
@@ -245,7 +245,7 @@ write_frame(const struct gen *g, uint8_t *d, const struct gen_flow *f,
 	uint16_t ulen = (uint16_t)(s->len - g->l4);
 	rte_be16_t ulen_be = rte_cpu_to_be_16(ulen);
 	struct rte_udp_hdr *udp;
-	struct lr_pkt_hdr *h;
+	struct lr_wire_hdr *h;
 	uint64_t sum;
 
 	/* Bytes 12..19 first: the IP fields below overwrite those of them
@@ -271,7 +271,7 @@ write_frame(const struct gen *g, uint8_t *d, const struct gen_flow *f,
 	udp->src_port = f->src_port;
 	udp->dst_port = f->dst_port;
 	udp->dgram_len = ulen_be;
-	h = (struct lr_pkt_hdr *)(udp + 1);
+	h = (struct lr_wire_hdr *)(udp + 1);
 	h->flow = rte_cpu_to_be_32(flow_id);
 	h->seq = rte_cpu_to_be_32(seq);
 	h->tx_tsc = rte_cpu_to_be_64(tsc);
@@ -482,7 +482,7 @@ build_sizes(struct gen *g, const struct lr_port_info *pi, double hz, int socket)
 	return 0;
 }
 
-/* The payload after lr_pkt_hdr in the template @p tmpl, summed per size
+/* The payload after lr_wire_hdr in the template @p tmpl, summed per size
  * for the UDP checksum: prefix sums of its words. */
 static int
 pay_sums(struct gen *g, const uint8_t *tmpl)

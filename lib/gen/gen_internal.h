@@ -44,7 +44,7 @@ struct gen_flow {
 
 struct gen_size {
 	uint32_t len;		/* frame without FCS */
-	uint32_t pay_sum;	/* payload after lr_pkt_hdr, for the UDP sum */
+	uint32_t pay_sum;	/* payload after lr_wire_hdr, for the UDP sum */
 	double cost;		/* TSC cycles this frame takes at the rate */
 };
 

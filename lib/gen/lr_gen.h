@@ -6,7 +6,7 @@
  * address and port ranges, paced by the TSC. Frames are built once, in the
  * mbufs of the task's own pool; per packet only what changes is written:
  * lengths, flow fields, checksums (by incremental update) and the 18 B
- * struct lr_pkt_hdr with flow id, sequence number and TX TSC.
+ * struct lr_wire_hdr with flow id, sequence number and TX TSC.
  *
  * Its conf and tables: lr_gen_conf.h; its schedule: lr_gen_sched.h.
  *

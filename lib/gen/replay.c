@@ -778,7 +778,7 @@ stamp(struct lr_replay *rp, const struct rp_frame *f, uint8_t *d,
 	uint8_t *p = d + f->stamp;
 
 	memcpy(old, p, LR_HDR_BYTES);
-	lr_pkt_hdr_write(p, flow, rp->seq[f->flow]++, tsc);
+	lr_wire_hdr_write(p, flow, rp->seq[f->flow]++, tsc);
 	if (f->l4csum != 0) {
 		rte_be16_t c;
 

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_engine.h"
 #include "lr_exporter.h"
 #include "lr_parse.h"

@@ -57,7 +57,7 @@ extern const struct lr_role lr_reflect_role;
 
 /** What a frame is to the reflector. */
 enum lr_reflect_kind {
-	LR_REFLECT_OWN,		/**< linerate's: UDP and lr_pkt_hdr's magic */
+	LR_REFLECT_OWN,		/**< linerate's: UDP and lr_wire_hdr's magic */
 	LR_REFLECT_LOOPED,	/**< linerate's, already reflected once */
 	LR_REFLECT_OTHER,	/**< anything else */
 	LR_REFLECT_RUNT,	/**< shorter than an Ethernet header: nothing
@@ -88,7 +88,7 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 {
 	uint32_t l4, dgram;
 	const struct rte_udp_hdr *udp;
-	const struct lr_pkt_hdr *h;
+	const struct lr_wire_hdr *h;
 	enum lr_pkt_result r;
 	struct lr_pkt k;
 
@@ -112,7 +112,7 @@ lr_reflect_parse(const uint8_t *d, uint32_t len, struct lr_reflect_frame *f)
 		return LR_REFLECT_OTHER;
 	f->udp = true;
 	udp = (const struct rte_udp_hdr *)(d + l4);
-	h = (const struct lr_pkt_hdr *)(udp + 1);
+	h = (const struct lr_wire_hdr *)(udp + 1);
 	/* The datagram as far as the IP and the UDP length both go. */
 	dgram = RTE_MIN((uint32_t)rte_be_to_cpu_16(udp->dgram_len),
 			k.l3_end > l4 ? k.l3_end - l4 : 0);
@@ -215,7 +215,7 @@ lr_reflect_mark(uint8_t *d, const struct lr_reflect_frame *f, bool stamp,
 		uint64_t rx_tsc)
 {
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + f->l4);
-	struct lr_pkt_hdr *h = (struct lr_pkt_hdr *)(udp + 1);
+	struct lr_wire_hdr *h = (struct lr_wire_hdr *)(udp + 1);
 	bool room = stamp && f->udp_data >= LR_HDR_BYTES + LR_STAMPS_BYTES;
 	rte_be16_t magic = h->magic | rte_cpu_to_be_16(LR_HDR_REFLECTED |
 					(room ? LR_HDR_STAMPED : 0));

@@ -7,7 +7,7 @@
 #include <rte_common.h>
 
 #include "lr_delay.h"
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_engine.h"
 #include "lr_gen.h"
 #include "lr_probe.h"

@@ -2,7 +2,7 @@
 /**
  * @file
  * The rx role: receives from one (port, queue) and accounts for every flow
- * of linerate's traffic (lr_pkt_hdr after Ethernet, an optional 802.1Q tag,
+ * of linerate's traffic (lr_wire_hdr after Ethernet, an optional 802.1Q tag,
  * IPv4 or IPv6, and UDP): packets, bytes, loss, reordering, duplicates,
  * restarts (lr_seq.h) and latency from the TX timestamp (lr_hist.h).
  *

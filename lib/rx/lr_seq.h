@@ -2,7 +2,7 @@
 /**
  * @file
  * Per-flow sequence accounting: loss, reordering, duplicates and generator
- * restarts from the sequence number and TX timestamp of struct lr_pkt_hdr.
+ * restarts from the sequence number and TX timestamp of struct lr_wire_hdr.
  *
  * The heuristics, for a flow whose next expected sequence number is E
  * (differences are taken modulo 2^32, so sequence numbers wrap freely):

@@ -68,7 +68,7 @@ flat_add(struct lr_flat *f, uint64_t ns)
  * @return the header, or NULL (foreign) with *bad set when the magic is
  * there but the lengths do not fit the frame.
  */
-static inline const struct lr_pkt_hdr *
+static inline const struct lr_wire_hdr *
 find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -81,7 +81,7 @@ find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 			return NULL;	/* a chain shorter than pkt_len */
 	}
 	const struct rte_udp_hdr *udp;
-	const struct lr_pkt_hdr *h;
+	const struct lr_wire_hdr *h;
 	struct lr_pkt k;
 	enum lr_pkt_result r;
 
@@ -95,7 +95,7 @@ find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
 	if (l4 + sizeof(*udp) + LR_HDR_BYTES > len)
 		return NULL;
 	udp = (const struct rte_udp_hdr *)(d + l4);
-	h = (const struct lr_pkt_hdr *)(udp + 1);
+	h = (const struct lr_wire_hdr *)(udp + 1);
 	/* Reflected frames too (rtt's rx): reflect's flags (lr_wire.h). */
 	if (!lr_hdr_magic_ok(h->magic))
 		return NULL;
@@ -121,7 +121,7 @@ find_hdr(const struct rte_mbuf *m, bool *bad, uint8_t *scratch)
  * header, and *h's frame the stamps when @p room.
  */
 static inline void
-residence(struct rx *r, const struct lr_pkt_hdr *h, uint64_t rtt_ns)
+residence(struct rx *r, const struct lr_wire_hdr *h, uint64_t rtt_ns)
 {
 	const struct lr_reflect_stamps *s = (const void *)(h + 1);
 	uint64_t rx, tx, cyc, ns;
@@ -141,7 +141,7 @@ residence(struct rx *r, const struct lr_pkt_hdr *h, uint64_t rtt_ns)
 
 static inline void
 seq_account(struct rx *r, struct lr_seq *f, uint32_t len,
-	const struct lr_pkt_hdr *h, uint64_t now)
+	const struct lr_wire_hdr *h, uint64_t now)
 {
 	uint64_t tx = rte_be_to_cpu_64(h->tx_tsc);
 	uint32_t gap;
@@ -228,7 +228,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 {
 	struct rx *r = t->priv;
 	struct rte_mbuf *pkts[LR_BURST];
-	const struct lr_pkt_hdr *hdr[LR_BURST];
+	const struct lr_wire_hdr *hdr[LR_BURST];
 	uint8_t scratch[LR_BURST][RX_HDRS_MAX];	/* split headers, read */
 	struct lr_seq *flow[LR_BURST];
 	uint32_t len[LR_BURST];
@@ -254,7 +254,7 @@ poll_burst(struct lr_task *t, uint64_t now, const bool trace)
 	for (i = 0; i < n && i < LR_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
-		const struct lr_pkt_hdr *h;
+		const struct lr_wire_hdr *h;
 		bool bad = false;
 		uint32_t id, idx;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer: the distributor's per-frame path (lib/dist/dist.c's poll, the
+ * libFuzzer: the distributor's per-frame path (lib/distributor/distributor.c's poll, the
  * fast backend lr_fw_fast.h and firmware-model/'s) on any frames, in each
  * ingress mode (full, trim=B, uh), either backend, 1..64 channels, l3 or l4
  * hash, with or without a NIC's RSS hash, and chained mbufs: every frame
@@ -35,7 +35,7 @@
 #include <rte_mempool.h>
 
 #include "lr_common.h"
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_engine.h"
 #include "lr_fw.h"
 #include "lr_fw_fast.h"

@@ -16,7 +16,7 @@
 
 #include "lr_engine.h"
 #include "lr_delay.h"
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_gen.h"
 #include "lr_probe.h"
 #include "lr_reflect.h"

@@ -125,7 +125,7 @@ build(uint8_t *b, bool v6, bool vlan, uint32_t flow, uint32_t seq,
 	}
 	u = (struct rte_udp_hdr *)(b + off);
 	u->dgram_len = rte_cpu_to_be_16((uint16_t)l4len);
-	lr_pkt_hdr_write(u + 1, flow, seq, tsc);
+	lr_wire_hdr_write(u + 1, flow, seq, tsc);
 	return off + l4len;
 }
 

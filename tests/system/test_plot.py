@@ -550,7 +550,7 @@ def test_hist_rx_run():
 
 
 def hist_bucket(v):
-    """lib/stats/lr_hist.h's bucket of v ns, as (low, width)."""
+    """lib/hist/lr_hist.h's bucket of v ns, as (low, width)."""
     if v < 64:
         return v, 1
     e = v.bit_length() - 1

@@ -14,7 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "lr_common.h"
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_flowcache.h"
 #include "lr_parse.h"
 #include "lr_probe.h"

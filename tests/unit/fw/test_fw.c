@@ -17,7 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_thash.h>
 
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_fw.h"
 #include "lr_fw_fast.h"
 #include "lr_parse.h"

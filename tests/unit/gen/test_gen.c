@@ -32,8 +32,8 @@ header_round_trip(void **state)
 	uint64_t tsc = 0;
 
 	(void)state;
-	assert_int_equal(sizeof(struct lr_pkt_hdr), LR_HDR_BYTES);
-	lr_pkt_hdr_write(buf, 0x01020304, 0xfffffffe, 0x1122334455667788ull);
+	assert_int_equal(sizeof(struct lr_wire_hdr), LR_HDR_BYTES);
+	lr_wire_hdr_write(buf, 0x01020304, 0xfffffffe, 0x1122334455667788ull);
 	/* Big-endian on the wire, as documented. */
 	assert_int_equal(buf[0], 0x4c);
 	assert_int_equal(buf[1], 0x52);
@@ -41,12 +41,12 @@ header_round_trip(void **state)
 	assert_int_equal(buf[5], 0x04);
 	assert_int_equal(buf[9], 0xfe);
 	assert_int_equal(buf[10], 0x11);
-	assert_int_equal(lr_pkt_hdr_read(buf, &flow, &seq, &tsc), 0);
+	assert_int_equal(lr_wire_hdr_read(buf, &flow, &seq, &tsc), 0);
 	assert_int_equal(flow, 0x01020304);
 	assert_int_equal(seq, 0xfffffffe);
 	assert_true(tsc == 0x1122334455667788ull);
 	buf[1] ^= 1;
-	assert_int_equal(lr_pkt_hdr_read(buf, &flow, &seq, &tsc), -EINVAL);
+	assert_int_equal(lr_wire_hdr_read(buf, &flow, &seq, &tsc), -EINVAL);
 }
 
 static void
@@ -315,7 +315,7 @@ check_v4(struct rte_mbuf *m, unsigned int k, void *arg)
 	assert_int_equal(rte_ipv4_cksum(ip), ck);
 	ip->hdr_checksum = ck;
 	assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, udp), 0);
-	assert_int_equal(lr_pkt_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
+	assert_int_equal(lr_wire_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
 	assert_int_equal(flow, 10 + k % 4);
 	assert_int_equal(rte_be_to_cpu_16(udp->src_port), 1024 + k % 4);
 	assert_int_equal(seq, next_seq[flow - 10]++);
@@ -364,7 +364,7 @@ check_v6(struct rte_mbuf *m, unsigned int k, void *arg)
 	assert_int_equal(rte_be_to_cpu_16(ip->payload_len) + 54, m->pkt_len);
 	assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip, udp), 0);
 	assert_int_equal(ip->src_addr[15], 1);
-	assert_int_equal(lr_pkt_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
+	assert_int_equal(lr_wire_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
 	assert_true(flow < 8);
 	s->flows[flow]++;
 	assert_int_equal(ip->dst_addr[15], (flow / 2) + 1);
@@ -502,7 +502,7 @@ check_fixed(struct rte_mbuf *m, unsigned int k, void *arg)
 	(void)arg;
 	assert_int_equal(m->pkt_len, 256 - 4);
 	assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, udp), 0);
-	assert_int_equal(lr_pkt_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
+	assert_int_equal(lr_wire_hdr_read(udp + 1, &flow, &seq, &tsc), 0);
 	assert_int_equal(flow, LR_FLOW_NONE);
 	assert_int_equal(seq, 0);
 }
@@ -832,7 +832,7 @@ check_tagged(struct rte_mbuf *m, unsigned int k, void *arg)
 {
 	struct tag_want *w = arg;
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct lr_pkt_hdr *h;
+	const struct lr_wire_hdr *h;
 	struct lr_pkt p;
 	uint32_t flow;
 
@@ -842,7 +842,7 @@ check_tagged(struct rte_mbuf *m, unsigned int k, void *arg)
 	assert_int_equal(p.tags, w->tags);
 	assert_int_equal(p.l3, 14 + 4 * w->tags);
 	assert_int_equal(p.proto, IPPROTO_UDP);
-	h = (const struct lr_pkt_hdr *)(d + p.l4 + 8);
+	h = (const struct lr_wire_hdr *)(d + p.l4 + 8);
 	flow = rte_be_to_cpu_32(h->flow);
 	assert_true(flow < 6);
 	if (w->tags == 2) {

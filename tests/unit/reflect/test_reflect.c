@@ -103,7 +103,7 @@ build(struct frame *f, bool v6, bool vlan, uint8_t proto, uint16_t magic,
 	for (i = 0; i < PAYLOAD; i++)
 		data[i] = (uint8_t)(i * 31 + seed);
 	if (magic)
-		lr_pkt_hdr_write(data, seed, seed * 2, 0x1122334455667788ull);
+		lr_wire_hdr_write(data, seed, seed * 2, 0x1122334455667788ull);
 	if (magic && magic != LR_HDR_MAGIC) {
 		rte_be16_t m = rte_cpu_to_be_16(magic);
 
@@ -251,7 +251,7 @@ test_ipv6_vlan_stamps(void **state)
 	assert_int_equal(rte_be_to_cpu_64(s->rx_tsc), 1000);
 	assert_int_equal(rte_be_to_cpu_64(s->tx_tsc), 1234567);
 	/* rx still reads it as linerate's, flow and sequence kept. */
-	assert_int_equal(lr_pkt_hdr_read(data, &flow, &seq, &tsc), 0);
+	assert_int_equal(lr_wire_hdr_read(data, &flow, &seq, &tsc), 0);
 	assert_int_equal(flow, 2);
 	assert_int_equal(seq, 4);
 	assert_memory_equal(data + 34, i.b + i.l4 + 8 + 34, PAYLOAD - 34);

@@ -326,7 +326,7 @@ flows_latency_and_categories(void **state)
 		ip->version_ihl = RTE_IPV4_VHL_DEF;
 		ip->next_proto_id = IPPROTO_UDP;
 		udp->dgram_len = rte_cpu_to_be_16(1000);
-		lr_pkt_hdr_write(udp + 1, 1, 0, 0);
+		lr_wire_hdr_write(udp + 1, 1, 0, 0);
 	}
 	assert_int_equal(rte_eth_tx_burst(wire[0], 0, &m, 1), 1);
 	assert_int_equal(lr_engine_start(), 2);

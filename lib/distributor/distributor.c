@@ -15,7 +15,7 @@
 #include "lr_clock.h"
 #include "lr_common.h"
 #include "lr_mbuf.h"
-#include "lr_dist.h"
+#include "lr_distributor.h"
 #include "lr_opt.h"
 #include "lr_frag.h"
 #include "lr_fw_fast.h"

@@ -31,7 +31,7 @@
 extern const struct lr_fw_ops lr_fw_fast_ops;
 
 /** Fill @p uh from a parsed packet (everything but ts, hash, channel); its
- *  inverse is lr_parsed_from_uh() (lr_dist.h). */
+ *  inverse is lr_parsed_from_uh() (lr_distributor.h). */
 void lr_uh_from_pkt(const struct lr_parsed *p, uint32_t wire, struct lr_fw_uh *uh);
 
 /* The RSS input of a parsed packet, as NICs take it: addresses, then the
