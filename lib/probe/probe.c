@@ -57,7 +57,7 @@ lr_probe_to_exporter(void *arg, const struct lr_flow_rec *r)
  * sparse capture may hold minutes in one burst, and a flow idle for longer
  * than its timeout in the trace must end by it, before a later packet of
  * the same flow would start its next record. */
-static void
+static __rte_always_inline void
 update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
 	     const uint64_t *ts, unsigned int k, const struct lr_fc_data *d)
 {
@@ -256,13 +256,15 @@ lr_probe_input_uh(struct lr_task *t, struct probe *p)
 /* A burst of the loaded capture (--pcap): each frame parsed where it lies
  * in memory, at its own capture time, as lr_probe_input_port_trace() takes
  * it from net_pcap's mbufs (the same lengths: the captured bytes, trimmed
- * as a trimming NIC would; the same trace time, moved by every frame). */
-unsigned int
-lr_probe_input_pcap(struct lr_task *t, struct probe *p)
+ * as a trimming NIC would; the same trace time, moved by every frame).
+ * @p ext: with each frame's bytes for the flow extensions. Inlined into
+ * its caller twice, so that the path without keeps its code. */
+static __rte_always_inline unsigned int
+input_pcap(struct lr_task *t, struct probe *p, const bool ext)
 {
 	struct lr_parsed pk[LR_BURST];
 	const struct lr_parsed *pp[LR_BURST];
-	struct lr_fc_data dd[LR_BURST];
+	struct lr_fc_data dd[ext ? LR_BURST : 1];
 	uint64_t ts[LR_BURST];
 	uint64_t bytes = 0, ns = 0;
 	unsigned int want = (unsigned int)RTE_MIN(p->remaining, (uint64_t)LR_BURST);
@@ -279,8 +281,10 @@ lr_probe_input_pcap(struct lr_task *t, struct probe *p)
 		p->c.parsed[r]++;
 		if (r == LR_PARSE_OK) {
 			ts[k] = ns;
-			dd[k].frame = d;
-			dd[k].len = RTE_MIN(len, p->trim);
+			if (ext) {
+				dd[k].frame = d;
+				dd[k].len = RTE_MIN(len, p->trim);
+			}
 			pp[k] = &pk[k];
 			k++;
 		}
@@ -289,12 +293,20 @@ lr_probe_input_pcap(struct lr_task *t, struct probe *p)
 		p->pcap_end = true;
 	if (n == 0)
 		return 0;
-	update_trace(t, p, pp, ts, k, p->ext != NULL ? dd : NULL);
+	update_trace(t, p, pp, ts, k, ext ? dd : NULL);
 	if (ns > p->trace_ns)
 		p->trace_ns = ns;
 	t->st.rx_pkts += n;
 	t->st.rx_bytes += bytes;
 	return n;
+}
+
+unsigned int
+lr_probe_input_pcap(struct lr_task *t, struct probe *p)
+{
+	if (unlikely(p->ext != NULL))
+		return input_pcap(t, p, true);
+	return input_pcap(t, p, false);
 }
 
 /* The expiry walk in trace time: a capture replayed in a fraction of a
