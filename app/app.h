@@ -23,8 +23,8 @@
 /* linerate's own options (main.c), in --help's and doc/usage.md's order. */
 extern const struct lr_opt lr_app_opts[];
 
-/* The options of a role's companion (lr_role.with) that it takes too. */
-const struct lr_opt *lr_app_with_opts(const struct lr_role *r);
+/* The options of a role's companion (lr_plan.companion) that it takes too. */
+const struct lr_opt *lr_app_companion_opts(const struct lr_role *r);
 /* Why --role @p r alone is refused (it runs as a companion), or NULL. */
 const char *lr_app_alone(const struct lr_role *r);
 

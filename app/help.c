@@ -16,13 +16,13 @@
 
 #include "app.h"
 
-/* The options of a role's companion (lr_role.with) that it takes too. */
+/* The options of a role's companion (lr_plan.companion) that it takes too. */
 const struct lr_opt *
-lr_app_with_opts(const struct lr_role *r)
+lr_app_companion_opts(const struct lr_role *r)
 {
-	if (r->plan != NULL && r->plan->with_opts != NULL)
-		return r->plan->with_opts;
-	return lr_role_with(r) != NULL ? lr_role_with(r)->opts : NULL;
+	if (r->plan != NULL && r->plan->companion_opts != NULL)
+		return r->plan->companion_opts;
+	return lr_role_companion(r) != NULL ? lr_role_companion(r)->opts : NULL;
 }
 
 /* Why --role @p r alone is refused (it runs as a companion), or NULL. */
@@ -49,7 +49,7 @@ role_names(char *buf, size_t len)
 	for (i = 0; (r = lr_role_at(i)) != NULL && n < len; i++)
 		for (j = 0; lr_app_alone(r) != NULL && (o = lr_role_at(j)) != NULL &&
 		     n < len; j++)
-			if (lr_role_with(o) == r)
+			if (lr_role_companion(o) == r)
 				n += (size_t)snprintf(buf + n, len - n,
 						      "; %s with %s", r->name,
 						      o->name);
@@ -82,7 +82,7 @@ lr_app_usage(FILE *f)
 	lr_opt_help(f, lr_port_opts, NULL);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
 		fprintf(f, "%s options:\n", r->name);
-		lr_opt_help(f, r->opts, lr_app_with_opts(r));
+		lr_opt_help(f, r->opts, lr_app_companion_opts(r));
 	}
 }
 
@@ -143,7 +143,7 @@ lr_app_man(FILE *f)
 			lr_opt_roff(f, lr_app_alone(r));
 			fputs("\n", f);
 		}
-		lr_opt_man(f, r->opts, lr_app_with_opts(r));
+		lr_opt_man(f, r->opts, lr_app_companion_opts(r));
 	}
 	fputs(".SS solve options\n"
 "\\fBlinerate solve\\fR needs no EAL: each device's own latency from\n"
@@ -204,6 +204,6 @@ lr_app_options_md(const char *name)
 			"solve or a role with an option table\n", name);
 		return EXIT_USAGE;
 	}
-	lr_opt_markdown(stdout, r->opts, lr_app_with_opts(r));
+	lr_opt_markdown(stdout, r->opts, lr_app_companion_opts(r));
 	return 0;
 }

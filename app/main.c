@@ -463,8 +463,8 @@ apply_kv(const struct opts *o, const struct lr_role *role,
 			lr_opt_nearest(lr_port_opts, o->kv[i].key, &near, &d);
 			if (role != NULL && role->opts != NULL)
 				lr_opt_nearest(role->opts, o->kv[i].key, &near, &d);
-			if (role != NULL && lr_app_with_opts(role) != NULL)
-				lr_opt_nearest(lr_app_with_opts(role), o->kv[i].key,
+			if (role != NULL && lr_app_companion_opts(role) != NULL)
+				lr_opt_nearest(lr_app_companion_opts(role), o->kv[i].key,
 					       &near, &d);
 			fprintf(stderr, "linerate: unknown option '--%s'%s%s%s%s%s "
 				"(see --help)\n", o->kv[i].key,
@@ -518,7 +518,7 @@ static int
 check_confs(const struct lr_role *role, const struct lr_port_conf *pc,
 	    const void *rc, const void *wc)
 {
-	const struct lr_role *with = lr_role_with(role);
+	const struct lr_role *with = lr_role_companion(role);
 	int ret = check_conf(role, pc, rc);
 
 	if (ret == 0 && with != NULL && with->conf_check != NULL &&
@@ -627,9 +627,9 @@ print_summary(FILE *out)
 		PRIu64 " packets %" PRIu64 " bytes, local drops %" PRIu64 "\n",
 		t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.drops);
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->plan == NULL || r->plan->live == NULL)
+		if (r->report == NULL || r->report->live == NULL)
 			continue;
-		r->plan->live(words, sizeof(words));
+		r->report->live(words, sizeof(words));
 		if (words[0] != '\0')
 			fprintf(out, "linerate: %s: %s\n", r->name, words);
 	}
@@ -654,10 +654,10 @@ verdict_exit(const struct opts *o)
 			worst = v;
 	}
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->plan == NULL || r->plan->verdict == NULL)
+		if (r->report == NULL || r->report->verdict == NULL)
 			continue;
 		why[0] = '\0';
-		v = r->plan->verdict(why, sizeof(why));
+		v = r->report->verdict(why, sizeof(why));
 		if (v == LR_VERDICT_OK)
 			continue;
 		fprintf(stderr, "linerate: %s: %s\n", r->name, why);
@@ -921,7 +921,7 @@ stage_confs(struct run *r)
 			fprintf(stderr, "linerate: --role %s needs --port\n", o->role);
 			return EXIT_USAGE;
 		}
-		with = lr_role_with(r->role);
+		with = lr_role_companion(r->role);
 		r->rc = calloc(1, r->role->conf_bytes);
 		if (with != NULL)
 			r->wc = calloc(1, with->conf_bytes);

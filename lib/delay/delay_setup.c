@@ -638,10 +638,13 @@ static const struct lr_task_kind delay_task = {
 };
 
 static const struct lr_plan delay_plan = {
+	.place = delay_place,
+};
+
+static const struct lr_report delay_report_ops = {
 	.results = lr_delay_results,
 	.live = lr_delay_live,
 	.check = lr_delay_check,
-	.place = delay_place,
 };
 
 const struct lr_role lr_delay_role = {
@@ -652,4 +655,5 @@ const struct lr_role lr_delay_role = {
 	.conf_check = delay_conf_check,
 	.task = &delay_task,
 	.plan = &delay_plan,
+	.report = &delay_report_ops,
 };

@@ -176,7 +176,7 @@ opt_ingress(void *conf, const char *key, const char *val)
 #define DC(field) LR_OPT_FIELD(struct lr_dist_conf, field)
 
 /* The distributor's options; the probe's plan takes them too (the probe
- * role's companion, lr_role.with). */
+ * role's companion, lr_plan.companion). */
 const struct lr_opt lr_dist_opts[] = {
 	{ "channels", LR_OPT_UINT, DC(channels), 0, LR_DIST_CHANNELS_MAX, NULL,
 	  "N", "run a distributor (role `dist`) on the port's one rx queue that "

@@ -119,7 +119,7 @@ lr_counters_dump(FILE *f)
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
 		json_object_set_new(roles, r->name, json_pack("{s:o, s:o}",
 			"task", tables_json(r->task ? r->task->counters : NULL),
-			"section", tables_json(r->plan ? r->plan->results_counters : NULL)));
+			"section", tables_json(r->report ? r->report->results_counters : NULL)));
 	json_object_set_new(doc, "roles", roles);
 	ret = json_dumpf(doc, f, JSON_INDENT(1));
 	fputc('\n', f);

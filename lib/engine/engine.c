@@ -107,8 +107,8 @@ ticks(void)
 	unsigned int i;
 
 	for (i = 0; i < nb_roles; i++)
-		if (roles[i]->plan != NULL && roles[i]->plan->tick != NULL)
-			roles[i]->plan->tick();
+		if (roles[i]->life != NULL && roles[i]->life->tick != NULL)
+			roles[i]->life->tick();
 	if (tick_fn != NULL)
 		tick_fn();
 }
@@ -214,8 +214,8 @@ lr_roles_write_csv(const char *path)
 	unsigned int i;
 
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->plan != NULL && r->plan->write_csv != NULL)
-			return r->plan->write_csv(path);
+		if (r->report != NULL && r->report->write_csv != NULL)
+			return r->report->write_csv(path);
 	return lr_err(ENOTSUP, "csv: no role writes a CSV table");
 }
 
@@ -227,8 +227,8 @@ lr_roles_check(void)
 	int ret;
 
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->plan != NULL && r->plan->check != NULL &&
-		    (ret = r->plan->check()) != 0)
+		if (r->report != NULL && r->report->check != NULL &&
+		    (ret = r->report->check()) != 0)
 			return ret;
 	return 0;
 }
@@ -343,7 +343,7 @@ int
 lr_role_conf_set(const struct lr_role *role, void *conf, void *with_conf,
 		 const char *key, const char *val)
 {
-	const struct lr_role *w = lr_role_with(role);
+	const struct lr_role *w = lr_role_companion(role);
 	int ret = conf_set_whole(role, conf, key, val), wret;
 
 	if (w == NULL || (ret != 0 && ret != -ENOENT))
@@ -560,8 +560,8 @@ lr_engine_stop(void)
 	for (i = 0; i < n; i++)
 		tell_capture_end(tasks[i]);
 	for (i = 0; i < nb_roles; i++)
-		if (roles[i]->plan != NULL && roles[i]->plan->stopped != NULL)
-			roles[i]->plan->stopped();
+		if (roles[i]->life != NULL && roles[i]->life->stopped != NULL)
+			roles[i]->life->stopped();
 }
 
 static uint64_t
@@ -762,9 +762,9 @@ lr_engine_verdict(void)
 			worst = v;
 	}
 	for (i = 0; i < nb_roles; i++) {
-		if (roles[i]->plan == NULL || roles[i]->plan->verdict == NULL)
+		if (roles[i]->report == NULL || roles[i]->report->verdict == NULL)
 			continue;
-		v = roles[i]->plan->verdict(why, sizeof(why));
+		v = roles[i]->report->verdict(why, sizeof(why));
 		if (v > worst)
 			worst = v;
 	}

@@ -119,9 +119,12 @@ struct lr_task_kind {
 };
 
 /**
- * A plan: how a role's tasks are laid over ports, queues and lcores, and
- * what is said once over all of them (the role's half above its tasks).
- * Every hook may be NULL. Control path, main lcore, but tick.
+ * A role's half above its tasks is three structs, each of its own concern,
+ * every member of which may be NULL (doc/architecture.md lists them all;
+ * tests/system/test_docs.py fails on one it does not). Control path, main
+ * lcore, but tick.
+ *
+ * The plan: how the role's tasks are laid over ports, queues and lcores.
  */
 struct lr_plan {
 	/** A role whose tasks this plan may make in front of the role's own
@@ -130,19 +133,30 @@ struct lr_plan {
 	 *  port: they fill a conf of the companion's own (lr_role_conf_set())
 	 *  that place() gets as @p with_conf, and --help and --options-md
 	 *  list them after the role's. */
-	const struct lr_role *with;
-	/** The options of @p with the role takes, for help and
+	const struct lr_role *companion;
+	/** The options of the companion the role takes, for help and
 	 *  doc/usage.md; NULL: all of the companion's. */
-	const struct lr_opt *with_opts;
+	const struct lr_opt *companion_opts;
 	/** Lay the role over a port's queues and @p n lcores
 	 *  (lr_role_plan()); NULL: lr_role_plan_queues(). @return tasks
 	 *  made or < 0. */
 	int (*place)(uint16_t port, const void *conf, const void *with_conf,
 		     const unsigned int *lcores, unsigned int n,
 		     double duration_s);
+	/** Why --role NAME alone is refused on the command line (the
+	 *  distributor runs with its probes), or NULL. */
+	const char *alone;
+};
+
+/** The role's report: what is said once over all its tasks. */
+struct lr_report {
 	/** Once per run: add a section that merges every task of the role
 	 *  to the result document. */
 	void (*results)(json_t *doc);
+	/** May be NULL: what results writes in the role's section that is
+	 *  exported as a metric of the role over all its tasks (label role
+	 *  alone): the probe's exporter, rtt's round trips (lr_counter.h). */
+	const struct lr_counters *results_counters;
 	/** Once a second: a few words for the live line over every task of
 	 *  the role, "" for none. */
 	void (*live)(char *buf, size_t len);
@@ -150,17 +164,6 @@ struct lr_plan {
 	 *  values over the interval since the last call to the sample
 	 *  @p o; NULL: take a baseline only. */
 	void (*sample)(json_t *o);
-	/** About every millisecond while the main lcore waits or sleeps
-	 *  (the probe's exporter drains its rings). */
-	void (*tick)(void);
-	/** After lr_engine_stop() has joined the lcores: hand on what the
-	 *  role's tasks still hold (the probe's flows). */
-	void (*stopped)(void);
-	/** How the role's answer over all its tasks went, for a plan over
-	 *  tasks judged together (rtt: its gen and rx), with a sentence in
-	 *  @p why as a task's verdict. lr_engine_verdict() and the CLI's
-	 *  exit code take it with the tasks'. NULL: OK. */
-	enum lr_verdict (*verdict)(char *why, size_t len);
 	/** Write the role's own table as CSV to @p path ("-": stdout) over
 	 *  all its tasks (rx: the merged per-flow table), for --csv and
 	 *  linerate.write_csv(). 0 or -errno with lr_errmsg(). */
@@ -169,14 +172,23 @@ struct lr_plan {
 	 *  lr_errmsg() saying what is missing (the probe: IPFIX records that
 	 *  did not reach the collector). Such a run fails. */
 	int (*check)(void);
-	/** Why --role NAME alone is refused on the command line (the
-	 *  distributor runs with its probes), or NULL. */
-	const char *alone;
-	/** May be NULL: what results writes in the role's section that is
-	 *  exported as a metric of the role over all its tasks (label role
-	 *  alone): the probe's exporter, rtt's round trips (lr_counter.h). */
-	const struct lr_counters *results_counters;
+	/** How the role's answer over all its tasks went, for a plan over
+	 *  tasks judged together (rtt: its gen and rx), with a sentence in
+	 *  @p why as a task's verdict. lr_engine_verdict() and the CLI's
+	 *  exit code take it with the tasks'. NULL: OK. */
+	enum lr_verdict (*verdict)(char *why, size_t len);
 };
+
+/** The role's lifecycle: what the engine calls it for as the run goes. */
+struct lr_lifecycle {
+	/** About every millisecond while the main lcore waits or sleeps
+	 *  (the probe's exporter drains its rings). */
+	void (*tick)(void);
+	/** After lr_engine_stop() has joined the lcores: hand on what the
+	 *  role's tasks still hold (the probe's flows). */
+	void (*stopped)(void);
+};
+
 
 /**
  * A role: what the user names with --role and linerate.task{role=} and
@@ -204,9 +216,12 @@ struct lr_role {
 	 *  roles' tasks (rtt: gen's and rx's): lr_task_create() refuses it,
 	 *  saying so. */
 	const struct lr_task_kind *task;
-	/** Its plan, or NULL: one task per queue (lr_role_plan_queues()),
-	 *  nothing said over them. */
+	/** Its plan, or NULL: one task per queue (lr_role_plan_queues()). */
 	const struct lr_plan *plan;
+	/** Its report over all its tasks, or NULL: nothing said over them. */
+	const struct lr_report *report;
+	/** Its lifecycle hooks, or NULL: none. */
+	const struct lr_lifecycle *life;
 };
 
 /**
@@ -254,15 +269,15 @@ void lr_role_slice(const struct lr_role *role, void *conf, unsigned int q,
 /** The companion whose tasks @p role's plan may make (the probe's
  *  distributor), or NULL. */
 static inline const struct lr_role *
-lr_role_with(const struct lr_role *role)
+lr_role_companion(const struct lr_role *role)
 {
-	return role->plan != NULL ? role->plan->with : NULL;
+	return role->plan != NULL ? role->plan->companion : NULL;
 }
 
 /**
  * Set option @p key of a role from its text @p val, as the CLI and Lua's
  * task{} and plan{} do: in @p conf by lr_role_set() and, for a role with a
- * companion (lr_role_with()), in @p with_conf by the companion's. A key
+ * companion (lr_role_companion()), in @p with_conf by the companion's. A key
  * both know goes to both (the probe's count, trim and ingress are its
  * distributor's as well).
  *

@@ -66,7 +66,7 @@ each_family(void (*fn)(const struct mx_fam *m, void *arg), void *arg)
 			if (pass == 0)
 				c = r->task != NULL ? r->task->counters : NULL;
 			else
-				c = r->plan != NULL ? r->plan->results_counters : NULL;
+				c = r->report != NULL ? r->report->results_counters : NULL;
 			for (; c != NULL; c = c->next)
 				for (j = 0; j < c->nb; j++)
 					if (c->rows[j].metric != NULL)
@@ -341,9 +341,9 @@ section_metrics(const struct lr_role *r)
 	const struct lr_counters *c;
 	unsigned int j;
 
-	if (r->plan == NULL || r->plan->results == NULL)
+	if (r->report == NULL || r->report->results == NULL)
 		return false;
-	for (c = r->plan->results_counters; c != NULL; c = c->next)
+	for (c = r->report->results_counters; c != NULL; c = c->next)
 		for (j = 0; j < c->nb; j++)
 			if (c->rows[j].metric != NULL)
 				return true;
@@ -397,7 +397,7 @@ sources(unsigned int *nb)
 		if (r->task != NULL && lr_role_next(r, &it) == NULL)
 			continue;
 		doc = json_object();
-		r->plan->results(doc);
+		r->report->results(doc);
 		o = json_object_get(doc, r->name);
 		if (json_is_object(o)) {
 			src[k].o = json_incref(o);

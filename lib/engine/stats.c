@@ -101,9 +101,9 @@ roles_live(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++) {
-		if (r->plan == NULL || r->plan->live == NULL)
+		if (r->report == NULL || r->report->live == NULL)
 			continue;
-		r->plan->live(words, sizeof(words));
+		r->report->live(words, sizeof(words));
 		if (words[0] != '\0' && k < len)
 			k += (size_t)snprintf(buf + k, len - k, " | %s", words);
 	}
@@ -159,8 +159,8 @@ series_tick(uint64_t now, uint64_t hz, bool force)
 	    t.rx_pkts < series_last.rx_pkts) {
 		/* A baseline; again when tasks went away (counters fell). */
 		for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-			if (r->plan != NULL && r->plan->sample != NULL)
-				r->plan->sample(NULL);
+			if (r->report != NULL && r->report->sample != NULL)
+				r->report->sample(NULL);
 		goto baseline;
 	}
 	secs = (double)(now - series_last_tsc) / (double)hz;
@@ -183,8 +183,8 @@ series_tick(uint64_t now, uint64_t hz, bool force)
 	json_object_set_new(o, "local_drops", json_integer((json_int_t)
 			    grew(t.drops, series_last.drops)));
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->plan != NULL && r->plan->sample != NULL)
-			r->plan->sample(o);
+		if (r->report != NULL && r->report->sample != NULL)
+			r->report->sample(o);
 	json_array_append_new(series, o);
 baseline:
 	series_last = t;
@@ -320,8 +320,8 @@ lr_stats_results(void)
 		json_object_set_new(doc, "series", json_deep_copy(series));
 	}
 	for (i = 0; (r = lr_role_at(i)) != NULL; i++)
-		if (r->plan != NULL && r->plan->results != NULL)
-			r->plan->results(doc);
+		if (r->report != NULL && r->report->results != NULL)
+			r->report->results(doc);
 	return doc;
 }
 

@@ -1346,8 +1346,11 @@ static const struct lr_task_kind gen_task = {
 	.counters = &gen_counters,
 };
 
-static const struct lr_plan gen_plan = {
+static const struct lr_report gen_report_ops = {
 	.live = gen_live,
+};
+
+static const struct lr_lifecycle gen_life = {
 	.tick = gen_tick,
 };
 
@@ -1359,5 +1362,6 @@ const struct lr_role lr_gen_role = {
 	.conf_set = lr_gen_conf_set_key,
 	.conf_check = lr_gen_conf_check,
 	.task = &gen_task,
-	.plan = &gen_plan,
+	.report = &gen_report_ops,
+	.life = &gen_life,
 };

@@ -23,7 +23,7 @@
 struct role_confs {
 	const struct lr_role *role;
 	void *conf;
-	void *with;	/* its companion's (lr_role_with()), NULL in a task{} */
+	void *with;	/* its companion's (lr_role_companion()), NULL in a task{} */
 };
 
 static int
@@ -91,8 +91,8 @@ table_conf(lua_State *L, const struct lr_role *role, bool with,
 	rc->conf = lua_newuserdatauv(L, role->conf_bytes, 0);
 	role->conf_init(rc->conf);
 	rc->with = NULL;
-	if (with && lr_role_with(role) != NULL) {
-		const struct lr_role *w = lr_role_with(role);
+	if (with && lr_role_companion(role) != NULL) {
+		const struct lr_role *w = lr_role_companion(role);
 
 		rc->with = lua_newuserdatauv(L, w->conf_bytes, 0);
 		w->conf_init(rc->with);

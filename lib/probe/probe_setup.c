@@ -361,14 +361,20 @@ static const struct lr_task_kind probe_task = {
 };
 
 static const struct lr_plan probe_plan = {
-	.with = &lr_dist_role,
+	.companion = &lr_dist_role,
 	.place = probe_place,
+};
+
+static const struct lr_report probe_report_ops = {
 	.results = lr_probe_results,
 	.live = lr_probe_live,
-	.tick = lr_probe_tick,
-	.stopped = lr_probe_stopped,
 	.check = lr_probe_export_check,
 	.results_counters = &lr_probe_section_counters,
+};
+
+static const struct lr_lifecycle probe_life = {
+	.tick = lr_probe_tick,
+	.stopped = lr_probe_stopped,
 };
 
 const struct lr_role lr_probe_role = {
@@ -378,4 +384,6 @@ const struct lr_role lr_probe_role = {
 	.conf_init = probe_conf_init,
 	.task = &probe_task,
 	.plan = &probe_plan,
+	.report = &probe_report_ops,
+	.life = &probe_life,
 };

@@ -359,9 +359,12 @@ static const struct lr_task_kind reflect_task = {
 };
 
 static const struct lr_plan reflect_plan = {
+	.place = reflect_place,
+};
+
+static const struct lr_report reflect_report_ops = {
 	.results = lr_reflect_results,
 	.live = lr_reflect_live,
-	.place = reflect_place,
 };
 
 const struct lr_role lr_reflect_role = {
@@ -371,4 +374,5 @@ const struct lr_role lr_reflect_role = {
 	.conf_init = reflect_conf_init,
 	.task = &reflect_task,
 	.plan = &reflect_plan,
+	.report = &reflect_report_ops,
 };

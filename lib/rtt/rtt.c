@@ -663,16 +663,22 @@ rtt_check(void)
 }
 
 static const struct lr_plan rtt_plan = {
+	.companion = &lr_gen_role,
+	.companion_opts = lr_gen_frame_opts,
+	.place = rtt_place,
+};
+
+static const struct lr_report rtt_report_ops = {
 	.results = rtt_results,
 	.live = rtt_live,
-	.tick = rtt_tick,
-	.stopped = rtt_stopped,
 	.check = rtt_check,
 	.verdict = rtt_verdict,
-	.with = &lr_gen_role,
-	.with_opts = lr_gen_frame_opts,
-	.place = rtt_place,
 	.results_counters = &sum_counters,
+};
+
+static const struct lr_lifecycle rtt_life = {
+	.tick = rtt_tick,
+	.stopped = rtt_stopped,
 };
 
 const struct lr_role lr_rtt_role = {
@@ -682,4 +688,6 @@ const struct lr_role lr_rtt_role = {
 	.conf_init = rtt_conf_init,
 	.conf_check = rtt_conf_check,
 	.plan = &rtt_plan,
+	.report = &rtt_report_ops,
+	.life = &rtt_life,
 };

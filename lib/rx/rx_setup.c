@@ -214,13 +214,16 @@ static const struct lr_task_kind rx_task = {
 	.counters = &lr_rx_counters,
 };
 
-static const struct lr_plan rx_plan = {
+static const struct lr_report rx_report_ops = {
 	.results = lr_rx_results,
 	.live = lr_rx_live,
 	.sample = lr_rx_sample,
-	.stopped = lr_rx_stopped,
 	.write_csv = lr_rx_write_csv,
 	.check = lr_rx_check,
+};
+
+static const struct lr_lifecycle rx_life = {
+	.stopped = lr_rx_stopped,
 };
 
 const struct lr_role lr_rx_role = {
@@ -229,5 +232,6 @@ const struct lr_role lr_rx_role = {
 	.conf_bytes = sizeof(struct lr_rx_conf),
 	.conf_init = rx_conf_init,
 	.task = &rx_task,
-	.plan = &rx_plan,
+	.report = &rx_report_ops,
+	.life = &rx_life,
 };

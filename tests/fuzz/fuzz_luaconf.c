@@ -370,8 +370,8 @@ build_table(lua_State *L, struct rd *r)
 	lua_newtable(L);
 	if (role != NULL) {
 		add_names(role->opts);
-		if (lr_role_with(role) != NULL)
-			add_names(lr_role_with(role)->opts);
+		if (lr_role_companion(role) != NULL)
+			add_names(lr_role_companion(role)->opts);
 		if (byte(r) % 8 != 0) {
 			lua_pushstring(L, role->name);
 			lua_setfield(L, -2, "role");

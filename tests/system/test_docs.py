@@ -491,8 +491,30 @@ def test_every_role_and_scenario_has_a_section():
     expect(not bad, "\n".join(bad))
 
 
+def test_role_contract_listed():
+    """doc/architecture.md names every member of the role's structs in
+    lr_engine.h (struct lr_role, lr_task_kind, lr_plan, lr_report,
+    lr_lifecycle): a member added without a line there fails."""
+    hdr = open(os.path.join(SRC, "lib", "engine", "lr_engine.h")).read()
+    doc = open(os.path.join(SRC, "doc", "architecture.md")).read()
+    missing = []
+    for name in ("lr_role", "lr_task_kind", "lr_plan", "lr_report", "lr_lifecycle"):
+        m = re.search(r"^struct %s \{\n(.*?)^\};" % name, hdr, re.S | re.M)
+        expect(m is not None, "struct %s not in lr_engine.h" % name)
+        body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+        members = re.findall(r"(?:\(\*\s*(\w+)\)\s*\(|(\w+)\s*(?:\[[^\]]*\])?\s*;)",
+                             body)
+        names = [a or b for a, b in members]
+        expect(len(names) >= 2, (name, names))
+        for n in names:
+            if "`%s`" % n not in doc:
+                missing.append("%s.%s" % (name, n))
+    expect(not missing, "doc/architecture.md does not list: %s" % ", ".join(missing))
+
+
 if __name__ == "__main__":
     main([test_command_examples, test_option_table_examples,
           test_option_tables_are_the_codes, test_metrics_table_is_the_code,
           test_lua_reference_values, test_readme_lua_snippet,
-          test_user_script_dir, test_every_role_and_scenario_has_a_section])
+          test_user_script_dir, test_every_role_and_scenario_has_a_section,
+          test_role_contract_listed])

@@ -270,7 +270,7 @@ probe_companion_options(void **state)
 	unsigned int i;
 
 	(void)state;
-	assert_ptr_equal(lr_role_with(&lr_probe_role), &lr_dist_role);
+	assert_ptr_equal(lr_role_companion(&lr_probe_role), &lr_dist_role);
 	lr_probe_role.conf_init(&pc);
 	lr_dist_role.conf_init(&dc);
 	for (i = 0; i < RTE_DIM(sets); i++)

@@ -181,11 +181,12 @@ registry(void **state)
 	(void)state;
 	static const struct lr_role no_table = { .name = "no_table",
 						 .task = &tick_task };
-	/* Neither tasks of its own nor a plan that places others'. */
-	static const struct lr_plan says_only = { .live = NULL };
+	/* Neither tasks of its own nor a plan that places others': a
+	 * report alone does no work. */
+	static const struct lr_report says_only = { .live = NULL };
 	static const struct lr_role no_work = { .name = "no_work",
 						.opts = tick_opts,
-						.plan = &says_only };
+						.report = &says_only };
 	static const struct lr_task_kind no_poll_kind = {
 		.uses_rx = true, .init = tick_init
 	};

@@ -109,7 +109,7 @@ results_flag_short(void **state)
 	assert_non_null(t);
 	assert_int_equal(lr_engine_start(), 1);
 	assert_int_equal(lr_engine_sleep(0.1), 0);
-	lr_gen_role.plan->live(live, sizeof(live));
+	lr_gen_role.report->live(live, sizeof(live));
 	if (strstr(live, "offered") == NULL || strstr(live, "SHORT") == NULL)
 		fail_msg("live words '%s'", live);
 	assert_int_equal(lr_engine_wait(10), 0);
