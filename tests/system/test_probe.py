@@ -44,9 +44,12 @@ def append_frames(path, pkts):
     return n
 
 
-def ipfixdump(path):
-    r = subprocess.run(["ipfixDump", "--in", path], capture_output=True, text=True,
-                       timeout=60)
+def ipfixdump(path, *opts):
+    """Every data record of an IPFIX file as ipfixDump prints it (with
+    @p opts: --rfc5610, --hexdump=N), a dict of name to value; a string's
+    value without ipfixDump's "(len: N) " before it."""
+    r = subprocess.run(["ipfixDump"] + list(opts) + ["--in", path], capture_output=True,
+                       text=True, timeout=60)
     expect(r.returncode == 0, r.stderr)
     recs, cur = [], None
     for line in r.stdout.splitlines():
@@ -55,7 +58,9 @@ def ipfixdump(path):
             recs.append(cur)
         m = re.match(r"\s*\([\d/]+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
         if m and cur is not None:
-            cur[m.group(1)] = m.group(2).strip()
+            v = m.group(2).strip()
+            s = re.match(r"\(len: \d+\) (.*)$", v)
+            cur[m.group(1)] = s.group(1) if s else v
     return recs
 
 

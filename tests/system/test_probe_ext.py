@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from lrtest import SRC, eal, expect, load_json, main, run, tmpdir
+from test_probe import ipfixdump
 
 sys.path.insert(0, os.path.join(SRC, "tests", "unit", "flowext"))
 import gen_quic_vectors as gq  # noqa: E402
@@ -170,22 +171,10 @@ def capture(d, seed=37):
 
 
 def ipfix_records(path):
-    """Data records of an IPFIX file, by ipfixDump --rfc5610 (names from
-    the file's type records)."""
-    r = subprocess.run(["ipfixDump", "--rfc5610", "--hexdump=64", "--in", path],
-                       capture_output=True, text=True, timeout=60)
-    expect(r.returncode == 0, r.stderr)
-    recs, cur = [], None
-    for line in r.stdout.splitlines():
-        if line.startswith("--- data record"):
-            cur = {}
-            recs.append(cur)
-        m = re.match(r"\s*\([\d/]+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
-        if m and cur is not None:
-            v = m.group(2).strip()
-            s = re.match(r"\(len: \d+\) (.*)$", v)
-            cur[m.group(1)] = s.group(1) if s else v
-    return [x for x in recs if "sourceTransportPort" in x]
+    """Flow records of an IPFIX file, by ipfixDump --rfc5610 (names from
+    the file's type records), octets in hex."""
+    return [x for x in ipfixdump(path, "--rfc5610", "--hexdump=64")
+            if "sourceTransportPort" in x]
 
 
 def tshark_app_fields(pcap):
