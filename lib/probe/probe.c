@@ -58,8 +58,8 @@ lr_probe_to_exporter(void *arg, const struct lr_flow_rec *r)
  * than its timeout in the trace must end by it, before a later packet of
  * the same flow would start its next record. */
 static __rte_always_inline void
-update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
-	     const uint64_t *ts, unsigned int k, const struct lr_fc_data *d)
+update_trace_data(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
+		  const uint64_t *ts, unsigned int k, const struct lr_fc_data *d)
 {
 	unsigned int i, j = 0;
 
@@ -81,6 +81,15 @@ update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
 		lr_fc_update_ts(p->fc, pp + j, k - j, t->port, ts + j);
 	if (k != 0 && ts[k - 1] > p->trace_ns)
 		p->trace_ns = ts[k - 1];
+}
+
+/* Without the frames (no extensions, or Unified Header records): its own
+ * function, as it was before the extensions came. */
+static void
+update_trace(struct lr_task *t, struct probe *p, const struct lr_parsed **pp,
+	     const uint64_t *ts, unsigned int k)
+{
+	update_trace_data(t, p, pp, ts, k, NULL);
 }
 
 /* Parse @p n mbufs into the cache and free them. @p trace: each packet at
@@ -122,7 +131,10 @@ account_burst(struct lr_task *t, struct probe *p, struct rte_mbuf **m,
 		}
 	}
 	if (trace) {
-		update_trace(t, p, pp, ts, k, ext ? d : NULL);
+		if (ext)
+			update_trace_data(t, p, pp, ts, k, d);
+		else
+			update_trace(t, p, pp, ts, k);
 		/* Trace time moves with every frame, parsed or not. */
 		ns = lr_clock_rx_trace_ns(&p->rx, m[n - 1]);
 		if (ns > p->trace_ns)
@@ -246,7 +258,7 @@ lr_probe_input_uh(struct lr_task *t, struct probe *p)
 
 		for (i = 0; i < n; i++)
 			ts[i] = uh[i].ts_ns;
-		update_trace(t, p, pp, ts, n, NULL);	/* no bytes: no extension */
+		update_trace(t, p, pp, ts, n);	/* no bytes: no extension */
 	} else {
 		lr_fc_update(p->fc, pp, n, t->port, uh[n - 1].ts_ns);
 	}
@@ -293,7 +305,10 @@ input_pcap(struct lr_task *t, struct probe *p, const bool ext)
 		p->pcap_end = true;
 	if (n == 0)
 		return 0;
-	update_trace(t, p, pp, ts, k, ext ? dd : NULL);
+	if (ext)
+		update_trace_data(t, p, pp, ts, k, dd);
+	else
+		update_trace(t, p, pp, ts, k);
 	if (ns > p->trace_ns)
 		p->trace_ns = ns;
 	t->st.rx_pkts += n;
