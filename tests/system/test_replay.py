@@ -532,7 +532,9 @@ def test_cut_and_versions_as_the_probe():
     with open(cut, "wb") as f:
         f.write(data[:-20])
     out = os.path.join(d, "cut.json")
-    r = gen("rpcut", "net_null0", "--pcap", cut, json_out=out)
+    # The capture's own timing on a busy host may fall short: that is not
+    # what this asks (--allow-short: the exit code is the file's).
+    r = gen("rpcut", "net_null0", "--pcap", cut, "--allow-short", json_out=out)
     expect(r.returncode == 0 and "last record is cut short (after 9 frames)" in r.stderr,
            (r.returncode, r.stderr[-400:]))
     expect(load_json(out)["tasks"][0]["tx_packets"] == 9, load_json(out)["tasks"][0])
