@@ -54,6 +54,13 @@ local function verdict(s, best, hi_t, n_valid, state, short)
 		return nil, "no valid trial: the tester offered none of the rates asked"
 	end
 	if hi_t == nil then
+		-- Nothing above the answer to try: the range between it and
+		-- the top is within the resolution (a PDR whose search starts
+		-- at the NDR, one step below the tester's ceiling). The top
+		-- bounds it, as a pass there would.
+		if best and best.pps >= s.top * (1 - (s.resolution or 0.5) / 100) then
+			return "top"
+		end
 		return nil, "no trial above the answer"
 	end
 	if state(hi_t) == nil then

@@ -270,6 +270,25 @@ do
 	      "short top, failures above: %s %s..%s", tostring(r.limited_by), r.lo, r.hi)
 end
 
+-- A PDR search that starts where the NDR passed, within the resolution
+-- of its top (the tester's ceiling), whose try of the top passed short
+-- (the generator sent 90 of 100): nothing above to try, the answer within
+-- the resolution of the top; the top bounds it, not "none" (test_rfc2544's
+-- tester-limited run under two busy loops, once).
+do
+	local known = { { pps = 98.9, sent = 98.9, lost = 0, received = 98.9,
+	                  achieved_pps = 98.9 } }
+	local r = ndr.search{ top = 100, known = known, resolution = 2, steps = 8,
+	                      ok = function(t) return t.lost / t.sent <= 0.01 end,
+	                      try = function(pps)
+		return { pps = pps, sent = 90, lost = 0, received = 90, achieved_pps = 90,
+		         pass_pps = 90 }
+	end }
+	check(r.limited_by == "top" and r.rate == 98.9,
+	      "within the resolution of the top: %s %s", tostring(r.limited_by),
+	      tostring(r.rate))
+end
+
 -- Half the trials short by 2 %: the device's limit in most searches (a
 -- rate tried three times short each time is the tester's bound).
 check(stalls_dut >= 16, "stalls: %d of 20 searches found the device's limit", stalls_dut)
