@@ -55,12 +55,6 @@ lr_changes_unlock(struct lr_changes *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-const struct lr_change *
-lr_changes_in_force(const struct lr_changes *c)
-{
-	return c->in_force;
-}
-
 /* Keep @p rec among the last LR_CHANGES_KEEP. */
 static void
 keep(struct lr_changes *c, json_t *rec)
@@ -218,18 +212,6 @@ lr_changes_counts_json(struct lr_changes *c)
 		      "listed", (json_int_t)(json_array_size(c->recent) + c->nb_live));
 	pthread_mutex_unlock(&c->lock);
 	return o;
-}
-
-uint64_t
-lr_changes_taken(struct lr_changes *c)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&c->lock);
-	reap_locked(c);
-	n = c->taken;
-	pthread_mutex_unlock(&c->lock);
-	return n;
 }
 
 void

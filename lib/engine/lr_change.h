@@ -134,13 +134,6 @@ json_t *lr_changes_json(struct lr_changes *c);
 /** The counts: asked, taken, replaced, ended, pending and listed. */
 json_t *lr_changes_counts_json(struct lr_changes *c);
 
-/** Changes taken so far. */
-uint64_t lr_changes_taken(struct lr_changes *c);
-
-/** The block in force (the last taken), NULL: the start's. Under
- *  lr_changes_lock(). */
-const struct lr_change *lr_changes_in_force(const struct lr_changes *c);
-
 void lr_changes_lock(struct lr_changes *c);
 void lr_changes_unlock(struct lr_changes *c);
 
