@@ -10,6 +10,7 @@
 #include <rte_telemetry.h>
 
 #include "lr_common.h"
+#include "lr_counter.h"
 #include "lr_engine.h"
 #include "lr_metrics.h"
 #include "lr_out.h"
@@ -30,14 +31,16 @@ static struct lr_stats_totals series_last;
 static json_t *series;
 static uint64_t series_dropped;
 
+/* The port's drops over the run (since it was set up), not since the
+ * device started. */
 static uint64_t
 port_drops(uint16_t p)
 {
-	struct rte_eth_stats es;
+	struct lr_port_drops d;
 
-	if (rte_eth_stats_get(p, &es) != 0)
+	if (lr_port_drops(p, &d) != 0)
 		return 0;
-	return es.imissed + es.ierrors + es.oerrors + es.rx_nombuf;
+	return d.imissed + d.ierrors + d.oerrors + d.rx_nombuf;
 }
 
 /* Caller holds the engine lock when not on the main lcore. */
@@ -239,11 +242,125 @@ lr_stats_tick(void)
 	live_last_tsc = now;
 }
 
+/* A port's own drop counters over the run (lr_port.h's LR_PORT_DROPS),
+ * its "drops" object: beside the roles' counters, so that a loss in the
+ * tester's port is told from a loss on the wire or in a device. */
+#define DROP_ROW(f, k, u, h) \
+	LR_COUNTER_U64(struct lr_port_drops, f, k, NULL, NONE, u, h " (over the run)"),
+static const struct lr_counter port_drop_rows[] = {
+	LR_PORT_DROPS(DROP_ROW)
+	LR_COUNTER_CODE("xstats", NULL, NONE, "frames",
+			"the PMD's extended statistics named for a drop, "
+			"discard, miss or error that grew over the run, by name"),
+};
+#undef DROP_ROW
+static const struct lr_counters port_drop_counters = LR_COUNTERS(port_drop_rows);
+
+static void
+add_name(void *arg, const char *name)
+{
+	json_array_append_new(arg, json_string(name));
+}
+
+static void
+add_xdrop(void *arg, const char *name, uint64_t n)
+{
+	json_object_set_new(arg, name, json_integer((json_int_t)n));
+}
+
+/* Offload names of @p bits, rx's or tx's (rte_eth_dev_*_offload_name()). */
+static json_t *
+offload_names(uint64_t bits, bool rx)
+{
+	json_t *a = json_array();
+	unsigned int b;
+
+	for (b = 0; b < 64; b++)
+		if (bits & RTE_BIT64(b))
+			json_array_append_new(a, json_string(rx ?
+				rte_eth_dev_rx_offload_name(RTE_BIT64(b)) :
+				rte_eth_dev_tx_offload_name(RTE_BIT64(b))));
+	return a;
+}
+
+static json_t *
+offloads_json(uint64_t asked, uint64_t granted, uint64_t capa, bool rx)
+{
+	return json_pack("{s:o, s:o, s:o}", "asked", offload_names(asked, rx),
+			 "granted", offload_names(granted, rx),
+			 "capable", offload_names(capa, rx));
+}
+
+/* "rss": the hash fields and key the port hashes with, read back from it
+ * (rte_eth_dev_rss_hash_conf_get()); null with "rss_none" saying why. */
+static void
+rss_json(json_t *o, uint16_t p, const struct lr_port_info *pi)
+{
+	uint8_t key[UINT8_MAX];
+	struct rte_eth_rss_conf rc = { .rss_key = key, .rss_key_len = sizeof(key) };
+	char hex[2 * sizeof(key) + 1], why[160];
+	json_t *r, *names;
+	unsigned int i;
+	int ret;
+
+	if (pi->rss_capa == 0) {
+		snprintf(why, sizeof(why), "the PMD has no RSS");
+		goto none;
+	}
+	if (pi->rss_hf == 0) {
+		snprintf(why, sizeof(why), "RSS not configured: %u rx queue%s",
+			 pi->nb_rxq, pi->nb_rxq == 1 ? "" : "s and none of the "
+			 "fields asked the PMD hashes");
+		goto none;
+	}
+	/* As long as the PMD's key: PMDs copy their key and leave the
+	 * length as it was given (net_null); 40 B where it does not say. */
+	rc.rss_key_len = pi->rss_key_size ? pi->rss_key_size : 40;
+	ret = rte_eth_dev_rss_hash_conf_get(p, &rc);
+	if (ret != 0) {
+		snprintf(why, sizeof(why), "the PMD does not say its RSS "
+			 "configuration: %s", rte_strerror(-ret));
+		goto none;
+	}
+	r = json_object();
+	names = json_array();
+	lr_rss_hf_names(rc.rss_hf, add_name, names);
+	json_object_set_new(r, "hash_functions", names);
+	json_object_set_new(r, "rss_hf", json_integer((json_int_t)rc.rss_hf));
+	for (i = 0; i < rc.rss_key_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	hex[2 * rc.rss_key_len] = '\0';
+	json_object_set_new(r, "key", rc.rss_key_len ? json_string(hex) : json_null());
+	json_object_set_new(r, "key_len", json_integer(rc.rss_key_len));
+	json_object_set_new(o, "rss", r);
+	return;
+none:
+	json_object_set_new(o, "rss", json_null());
+	json_object_set_new(o, "rss_none", json_string(why));
+}
+
+static json_t *
+drops_json(uint16_t p)
+{
+	struct lr_port_drops d;
+	json_t *o, *x;
+
+	if (lr_port_drops(p, &d) != 0)
+		return json_null();
+	o = json_object();
+	lr_counters_json(o, &port_drop_counters, &d, 0);
+	x = json_object();
+	lr_port_xdrops(p, add_xdrop, x);
+	json_object_set_new(o, "xstats", x);
+	return o;
+}
+
 static json_t *
 port_report(uint16_t p)
 {
 	const struct lr_port_info *pi = lr_port_info(p);
 	struct rte_eth_stats es;
+	struct rte_eth_link link;
 	json_t *o = json_object();
 
 	json_object_set_new(o, "id", json_integer(p));
@@ -254,7 +371,25 @@ port_report(uint16_t p)
 	json_object_set_new(o, "tx_queues", json_integer(pi->nb_txq));
 	json_object_set_new(o, "mtu", json_integer(pi->mtu));
 	json_object_set_new(o, "link_speed_mbps", json_integer(pi->link_speed_mbps));
+	/* The link as the wait at setup left it (up to link_timeout_s),
+	 * and whether it is still up now. */
+	json_object_set_new(o, "link_up", json_boolean(pi->link_up));
+	json_object_set_new(o, "link_mbps", json_integer(pi->link_mbps));
+	json_object_set_new(o, "link_duplex", json_string(pi->link_full_duplex ?
+							  "full" : "half"));
+	json_object_set_new(o, "link_autoneg", json_boolean(pi->link_autoneg));
+	json_object_set_new(o, "link_wait_s", json_real(pi->link_wait_s));
+	json_object_set_new(o, "link_timeout_s", json_real(pi->link_timeout_ms / 1e3));
+	memset(&link, 0, sizeof(link));
+	json_object_set_new(o, "link_up_at_end", json_boolean(
+		rte_eth_link_get_nowait(p, &link) == 0 &&
+		link.link_status == RTE_ETH_LINK_UP));
 	json_object_set_new(o, "rss_hf", json_integer((json_int_t)pi->rss_hf));
+	rss_json(o, p, pi);
+	json_object_set_new(o, "rx_offloads", offloads_json(pi->rx_offloads_asked,
+			    pi->rx_offloads, pi->rx_offload_capa, true));
+	json_object_set_new(o, "tx_offloads", offloads_json(pi->tx_offloads_asked,
+			    pi->tx_offloads, pi->tx_offload_capa, false));
 	/* The rx pool's mbufs out (in rings, held, in the lcores' caches):
 	 * flat over a long run, or something leaks (tools/bench/soak.sh). */
 	if (pi->pool != NULL) {
@@ -272,6 +407,7 @@ port_report(uint16_t p)
 		json_object_set_new(o, "oerrors", json_integer((json_int_t)es.oerrors));
 		json_object_set_new(o, "rx_nombuf", json_integer((json_int_t)es.rx_nombuf));
 	}
+	json_object_set_new(o, "drops", drops_json(p));
 	return o;
 }
 

@@ -58,10 +58,21 @@ struct lr_port_info {
 	uint16_t mtu;
 	uint64_t rx_offloads;		/**< offloads enabled, RTE_ETH_RX_OFFLOAD_* */
 	uint64_t tx_offloads;		/**< offloads enabled, RTE_ETH_TX_OFFLOAD_* */
+	uint64_t rx_offloads_asked;	/**< what setup asked for, had or not */
+	uint64_t tx_offloads_asked;
+	uint64_t rx_offload_capa;	/**< the PMD's (rte_eth_dev_info) */
+	uint64_t tx_offload_capa;
+	uint64_t rss_capa;		/**< RSS fields the PMD hashes, 0: no RSS */
+	uint8_t rss_key_size;		/**< the PMD's RSS key, bytes (0: unsaid) */
 	uint64_t rss_hf;		/**< RSS fields in use, 0 without RSS */
 	uint32_t link_speed_mbps;	/**< conf speed, else the link's; 0 unknown */
 	bool speed_from_conf;		/**< link_speed_mbps is conf's speed= */
-	bool link_up;
+	bool link_up;			/**< up when setup's wait ended */
+	uint32_t link_mbps;		/**< the link's own speed then, 0 unknown */
+	bool link_full_duplex;
+	bool link_autoneg;
+	uint32_t link_timeout_ms;	/**< the wait's bound (0: not waited) */
+	double link_wait_s;		/**< how long setup waited for it */
 	bool started;
 	struct rte_mempool *pool;	/**< rx mbufs, on @c socket */
 	uint32_t mbuf_data_bytes;	/**< data room of one pool mbuf */
@@ -159,8 +170,59 @@ const struct lr_port_info *lr_port_info(uint16_t port_id);
  */
 #define LR_PORT_CAPTURE_TS_NS 1000u
 
-/** Wait up to @p timeout_ms for link up. @return 0 or -ETIMEDOUT. */
+/**
+ * Wait up to @p timeout_ms for link up, polling rte_eth_link_get_nowait();
+ * the link as it was then is in lr_port_info() (link_up, link_mbps, ...).
+ * @return 0, -ETIMEDOUT (still down) or -EINTR (SIGINT, SIGTERM).
+ */
 int lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms);
+
+/**
+ * The port's own drop counters (rte_eth_stats), X(field, key, unit, help):
+ * over the run, the growth since lr_port_setup() started the port, not
+ * since the device's.
+ */
+#define LR_PORT_DROPS(X) \
+	X(imissed, "imissed", "frames", \
+	  "frames the port dropped itself: no room in its rx queue") \
+	X(rx_nombuf, "rx_nombuf", "mbufs", \
+	  "rx mbuf allocation failures: frames the port could not take in") \
+	X(ierrors, "ierrors", "frames", "erroneous frames received") \
+	X(oerrors, "oerrors", "frames", "frames it failed to send")
+
+/** LR_PORT_DROPS's counters. */
+struct lr_port_drops {
+#define LR_PORT_DROP_FIELD(f, ...) uint64_t f;
+	LR_PORT_DROPS(LR_PORT_DROP_FIELD)
+#undef LR_PORT_DROP_FIELD
+};
+
+/**
+ * The port's drops over the run (LR_PORT_DROPS). Control path.
+ * @return 0, or the PMD's error from rte_eth_stats_get() (*@p d zeroed).
+ */
+int lr_port_drops(uint16_t port_id, struct lr_port_drops *d);
+
+/** Frames the port dropped itself on rx over the run: imissed, rx_nombuf
+ *  and ierrors (the tester's own loss when the port is the tester's). */
+uint64_t lr_port_rx_drops(const struct lr_port_drops *d);
+
+/**
+ * Each extended statistic (rte_eth_xstats) whose name says a drop, a
+ * discard, a miss or an error, that grew over the run: @p fn(@p arg, its
+ * name, its growth), in the PMD's order. Control path.
+ * @return how many, or the PMD's error.
+ */
+int lr_port_xdrops(uint16_t port_id,
+		   void (*fn)(void *arg, const char *name, uint64_t n), void *arg);
+
+/**
+ * The RSS hash fields of @p hf as names (DPDK's testpmd's: "ipv4-udp",
+ * "l2-payload", ...): @p fn(@p arg, name) for each, in bit order; a bit
+ * without a name as "bit-N".
+ */
+void lr_rss_hf_names(uint64_t hf, void (*fn)(void *arg, const char *name),
+		     void *arg);
 
 /**
  * Stop and close one port set up here.

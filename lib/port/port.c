@@ -44,6 +44,8 @@ static uint16_t wire_peer[RTE_MAX_ETHPORTS];
 static bool wire_stamps[RTE_MAX_ETHPORTS];
 static int arrival_off = -1;
 
+static void take_baseline(uint16_t p);
+
 /*
  * The symmetric key of Woo and Park ("Scalable TCP session monitoring with
  * symmetric receive-side scaling", 2012): with 0x6d5a repeated, swapping
@@ -395,6 +397,7 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 	struct rte_eth_txconf txc;
 	uint16_t rxd = c->nb_rxd ? c->nb_rxd : DEFAULT_DESC;
 	uint16_t txd = c->nb_txd ? c->nb_txd : DEFAULT_DESC;
+	uint64_t rx_asked, tx_asked;
 	uint16_t mtu;
 	uint32_t data_bytes;
 	uint16_t q;
@@ -437,21 +440,27 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 		ec.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH &
 				      di.rx_offload_capa;
 	}
-	/* Offloads where the port has them; the roles do the rest in software. */
-	ec.rxmode.offloads |= di.rx_offload_capa &
-		(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
-		 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_TIMESTAMP);
-	ec.txmode.offloads = di.tx_offload_capa &
-		(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
-		 RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* Offloads where the port has them; the roles do the rest in
+	 * software. What was asked is kept apart from what the port took:
+	 * the result says both. */
+	rx_asked = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+		   RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	tx_asked = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+		   RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (ec.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+		rx_asked |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+	ec.rxmode.offloads |= di.rx_offload_capa & rx_asked;
+	ec.txmode.offloads = di.tx_offload_capa & tx_asked;
 
 	mtu = c->mtu;
 	if (mtu == 0 && rte_eth_dev_get_mtu(port_id, &mtu) != 0)
 		mtu = RTE_ETHER_MTU;
 	data_bytes = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
 			     (uint32_t)mtu + FRAME_OVERHEAD);
-	if (mtu > RTE_ETHER_MTU)
+	if (mtu > RTE_ETHER_MTU) {
+		rx_asked |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		ec.rxmode.offloads |= di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+	}
 
 	ret = rte_eth_dev_configure(port_id, c->nb_rxq, c->nb_txq, &ec);
 	if (ret != 0)
@@ -508,31 +517,58 @@ lr_port_setup(uint16_t port_id, const struct lr_port_conf *c)
 	pi->nb_txq = c->nb_txq;
 	pi->link_speed_mbps = c->speed_mbps;
 	pi->speed_from_conf = c->speed_mbps != 0;
+	pi->rx_offloads_asked = rx_asked;
+	pi->tx_offloads_asked = tx_asked;
+	pi->rx_offload_capa = di.rx_offload_capa;
+	pi->tx_offload_capa = di.tx_offload_capa;
+	pi->rss_capa = di.flow_type_rss_offloads;
+	pi->rss_key_size = di.hash_key_size;
+	/* What the port was configured with, read back. */
 	pi->rx_offloads = ec.rxmode.offloads;
 	pi->tx_offloads = ec.txmode.offloads;
+	if (rte_eth_dev_conf_get(port_id, &ec) == 0) {
+		pi->rx_offloads = ec.rxmode.offloads;
+		pi->tx_offloads = ec.txmode.offloads;
+	}
 	if (c->mtu != 0 || rte_eth_dev_get_mtu(port_id, &pi->mtu) != 0)
 		pi->mtu = mtu;
-	if (c->link_timeout_ms != 0)
-		return lr_port_link_wait(port_id, c->link_timeout_ms);
-	return 0;
+	/* The counters' baseline: the result says the port's drops over
+	 * the run, not since the device started (a NIC's since boot). */
+	take_baseline(port_id);
+	pi->link_timeout_ms = c->link_timeout_ms;
+	ret = lr_port_link_wait(port_id, c->link_timeout_ms);
+	if (ret == -ETIMEDOUT) {
+		/* A port without a link is not hung on: said once here and
+		 * in the result (link_up false); the run goes on (a gen on
+		 * it ends as failed when it takes no frame). */
+		PLOG(WARNING, "%s: link down after %.1f s (--link-timeout): "
+		     "going on without it", pi->name, c->link_timeout_ms / 1e3);
+		ret = 0;
+	}
+	return ret;
 }
 
 int
 lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 {
 	struct lr_port_info *pi = &ports[port_id];
-	uint64_t end = rte_get_timer_cycles() +
-		       (uint64_t)timeout_ms * rte_get_timer_hz() / 1000;
+	uint64_t start = rte_get_timer_cycles(), hz = rte_get_timer_hz();
+	uint64_t end = start + (uint64_t)timeout_ms * hz / 1000;
 	struct rte_eth_link link;
+	bool up;
+	int ret = 0;
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(port_id, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_UP)
+		up = rte_eth_link_get_nowait(port_id, &link) == 0 &&
+		     link.link_status == RTE_ETH_LINK_UP;
+		if (up || timeout_ms == 0)
 			break;
-		if (rte_get_timer_cycles() > end)
-			return lr_err(ETIMEDOUT, "port %s: link down after %u ms",
-				      pi->name, timeout_ms);
+		if (rte_get_timer_cycles() > end) {
+			ret = lr_err(ETIMEDOUT, "port %s: link down after %u ms",
+				     pi->name, timeout_ms);
+			break;
+		}
 		/* A memif with no peer waits the whole --link-timeout: Ctrl-C
 		 * must end it as it ends every other wait. */
 		if (lr_interrupted())
@@ -540,11 +576,146 @@ lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 				      "for link up", pi->name);
 		rte_delay_us_sleep(10 * 1000);
 	}
-	pi->link_up = true;
-	if (pi->link_speed_mbps == 0)
-		pi->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-				      0 : link.link_speed;
+	/* The link as the wait left it, up or not: the result says it. */
+	pi->link_wait_s = (double)(rte_get_timer_cycles() - start) / (double)hz;
+	pi->link_up = up;
+	pi->link_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 :
+			link.link_speed;
+	pi->link_full_duplex = link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
+	pi->link_autoneg = link.link_autoneg == RTE_ETH_LINK_AUTONEG;
+	if (up && pi->link_speed_mbps == 0)
+		pi->link_speed_mbps = pi->link_mbps;
+	return ret;
+}
+
+/* The counters' baselines: the ethdev stats and the drop xstats as they
+ * were when the port started (lr_port_drops(), lr_port_xdrops()). */
+static struct rte_eth_stats base_stats[RTE_MAX_ETHPORTS];
+static struct {
+	unsigned int n;
+	uint64_t *ids;
+	uint64_t *vals;
+	struct rte_eth_xstat_name *names;
+} xbase[RTE_MAX_ETHPORTS];
+
+/* An xstat's name that says a frame was dropped, discarded, missed or in
+ * error (DPDK's own "rx_missed_errors", a NIC's "rx_discards_phy",
+ * af_xdp's and virtio's "..._dropped"). */
+static bool
+drop_name(const char *n)
+{
+	return strstr(n, "drop") != NULL || strstr(n, "discard") != NULL ||
+	       strstr(n, "miss") != NULL || strstr(n, "error") != NULL ||
+	       strstr(n, "nombuf") != NULL || strstr(n, "allocation_err") != NULL;
+}
+
+static void
+xbase_free(uint16_t p)
+{
+	free(xbase[p].ids);
+	free(xbase[p].vals);
+	free(xbase[p].names);
+	memset(&xbase[p], 0, sizeof(xbase[p]));
+}
+
+static void
+take_baseline(uint16_t p)
+{
+	struct rte_eth_xstat_name *all = NULL;
+	int n, i, k = 0;
+
+	if (rte_eth_stats_get(p, &base_stats[p]) != 0)
+		memset(&base_stats[p], 0, sizeof(base_stats[p]));
+	xbase_free(p);
+	n = rte_eth_xstats_get_names(p, NULL, 0);
+	if (n <= 0)
+		return;
+	all = calloc((size_t)n, sizeof(*all));
+	xbase[p].ids = calloc((size_t)n, sizeof(uint64_t));
+	xbase[p].vals = calloc((size_t)n, sizeof(uint64_t));
+	xbase[p].names = calloc((size_t)n, sizeof(*xbase[p].names));
+	if (all == NULL || xbase[p].ids == NULL || xbase[p].vals == NULL ||
+	    xbase[p].names == NULL || rte_eth_xstats_get_names(p, all, n) != n)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (!drop_name(all[i].name))
+			continue;
+		xbase[p].ids[k] = (uint64_t)i;
+		xbase[p].names[k++] = all[i];
+	}
+	xbase[p].n = (unsigned int)k;
+	if (k > 0 && rte_eth_xstats_get_by_id(p, xbase[p].ids, xbase[p].vals,
+					      (unsigned int)k) != k)
+		goto fail;
+	free(all);
+	return;
+fail:
+	PLOG(INFO, "%s: no extended statistics to read drops from", ports[p].name);
+	free(all);
+	xbase_free(p);
+}
+
+static uint64_t
+grown(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : 0;
+}
+
+int
+lr_port_drops(uint16_t port_id, struct lr_port_drops *d)
+{
+	struct rte_eth_stats es;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
+		return -ENODEV;
+	ret = rte_eth_stats_get(port_id, &es);
+	if (ret != 0)
+		return ret;
+#define DROP_GROWN(f, ...) d->f = grown(es.f, base_stats[port_id].f);
+	LR_PORT_DROPS(DROP_GROWN)
+#undef DROP_GROWN
 	return 0;
+}
+
+uint64_t
+lr_port_rx_drops(const struct lr_port_drops *d)
+{
+	return d->imissed + d->rx_nombuf + d->ierrors;
+}
+
+int
+lr_port_xdrops(uint16_t port_id,
+	       void (*fn)(void *arg, const char *name, uint64_t n), void *arg)
+{
+	uint64_t *v;
+	unsigned int i, n;
+	int ret, k = 0;
+
+	if (port_id >= RTE_MAX_ETHPORTS || !is_setup[port_id])
+		return -ENODEV;
+	n = xbase[port_id].n;
+	if (n == 0)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	ret = rte_eth_xstats_get_by_id(port_id, xbase[port_id].ids, v, n);
+	if (ret != (int)n) {
+		free(v);
+		return ret < 0 ? ret : -EIO;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t g = grown(v[i], xbase[port_id].vals[i]);
+
+		if (g == 0)
+			continue;
+		fn(arg, xbase[port_id].names[i].name, g);
+		k++;
+	}
+	free(v);
+	return k;
 }
 
 const struct lr_port_info *
@@ -625,6 +796,7 @@ lr_port_close(uint16_t port_id)
 	}
 	/* The pool may still hold mbufs parked in other ports' rings. */
 	is_setup[port_id] = false;
+	xbase_free(port_id);
 	/* A closed end is no wire's: its id may be a new port's. */
 	if (wire_peer[port_id] != 0) {
 		wire_stamps[port_id] = false;
@@ -795,6 +967,77 @@ static const struct {
 	{ "l2", RTE_ETH_RSS_L2_PAYLOAD },
 	{ "none", 0 },
 };
+
+/* RSS hash fields by name: testpmd's words for DPDK's RTE_ETH_RSS_* bits
+ * (app/test-pmd's rss_type_table), so that a result reads as a testpmd
+ * "show port N rss-hash" does. */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} rss_bits[] = {
+	{ "l2-payload", RTE_ETH_RSS_L2_PAYLOAD },
+	{ "eth", RTE_ETH_RSS_ETH },
+	{ "s-vlan", RTE_ETH_RSS_S_VLAN },
+	{ "c-vlan", RTE_ETH_RSS_C_VLAN },
+	{ "ipv4", RTE_ETH_RSS_IPV4 },
+	{ "ipv4-frag", RTE_ETH_RSS_FRAG_IPV4 },
+	{ "ipv4-tcp", RTE_ETH_RSS_NONFRAG_IPV4_TCP },
+	{ "ipv4-udp", RTE_ETH_RSS_NONFRAG_IPV4_UDP },
+	{ "ipv4-sctp", RTE_ETH_RSS_NONFRAG_IPV4_SCTP },
+	{ "ipv4-other", RTE_ETH_RSS_NONFRAG_IPV4_OTHER },
+	{ "ipv6", RTE_ETH_RSS_IPV6 },
+	{ "ipv6-frag", RTE_ETH_RSS_FRAG_IPV6 },
+	{ "ipv6-tcp", RTE_ETH_RSS_NONFRAG_IPV6_TCP },
+	{ "ipv6-udp", RTE_ETH_RSS_NONFRAG_IPV6_UDP },
+	{ "ipv6-sctp", RTE_ETH_RSS_NONFRAG_IPV6_SCTP },
+	{ "ipv6-other", RTE_ETH_RSS_NONFRAG_IPV6_OTHER },
+	{ "ipv6-ex", RTE_ETH_RSS_IPV6_EX },
+	{ "ipv6-tcp-ex", RTE_ETH_RSS_IPV6_TCP_EX },
+	{ "ipv6-udp-ex", RTE_ETH_RSS_IPV6_UDP_EX },
+	{ "port", RTE_ETH_RSS_PORT },
+	{ "vxlan", RTE_ETH_RSS_VXLAN },
+	{ "geneve", RTE_ETH_RSS_GENEVE },
+	{ "nvgre", RTE_ETH_RSS_NVGRE },
+	{ "gtpu", RTE_ETH_RSS_GTPU },
+	{ "esp", RTE_ETH_RSS_ESP },
+	{ "ah", RTE_ETH_RSS_AH },
+	{ "l2tpv3", RTE_ETH_RSS_L2TPV3 },
+	{ "pfcp", RTE_ETH_RSS_PFCP },
+	{ "pppoe", RTE_ETH_RSS_PPPOE },
+	{ "ecpri", RTE_ETH_RSS_ECPRI },
+	{ "mpls", RTE_ETH_RSS_MPLS },
+	{ "ipv4-chksum", RTE_ETH_RSS_IPV4_CHKSUM },
+	{ "l4-chksum", RTE_ETH_RSS_L4_CHKSUM },
+	{ "l2tpv2", RTE_ETH_RSS_L2TPV2 },
+	{ "l3-src-only", RTE_ETH_RSS_L3_SRC_ONLY },
+	{ "l3-dst-only", RTE_ETH_RSS_L3_DST_ONLY },
+	{ "l4-src-only", RTE_ETH_RSS_L4_SRC_ONLY },
+	{ "l4-dst-only", RTE_ETH_RSS_L4_DST_ONLY },
+	{ "l2-src-only", RTE_ETH_RSS_L2_SRC_ONLY },
+	{ "l2-dst-only", RTE_ETH_RSS_L2_DST_ONLY },
+};
+
+void
+lr_rss_hf_names(uint64_t hf, void (*fn)(void *arg, const char *name), void *arg)
+{
+	char buf[16];
+	unsigned int b;
+	size_t i;
+
+	for (b = 0; b < 64; b++) {
+		if ((hf & RTE_BIT64(b)) == 0)
+			continue;
+		for (i = 0; i < RTE_DIM(rss_bits); i++)
+			if (rss_bits[i].bit == RTE_BIT64(b))
+				break;
+		if (i < RTE_DIM(rss_bits)) {
+			fn(arg, rss_bits[i].name);
+		} else {
+			snprintf(buf, sizeof(buf), "bit-%u", b);
+			fn(arg, buf);
+		}
+	}
+}
 
 int
 lr_rss_fields_parse(const char *list, uint64_t *rss_hf)

@@ -459,6 +459,44 @@ flow_json(uint32_t id, const struct lr_seq *s, const struct lr_flat *fl)
 	return o;
 }
 
+/* What the rx tasks' ports (rtt's aside) dropped themselves over the run:
+ * imissed, rx_nombuf and ierrors summed over each port once. */
+static uint64_t
+ports_rx_drops(void)
+{
+	static bool seen[RTE_MAX_ETHPORTS];
+	unsigned int it = 0;
+	const struct lr_task *t;
+	struct lr_port_drops d;
+	uint64_t n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	while ((t = lr_role_next(&lr_rx_role, &it)) != NULL) {
+		const struct rx *r = t->priv;
+
+		if (r == NULL || r->res != NULL || t->port >= RTE_MAX_ETHPORTS ||
+		    seen[t->port])
+			continue;
+		seen[t->port] = true;
+		if (lr_port_drops(t->port, &d) == 0)
+			n += lr_port_rx_drops(&d);
+	}
+	return n;
+}
+
+/* The section's loss placed: frames the receiving ports dropped
+ * themselves are the tester's loss, not the device's or the wire's
+ * ("limited_by": "port"; the tasks' verdicts say it too). */
+static void
+port_loss_json(json_t *o)
+{
+	uint64_t n = ports_rx_drops();
+
+	set_int(o, "port_rx_drops", (int64_t)n);
+	json_object_set_new(o, "limited_by", n != 0 ? json_string("port") :
+			    json_null());
+}
+
 /* The "rx" section of the result document. */
 void
 lr_rx_results(json_t *doc)
@@ -493,6 +531,7 @@ lr_rx_results(json_t *doc)
 	set_int(o, "tasks", nb_rx);
 	set_int(o, "flows_seen", seen);
 	rx_counts_json(o, &tot);
+	port_loss_json(o);
 	latency_json(o, &tot, lat, all_capture());
 	if (fl != NULL)
 		json_object_set_new(o, "jitter", jitter_json(fl, n));
@@ -864,8 +903,22 @@ lr_rx_verdict(const struct lr_task *t, char *why, size_t len)
 		frames += u->st.rx_pkts;
 		n++;
 	}
-	if (tot.own - tot.untracked - tot.unknown_flow != 0)
-		return LR_VERDICT_OK;
+	if (tot.own - tot.untracked - tot.unknown_flow != 0) {
+		struct lr_port_drops d;
+
+		/* The tester's own port dropped frames: what rx counts lost
+		 * is (in part) the tester's, not the device's or the wire's.
+		 * The loss stands, it is no device's measure. */
+		if (lr_port_drops(t->port, &d) != 0 || lr_port_rx_drops(&d) == 0)
+			return LR_VERDICT_OK;
+		snprintf(why, len, "port %s dropped %" PRIu64 " frames itself "
+			 "over the run (imissed %" PRIu64 ", rx_nombuf %" PRIu64
+			 ", ierrors %" PRIu64 "): the loss of %" PRId64 " is the "
+			 "tester's (limited by the port), not the device's",
+			 pi ? pi->name : "?", lr_port_rx_drops(&d), d.imissed,
+			 d.rx_nombuf, d.ierrors, tot.lost);
+		return LR_VERDICT_INVALID;
+	}
 	snprintf(why, len, "port %s: no linerate frame of a tracked flow "
 		 "arrived at its %u rx task(s): %" PRIu64 " frames, %" PRIu64
 		 " foreign, %" PRIu64 " malformed, %" PRIu64 " untracked, %"
