@@ -23,6 +23,7 @@
 
 #include "lr_cleanup.h"
 #include "lr_common.h"
+#include "lr_doctor.h"
 #include "lr_engine.h"
 #include "lr_latency.h"
 #include "lr_lua.h"
@@ -1111,6 +1112,9 @@ main(int argc, char **argv)
 	/* Commands that need no EAL come before anything DPDK. */
 	if (argc >= 2 && strcmp(argv[1], "solve") == 0)
 		return lr_latency_main(argc - 1, argv + 1);
+	/* doctor starts EAL itself, and only when its checks let it. */
+	if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
+		return lr_doctor_main(argc - 1, argv + 1);
 	lr_roles_builtin();
 	ret = stage_args(&r, argc, argv, &eal_argc);
 	if (ret < 0)

@@ -46,7 +46,7 @@ LAYERS = (
     ("lib/port",),
     ("lib/engine",),
     # The roles' libraries, those another role builds on first.
-    ("lib/distributor", "lib/gen", "lib/rx", "lib/latency"),
+    ("lib/distributor", "lib/gen", "lib/rx", "lib/latency", "lib/doctor"),
     ("lib/probe", "lib/delay", "lib/reflect", "lib/rtt"),
     # lib/roles: the list of built-in roles.
     ("lib/roles",),
