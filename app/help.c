@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lr_doctor.h"
 #include "lr_engine.h"
 #include "lr_latency.h"
 #include "lr_lua.h"
@@ -70,6 +71,7 @@ lr_app_usage(FILE *f)
 "       linerate [EAL options] -- [options] NAME [args]   (lua/NAME.lua: rfc2544, per-sweep...)\n"
 "       linerate [EAL options] -- --role ROLE --port PORT [options]\n"
 "       linerate solve FILE... [options]   (no EAL; see solve --help)\n"
+"       linerate doctor [EAL options] [-- options]   (pre-flight check; doctor --help)\n"
 "       linerate --help | --version\n"
 "\n"
 "Always give EAL --no-pci on a machine whose NIC is not bound to DPDK.\n"
@@ -111,6 +113,7 @@ lr_app_man(FILE *f)
 "\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR] \\fINAME\\fR [\\fIargs\\fR]\n"
 "\\fBlinerate\\fR [\\fIEAL options\\fR] \\fB\\-\\- \\-\\-role\\fR \\fIROLE\\fR \\fB\\-\\-port\\fR \\fIPORT\\fR [\\fIoptions\\fR]\n"
 "\\fBlinerate solve\\fR \\fIFILE\\fR... [\\fIoptions\\fR]\n"
+"\\fBlinerate doctor\\fR [\\fIEAL options\\fR] [\\fB\\-\\-\\fR \\fIoptions\\fR]\n"
 "\\fBlinerate \\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fB\\-\\-man\\fR | \\fB\\-\\-options\\-md\\fR \\fINAME\\fR\n"
 ".fi\n"
 ".SH DESCRIPTION\n"
@@ -149,6 +152,13 @@ lr_app_man(FILE *f)
 "\\fBlinerate solve\\fR needs no EAL: each device's own latency from\n"
 "round-trip times between pairs of devices.\n", f);
 	lr_opt_man(f, lr_latency_solve_opts, NULL);
+	fputs(".SS doctor options\n"
+"\\fBlinerate doctor\\fR checks the machine before a run on real NICs\n"
+"(hugepages, IOMMU, vfio\\-pci, drivers, NUMA, isolated cores, governor,\n"
+"link, MTU): one line per finding, ok, warn or FAIL with its fix; exit 0\n"
+"when nothing blocks a line\\-rate run, 1 when something does. Its EAL\n"
+"options are the run's; its own follow \\fB\\-\\-\\fR.\n", f);
+	lr_opt_man(f, lr_doctor_opts, NULL);
 	fprintf(f,
 ".SH EXIT STATUS\n"
 ".TP\n0\nsuccess\n"
@@ -199,9 +209,13 @@ lr_app_options_md(const char *name)
 		lr_opt_markdown(stdout, lr_latency_solve_opts, NULL);
 		return 0;
 	}
+	if (strcmp(name, "doctor") == 0) {
+		lr_opt_markdown(stdout, lr_doctor_opts, NULL);
+		return 0;
+	}
 	if (r == NULL || r->opts == NULL) {
 		fprintf(stderr, "linerate: --options-md '%s': want linerate, port, "
-			"solve or a role with an option table\n", name);
+			"solve, doctor or a role with an option table\n", name);
 		return EXIT_USAGE;
 	}
 	lr_opt_markdown(stdout, r->opts, lr_app_companion_opts(r));

@@ -273,7 +273,7 @@ const struct lr_opt lr_app_opts[] = {
 	  "`linerate --man | man -l -`", NULL },
 	{ "options-md", LR_OPT_STRING(struct opts, act.options_md, 1, NULL),
 	  "NAME", "(alone) print the option table of `linerate`, `port`, "
-	  "`solve` or a role as this page has it, from the code",
+	  "`solve`, `doctor` or a role as this page has it, from the code",
 	  "`linerate --options-md gen`",
 	  NULL },
 	{ "metrics-md", LR_OPT_FLAG, OC(act.metrics_md), 0, 1, NULL, NULL,

@@ -101,11 +101,23 @@ check_port(struct dr *d, uint16_t port)
 	pc.link_timeout_ms = 0;
 	if (d->mtu != 0 && d->mtu <= info.max_mtu)
 		pc.mtu = (uint16_t)d->mtu;
+	if (lr_port_setup(port, &pc) != 0 && pc.mtu != 0) {
+		/* The MTU refused: said, and the link checked without it. */
+		snprintf(fix, sizeof(fix), "--mtu below %u, or a port that "
+			 "takes it", d->mtu);
+		dr_say(d, DR_FAIL, name, fix, "MTU %u refused: %s", d->mtu,
+		       lr_errmsg());
+		pc.mtu = 0;
+	} else if (lr_port_info(port) != NULL) {
+		pc.mtu = 0;
+		goto link;
+	}
 	if (lr_port_setup(port, &pc) != 0) {
 		dr_say(d, DR_FAIL, name, "the EAL messages on stderr", "cannot be "
 		       "set up: %s", lr_errmsg());
 		return;
 	}
+link:
 	snprintf(fix, sizeof(fix), "check the cable, the peer's port and its "
 		 "speed (--link-wait S waits longer than %.1f s)", d->link_wait_s);
 	if (lr_port_link_wait(port, wait_ms) != 0) {
@@ -152,4 +164,8 @@ dr_check_ports(struct dr *d)
 		dr_say(d, DR_FAIL, "-", "dpdk-devbind.py --status; the EAL "
 		       "messages on stderr", "EAL found no port");
 	lr_port_close_all();
+	/* Ports that were never set up (a memif's socket file goes with its
+	 * close). */
+	RTE_ETH_FOREACH_DEV(port)
+		rte_eth_dev_close(port);
 }

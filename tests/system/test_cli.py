@@ -46,16 +46,18 @@ def option_rows(name):
 
 
 def test_help_columns_do_not_collide():
-    """Every option line of --help (and of solve --help) has its key, then
+    """Every option line of --help (and of solve and doctor --help) has its key, then
     two spaces or more and the text at the text column, or the key alone
     and the text on the next line at that column: `--order seq|shuffle`
     (19 characters) once ran into its text ('--order seq|shuffleflow i
     takes'), and keys of 17 left one space."""
     texts = {"linerate": run(["--help"]).stdout,
-             "solve": run(["solve", "--help"]).stdout}
+             "solve": run(["solve", "--help"]).stdout,
+             "doctor": run(["doctor", "--help"]).stdout}
     roles = re.findall(r"(?m)^([a-z]+) options:$", texts["linerate"])
     expect(len(roles) >= 7, roles)
-    tables = [("linerate", "linerate"), ("linerate", "port"), ("solve", "solve")]
+    tables = [("linerate", "linerate"), ("linerate", "port"), ("solve", "solve"),
+              ("doctor", "doctor")]
     tables += [("linerate", r) for r in roles]
     checked, bad = 0, []
     for text, table in tables:

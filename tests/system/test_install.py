@@ -105,7 +105,7 @@ def test_man_page():
     expect(text.startswith("LINERATE(1)"), text[:200])
     got = sections(text)
     helptext = run(["--help"]).stdout
-    tables = ["linerate", "port", "solve"] + \
+    tables = ["linerate", "port", "solve", "doctor"] + \
         [t for t in re.findall(r"(?m)^([a-z]+) options:$", helptext) if t != "port"]
     missing, n = [], 0
     for t in tables:
