@@ -6,8 +6,8 @@ Debian), and each is checked against a real output of the binary made
 here: one run of every role together (gen -> rx on a wire with per-flow
 latency and a series, gen -> dist -> two probes, gen -> probe to a file,
 gen -> delay -> rx, rtt <-> reflect), a gen replaying a capture, `linerate
-solve` (determined and not), lua/per-sweep.lua's rows and lua/rfc2544.lua's
-document. Broken copies of those documents (a required field removed, a
+solve` (determined and not), lua/per-sweep.lua's rows, lua/rfc2544.lua's
+document and `linerate doctor`'s findings. Broken copies of those documents (a required field removed, a
 field of the wrong type, an unknown field) must be rejected, so that the
 schemas catch drift; every key of the roles' counter tables (`linerate
 --counters-json`) is in its role's schema with the type the table gives
@@ -33,7 +33,7 @@ SCHEMA_DIR = pathlib.Path(SRC) / "doc" / "schema"
 # definitions the others share: it is checked through them).
 SCHEMAS = ["common.json", "run.json", "gen.json", "rx.json", "probe.json", "dist.json",
            "delay.json", "reflect.json", "rtt.json", "solve.json", "per-sweep.json",
-           "rfc2544.json"]
+           "rfc2544.json", "doctor.json"]
 VALIDATED = set()
 DOCS = {}		# schema name -> a real document it passed
 
@@ -212,6 +212,17 @@ def test_solve():
     valid("solve.json", doc, "an undetermined solve")
 
 
+def test_doctor():
+    """linerate doctor's findings on this machine, sysfs and procfs only
+    (tests/system/test_doctor.py checks them on faked trees)."""
+    out = os.path.join(tmpdir(), "doctor.json")
+    r = run(["doctor", "--no-pci", "-l", "0-1", "--", "--no-eal", "--json", out])
+    expect(r.returncode in (0, 1) and os.path.exists(out), (r.returncode, r.stderr[-500:]))
+    doc = load_json(out)
+    expect(doc["checks"] and doc["exit"] == r.returncode, doc)
+    valid("doctor.json", doc, "doctor on this machine")
+
+
 def test_per_sweep():
     rows = os.path.join(tmpdir(), "per.jsonl")
     r = run(eal("schemaper", mem=1024) +
@@ -340,10 +351,14 @@ def test_broken_documents_are_rejected():
              ("reflect.json", doc, ["reflect"], ("drop", "conserved")),
              ("rtt.json", doc, ["rtt"], ("type", "lost")),
              ("rtt.json", doc, ["rtt", "pairs", 0], ("drop", "a"))]
-    for name in ("solve.json", "per-sweep.json", "rfc2544.json"):
+    for name in ("solve.json", "per-sweep.json", "rfc2544.json", "doctor.json"):
         expect(name in DOCS, "%s: no real document (its test failed?)" % name)
     solve, per, rfc = (trimmed(DOCS[n]) for n in ("solve.json", "per-sweep.json", "rfc2544.json"))
-    cases += [("solve.json", solve, [], ("type", "rank")),
+    doctor = DOCS["doctor.json"]
+    cases += [("doctor.json", doctor, [], ("drop", "blocked")),
+              ("doctor.json", doctor, ["checks", 0], ("type", "level")),
+              ("doctor.json", doctor, ["checks", 0], ("add", "hint")),
+              ("solve.json", solve, [], ("type", "rank")),
               ("solve.json", solve, ["devices", next(iter(solve["devices"]))],
                ("drop", "ci95_mean_ns")),
               ("per-sweep.json", per, [], ("drop", "sent")),
@@ -574,7 +589,7 @@ def test_every_schema_validated_a_real_output():
 
 if __name__ == "__main__":
     main([test_schemas_are_valid, test_every_role_in_one_run, test_captures, test_solve,
-          test_per_sweep, test_rfc2544, test_series_interval_without_frames,
+          test_doctor, test_per_sweep, test_rfc2544, test_series_interval_without_frames,
           test_broken_documents_are_rejected, test_usage_example,
           test_interrupted_role_run, test_empty_array_back_from_lua,
           test_counter_tables_in_schemas, test_every_schema_validated_a_real_output])
