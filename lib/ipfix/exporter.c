@@ -302,6 +302,7 @@ same_conf(const struct lr_exporter_conf *c)
 	    ex.conf.ipfix.biflow != c->ipfix.biflow ||
 	    ex.conf.ipfix.nanoseconds != c->ipfix.nanoseconds ||
 	    ex.conf.ipfix.apps != c->ipfix.apps ||
+	    ex.conf.ipfix.xtra != c->ipfix.xtra ||
 	    (ex.ops == &lr_ipfix_tx_udp && ex.conf.rate_mps != c->rate_mps))
 		return lr_err(EINVAL, "probe: one exporter per process: "
 			      "'%s'%s%s already; every probe task must "
@@ -433,7 +434,8 @@ lr_exporter_rec_bytes(void)
 {
 	RTE_BUILD_BUG_ON(sizeof(struct lr_flow_rec) % 4 != 0 ||
 			 sizeof(struct lr_flow_rec_app) % 4 != 0);
-	return ex.conf.ipfix.apps != 0 ? sizeof(struct lr_flow_rec_app) :
+	return ex.conf.ipfix.apps != 0 || ex.conf.ipfix.xtra != 0 ?
+	       sizeof(struct lr_flow_rec_app) :
 	       sizeof(struct lr_flow_rec);
 }
 

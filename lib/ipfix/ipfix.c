@@ -33,7 +33,10 @@ enum ie_rec {			/* bits: a template's rows may come from two */
 	REC_APP = 4,		/* union lr_app_fields, after REC_FLOW's in
 				 * the templates of LR_IPFIX_TMPL_APP() */
 	REC_TYPES = 8,		/* struct type_rec, options template 259 */
+	REC_XTRA = 16,		/* struct lr_flow_xtra, after REC_FLOW's in
+				 * every flow template (conf xtra) */
 };
+#define REC_FLOWS (REC_FLOW | REC_XTRA)	/* a flow template's rows */
 
 enum ie_when {			/* the conf a row needs, 0: any */
 	W_V4 = 1,
@@ -41,9 +44,12 @@ enum ie_when {			/* the conf a row needs, 0: any */
 	W_MS = 4,
 	W_NS = 8,
 	W_REV = 16,		/* biflow: the reverse direction */
-	/* 32 << (app - 1): an application's record (enum lr_app) */
+	W_BPLUS = 32,		/* conf xtra LR_XTRA_BPLUS */
+	W_PSTATS = 64,		/* conf xtra LR_XTRA_PSTATS */
+	/* 128 << (app - 1): an application's record (enum lr_app) */
 };
-#define W_APP(app) (32u << ((app) - 1))
+#define W_XTRA(xtra) ((unsigned int)(xtra) << 5)	/* W_BPLUS, W_PSTATS */
+#define W_APP(app) (128u << ((app) - 1))
 
 enum ie_take {
 	T_UINT,			/* a host integer of len bytes */
@@ -54,7 +60,16 @@ enum ie_take {
 				 * bytes, their count a uint8_t at len_off */
 	T_VOCT,			/* variable length: max bytes when the bool
 				 * at len_off is set, else none */
+	T_LIST,			/* an RFC 6313 basicList of list_id's
+				 * elements (PEN 8057), list_len bytes each,
+				 * from as many host integers of that size
+				 * as the uint8_t at len_off says */
+	T_LIST_MS,		/* the same of dateTimeMilliseconds, from
+				 * uint32_t us after the uint64_t ns at
+				 * base_off */
 };
+#define LIST_HDR_BYTES 9	/* semantic, field id, length, enterprise */
+#define LIST_ORDERED 4		/* RFC 6313 4.5.1's semantic "ordered" */
 
 /* RFC 5610's informationElementDataType (IANA's registry). */
 enum ie_type {
@@ -62,7 +77,12 @@ enum ie_type {
 	TY_U8 = 1,
 	TY_U16 = 2,
 	TY_U32 = 3,
+	TY_U64 = 4,
+	TY_I8 = 5,
+	TY_I16 = 6,
 	TY_STRING = 13,
+	TY_MS = 15,		/* dateTimeMilliseconds */
+	TY_LIST = 20,		/* basicList */
 };
 
 struct ie {
@@ -81,7 +101,12 @@ struct ie {
 	 * numbers, types and names as ipfixprobe exports them and libfds'
 	 * cesnet.xml and flowmon.xml name them. */
 	uint8_t type;		/* enum ie_type */
-	const char *name;
+	const char *name;	/* NULL: no type record (IANA's, RFC 5103's) */
+	/* A basicList (T_LIST, T_LIST_MS): its elements' id (PEN 8057; the
+	 * type record, type and name are theirs) and length, the time base */
+	uint16_t list_id;
+	uint8_t list_len;
+	uint16_t base_off;
 };
 
 /* An RFC 5610 information element type record. */
@@ -114,37 +139,50 @@ struct stats_rec {
 #define SSIZE(field) sizeof(((struct stats_rec *)0)->field)
 /* A flow element: its value is the field's host integer, */
 #define FLOW(id, field) { id, FSIZE(field), 0, REC_FLOW, 0, T_UINT, F(field), \
-			  0, 0, 0, NULL }
+			  0, 0, 0, NULL, 0, 0, 0 }
 /* an address of @p len bytes (network order) for family @p when, */
 #define ADDR(id, len, when, field) \
-	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field), 0, 0, 0, NULL }
+	{ id, len, 0, REC_FLOW, when, T_BYTES, F(field), 0, 0, 0, NULL, 0, 0, 0 }
 /* a time in ns, sent as milliseconds (W_MS) or NTP (W_NS), */
 #define TIME(id, when, field) \
 	{ id, 8, 0, REC_FLOW, when, (when) == W_MS ? T_MS : T_NTP, F(field), \
-	  0, 0, 0, NULL }
+	  0, 0, 0, NULL, 0, 0, 0 }
 /* or, RFC 5103, the reverse direction's: the same id under PEN 29305. */
 #define REVERSE(id, field) { id, FSIZE(field), LR_IPFIX_PEN_REVERSE, REC_FLOW, \
-			     W_REV, T_UINT, F(field), 0, 0, 0, NULL }
+			     W_REV, T_UINT, F(field), 0, 0, 0, NULL, 0, 0, 0 }
 #define STATS(id, field) { id, SSIZE(field), 0, REC_STATS, 0, T_UINT, S(field), \
-			   0, 0, 0, NULL }
+			   0, 0, 0, NULL, 0, 0, 0 }
 #define A(field) offsetof(union lr_app_fields, field)
 #define ASIZE(field) sizeof(((union lr_app_fields *)0)->field)
 /* An application's element: an unsigned integer of its field's size, */
 #define APP_UINT(pen, id, app, field, ty, name) \
 	{ id, ASIZE(field), pen, REC_APP, W_APP(app), T_UINT, A(field), 0, 0, \
-	  ty, name }
+	  ty, name, 0, 0, 0 }
 /* a string of its char array field, its length in @p len, */
 #define APP_STR(pen, id, app, field, len, name) \
 	{ id, 65535, pen, REC_APP, W_APP(app), T_STR, A(field), A(len), \
-	  ASIZE(field), TY_STRING, name }
+	  ASIZE(field), TY_STRING, name, 0, 0, 0 }
 /* the bytes of its array field when the bool @p have is set. */
 #define APP_OCTETS(pen, id, app, field, have, name) \
 	{ id, 65535, pen, REC_APP, W_APP(app), T_VOCT, A(field), A(have), \
-	  ASIZE(field), TY_OCTETS, name }
+	  ASIZE(field), TY_OCTETS, name, 0, 0, 0 }
+#define X(field) offsetof(struct lr_flow_xtra, field)
+#define XSIZE(field) sizeof(((struct lr_flow_xtra *)0)->field)
+/* A basicplus element: an integer of its field's size (@p pen, @p ty and
+ * @p name for an enterprise element's type record), */
+#define BPLUS(pen, id, when, field, ty, name) \
+	{ id, XSIZE(field), pen, REC_XTRA, W_BPLUS | (when), T_UINT, X(field), \
+	  0, 0, ty, name, 0, 0, 0 }
+/* a pstats sequence: IANA's basicList (291) of PEN 8057's element @p lid,
+ * @p llen bytes each, from array @p field. */
+#define PSTATS(lid, llen, take, field, ty, name) \
+	{ 291, 65535, 0, REC_XTRA, W_PSTATS, take, X(field), X(ps.n), \
+	  LIST_HDR_BYTES + LR_PSTATS_MAX * (llen), ty, name, lid, llen, \
+	  X(ps.base_ns) }
 #define TYPES(id, len, take, field, n) \
 	{ id, len, 0, REC_TYPES, 0, take, offsetof(struct type_rec, field), \
 	  offsetof(struct type_rec, n), sizeof(((struct type_rec *)0)->name), \
-	  0, NULL }
+	  0, NULL, 0, 0, 0 }
 #define PEN_CESNET 8057
 #define PEN_FLOWMON 39499
 
@@ -198,6 +236,24 @@ static const struct ie ies[] = {
 	TYPES(343, 8, T_UINT, range_end, name_len), /* ...RangeEnd */
 	TYPES(341, 65535, T_STR, name, name_len), /* informationElementName */
 	TYPES(340, 65535, T_STR, name, desc_len), /* ...Description: none */
+	/* The flow-wide extensions (lib/probe/probe_ext.c), after the
+	 * flow's, as ipfixprobe's basicplus and pstats send them (numbers
+	 * and types: its ipfix-elements.hpp, libfds' cesnet.xml). */
+	BPLUS(0, 192, 0, bp.ttl[0], 0, NULL),	/* ipTTL */
+	BPLUS(LR_IPFIX_PEN_REVERSE, 192, W_REV, bp.ttl[1], 0, NULL),
+	BPLUS(0, 197, 0, bp.ip_flags[0], 0, NULL), /* fragmentFlags */
+	BPLUS(LR_IPFIX_PEN_REVERSE, 197, W_REV, bp.ip_flags[1], 0, NULL),
+	BPLUS(0, 186, 0, bp.win[0], 0, NULL),	/* tcpWindowSize */
+	BPLUS(LR_IPFIX_PEN_REVERSE, 186, W_REV, bp.win[1], 0, NULL),
+	BPLUS(0, 209, 0, bp.tcp_opt[0], 0, NULL), /* tcpOptions */
+	BPLUS(LR_IPFIX_PEN_REVERSE, 209, W_REV, bp.tcp_opt[1], 0, NULL),
+	BPLUS(PEN_CESNET, 900, 0, bp.mss[0], TY_U32, "tcpMss"),
+	BPLUS(PEN_CESNET, 901, W_REV, bp.mss[1], TY_U32, "tcpMssRev"),
+	BPLUS(PEN_CESNET, 902, 0, bp.syn_size, TY_U16, "tcpSynSize"),
+	PSTATS(1013, 2, T_LIST, ps.len, TY_I16, "packetLength"),
+	PSTATS(1014, 8, T_LIST_MS, ps.dt_us, TY_MS, "packetTime"),
+	PSTATS(1015, 1, T_LIST, ps.flags, TY_U8, "packetFlag"),
+	PSTATS(1016, 1, T_LIST, ps.dir, TY_I8, "packetDirection"),
 	/* The applications' fields (lib/flowext), after the flow's. TLS: */
 	APP_STR(PEN_CESNET, 808, LR_APP_TLS, tls.sni, tls.sni_len, "TLSSNI"),
 	APP_UINT(PEN_FLOWMON, 333, LR_APP_TLS, tls.version, TY_U16,
@@ -253,7 +309,7 @@ static unsigned int
 when_of(const struct lr_ipfix_conf *c, bool ipv6)
 {
 	return (ipv6 ? W_V6 : W_V4) | (c->nanoseconds ? W_NS : W_MS) |
-	       (c->biflow ? W_REV : 0);
+	       (c->biflow ? W_REV : 0) | W_XTRA(c->xtra);
 }
 
 /* Does a record of kind @p rec under conf bits @p when carry @p e? */
@@ -301,7 +357,7 @@ lr_ipfix_conf_init(struct lr_ipfix_conf *c)
 size_t
 lr_ipfix_record_bytes(const struct lr_ipfix *x, bool ipv6)
 {
-	return rec_bytes(REC_FLOW, when_of(&x->conf, ipv6), false, NULL);
+	return rec_bytes(REC_FLOWS, when_of(&x->conf, ipv6), false, NULL);
 }
 
 static inline uint8_t *
@@ -370,7 +426,7 @@ static size_t
 options_bytes(const struct lr_ipfix_conf *c)
 {
 	return template_bytes(REC_STATS, 0) +
-	       (c->apps != 0 ? template_bytes(REC_TYPES, 0) : 0);
+	       (c->apps != 0 || c->xtra != 0 ? template_bytes(REC_TYPES, 0) : 0);
 }
 
 /* An application's template: the flow's rows, then the application's. */
@@ -390,8 +446,8 @@ app_templates_bytes(const struct lr_ipfix_conf *c, unsigned int apps)
 
 	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++)
 		if (apps & (1u << a))
-			n += template_bytes(REC_FLOW | REC_APP, app_when(c, a, false)) +
-			     template_bytes(REC_FLOW | REC_APP, app_when(c, a, true));
+			n += template_bytes(REC_FLOWS | REC_APP, app_when(c, a, false)) +
+			     template_bytes(REC_FLOWS | REC_APP, app_when(c, a, true));
 	return n;
 }
 
@@ -401,42 +457,52 @@ app_templates_bytes(const struct lr_ipfix_conf *c, unsigned int apps)
 static size_t
 templates_size(const struct lr_ipfix_conf *c)
 {
-	return SET_HDR_BYTES + template_bytes(REC_FLOW, when_of(c, false)) +
-	       template_bytes(REC_FLOW, when_of(c, true)) +
+	return SET_HDR_BYTES + template_bytes(REC_FLOWS, when_of(c, false)) +
+	       template_bytes(REC_FLOWS, when_of(c, true)) +
 	       (c->transport_templates ? app_templates_bytes(c, c->apps) : 0) +
 	       RTE_ALIGN(SET_HDR_BYTES + options_bytes(c), 4);
 }
 
+static void put_types(struct lr_ipfix *x, unsigned int rec, unsigned int when);
+static unsigned int xtra_when(const struct lr_ipfix_conf *c);
+
+/* The options template set, with @p types the flow-wide extensions' type
+ * records (a collector learns their elements before the templates that
+ * use them: libfixbuf binds a template's elements as it arrives), then
+ * the template set. */
 static void
-put_templates(struct lr_ipfix *x)
+put_templates(struct lr_ipfix *x, bool types)
 {
 	const struct lr_ipfix_conf *c = &x->conf;
 	uint8_t *p = x->buf + x->len, *start = p;
-
 	unsigned int apps = c->transport_templates ? c->apps : 0, a;
 
-	p = put16(p, SET_TEMPLATE);
-	p = put16(p, (uint16_t)(SET_HDR_BYTES +
-				template_bytes(REC_FLOW, when_of(c, false)) +
-				template_bytes(REC_FLOW, when_of(c, true)) +
-				app_templates_bytes(c, apps)));
-	p = put_template(p, LR_IPFIX_TMPL_V4, REC_FLOW, when_of(c, false));
-	p = put_template(p, LR_IPFIX_TMPL_V6, REC_FLOW, when_of(c, true));
-	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++) {
-		if (!(apps & (1u << a)))
-			continue;
-		p = put_template(p, LR_IPFIX_TMPL_APP(a, false), REC_FLOW | REC_APP,
-				 app_when(c, a, false));
-		p = put_template(p, LR_IPFIX_TMPL_APP(a, true), REC_FLOW | REC_APP,
-				 app_when(c, a, true));
-	}
 	p = put16(p, SET_OPTIONS_TEMPLATE);
 	p = put16(p, (uint16_t)RTE_ALIGN(SET_HDR_BYTES + options_bytes(c), 4));
 	p = put_template(p, LR_IPFIX_TMPL_STATS, REC_STATS, 0);
-	if (c->apps != 0)
+	if (c->apps != 0 || c->xtra != 0)
 		p = put_template(p, LR_IPFIX_TMPL_TYPES, REC_TYPES, 0);
 	while ((p - start) % 4 != 0)
 		*p++ = 0;		/* pad the set to 4 bytes */
+	x->len += (size_t)(p - start);
+	if (types)
+		put_types(x, REC_XTRA, xtra_when(c));
+	p = start = x->buf + x->len;
+	p = put16(p, SET_TEMPLATE);
+	p = put16(p, (uint16_t)(SET_HDR_BYTES +
+				template_bytes(REC_FLOWS, when_of(c, false)) +
+				template_bytes(REC_FLOWS, when_of(c, true)) +
+				app_templates_bytes(c, apps)));
+	p = put_template(p, LR_IPFIX_TMPL_V4, REC_FLOWS, when_of(c, false));
+	p = put_template(p, LR_IPFIX_TMPL_V6, REC_FLOWS, when_of(c, true));
+	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++) {
+		if (!(apps & (1u << a)))
+			continue;
+		p = put_template(p, LR_IPFIX_TMPL_APP(a, false), REC_FLOWS | REC_APP,
+				 app_when(c, a, false));
+		p = put_template(p, LR_IPFIX_TMPL_APP(a, true), REC_FLOWS | REC_APP,
+				 app_when(c, a, true));
+	}
 	x->len += (size_t)(p - start);
 	x->apps_sent = 0;
 }
@@ -469,12 +535,42 @@ put_var(uint8_t *p, const uint8_t *v, size_t n)
 	return p + n;
 }
 
+/* An RFC 6313 basicList (RFC 7011 7's variable length in 3 bytes, as
+ * ipfixprobe sends it): of @p e's elements, from the array at @p f of
+ * the record @p b. */
+static uint8_t *
+put_list(uint8_t *p, const struct ie *e, const uint8_t *b, const uint8_t *f)
+{
+	unsigned int n = RTE_MIN(b[e->len_off], LR_PSTATS_MAX), i, k;
+	uint64_t v, base = 0;
+
+	*p++ = 255;
+	p = put16(p, (uint16_t)(LIST_HDR_BYTES + n * e->list_len));
+	*p++ = LIST_ORDERED;
+	p = put16(p, 0x8000 | e->list_id);
+	p = put16(p, e->list_len);
+	p = put32(p, PEN_CESNET);
+	if (e->take == T_LIST_MS)
+		memcpy(&base, b + e->base_off, sizeof(base));
+	for (i = 0; i < n; i++) {
+		if (e->take == T_LIST_MS)
+			v = (base + (uint64_t)((const uint32_t *)f)[i] * 1000) /
+			    1000000;
+		else
+			v = get_uint(f + i * e->list_len, e->list_len);
+		for (k = e->list_len; k-- > 0; v >>= 8)
+			p[k] = (uint8_t)v;
+		p += e->list_len;
+	}
+	return p;
+}
+
 /* The values of record @p src (rows of kinds @p rec; REC_APP's from
- * @p app) as the table says, each big-endian in its element's length
- * (RFC 7011 6.1). */
+ * @p app, REC_XTRA's from @p xtra) as the table says, each big-endian in
+ * its element's length (RFC 7011 6.1). */
 static uint8_t *
 put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
-	   const void *app)
+	   const void *app, const void *xtra)
 {
 	size_t i;
 
@@ -486,8 +582,12 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
 
 		if (!carries(e, rec, when))
 			continue;
-		b = e->rec == REC_APP ? app : src;
+		b = e->rec == REC_APP ? app : e->rec == REC_XTRA ? xtra : src;
 		f = b + e->off;
+		if (e->take == T_LIST || e->take == T_LIST_MS) {
+			p = put_list(p, e, b, f);
+			continue;
+		}
 		if (e->take == T_STR || e->take == T_VOCT) {
 			size_t n = b[e->len_off];
 
@@ -513,19 +613,44 @@ put_record(uint8_t *p, unsigned int rec, unsigned int when, const void *src,
 	return p;
 }
 
-/* Bytes of the type records of application @p app: their fixed fields,
- * the name's length byte and bytes, an empty description. */
+/* Does a row of kind @p rec under conf bits @p when have a type record
+ * (an enterprise element of ours, or a basicList's)? */
+static inline bool
+typed(const struct ie *e, unsigned int rec, unsigned int when)
+{
+	return e->rec == rec && e->name != NULL && carries(e, rec, when);
+}
+
+/* Bytes of the type records of the rows of kind @p rec (REC_APP, REC_XTRA)
+ * under @p when (an application's W_APP(), the conf's xtra): their
+ * fixed fields, the name's length byte and bytes, an empty description. */
 static size_t
-types_bytes(unsigned int app)
+types_bytes(unsigned int rec, unsigned int when)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < RTE_DIM(ies); i++)
-		if (ies[i].rec == REC_APP && ies[i].when == W_APP(app) && ies[i].pen)
+		if (typed(&ies[i], rec, when))
 			n += 4 + 2 + 1 + 1 + 2 + 8 + 8 + 1 +
 			     RTE_MIN(strlen(ies[i].name),
 				     sizeof(((struct type_rec *)0)->name)) + 1;
 	return n;
+}
+
+/* The conf bits of the flow-wide extensions' rows (their type records). */
+static unsigned int
+xtra_when(const struct lr_ipfix_conf *c)
+{
+	return W_XTRA(c->xtra) | (c->biflow ? W_REV : 0);
+}
+
+/* A data set of the type records, its header, padding, none: their bytes. */
+static inline size_t
+types_set_bytes(unsigned int rec, unsigned int when)
+{
+	size_t n = types_bytes(rec, when);
+
+	return n == 0 ? 0 : SET_HDR_BYTES + n + 3;
 }
 
 int
@@ -545,25 +670,27 @@ lr_ipfix_init(struct lr_ipfix *x, const struct lr_ipfix_conf *c,
 	 * make_room() does not begin another for the record. */
 	rec_max = RTE_MAX(lr_ipfix_record_bytes(x, true),
 			  rec_bytes(REC_STATS, 0, false, NULL));
-	need = MSG_HDR_BYTES + templates_size(c) + SET_HDR_BYTES + rec_max + 3;
+	need = MSG_HDR_BYTES + templates_size(c) +
+	       types_set_bytes(REC_XTRA, xtra_when(c)) + SET_HDR_BYTES +
+	       rec_max + 3;
 	if (c->mtu < need)
 		return lr_err(EINVAL, "ipfix: MTU %u cannot hold the templates "
 			      "and a record (%zu B)", c->mtu, need);
-	/* And an application's record after its template and type records,
-	 * in a message of their own (add_app() sends the templates alone
-	 * first when they are due and the three would not fit after them). */
+	/* And an application's template and type records in a message of
+	 * their own, its record in another (add_app()). */
 	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++) {
 		unsigned int w = app_when(c, a, true);
 
 		if (!(c->apps & (1u << a)))
 			continue;
-		need = MSG_HDR_BYTES + SET_HDR_BYTES +
-		       template_bytes(REC_FLOW | REC_APP, w) + 3 + SET_HDR_BYTES +
-		       types_bytes(a) + 3 + SET_HDR_BYTES +
-		       rec_bytes(REC_FLOW | REC_APP, w, false, NULL) + 3;
+		need = MSG_HDR_BYTES + RTE_MAX(
+			SET_HDR_BYTES + template_bytes(REC_FLOWS | REC_APP, w) + 3 +
+			types_set_bytes(REC_APP, W_APP(a)),
+			SET_HDR_BYTES + rec_bytes(REC_FLOWS | REC_APP, w, false, NULL) +
+			3 + 3);
 		if (c->mtu < need)
 			return lr_err(EINVAL, "ipfix: MTU %u cannot hold the "
-				      "templates and a record of the flow "
+				      "templates or a record of the flow "
 				      "extensions (%zu B): a larger --ipfix-mtu",
 				      c->mtu, need);
 	}
@@ -588,6 +715,47 @@ close_set(struct lr_ipfix *x)
 	x->set_id = 0;
 }
 
+/* The type records of the rows types_bytes() counts, in a data set of
+ * their options template of its own (the caller left room). */
+static void
+put_types(struct lr_ipfix *x, unsigned int rec, unsigned int when)
+{
+	size_t i;
+
+	if (types_bytes(rec, when) == 0)
+		return;
+	close_set(x);
+	x->set_off = x->len;
+	x->set_id = LR_IPFIX_TMPL_TYPES;
+	put16(x->buf + x->len, LR_IPFIX_TMPL_TYPES);
+	x->len += SET_HDR_BYTES;
+	for (i = 0; i < RTE_DIM(ies); i++) {
+		const struct ie *e = &ies[i];
+		struct type_rec t;
+
+		if (!typed(e, rec, when))
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.id = e->list_id != 0 ? e->list_id : e->id;
+		t.pen = e->list_id != 0 ? PEN_CESNET : e->pen;
+		t.type = e->type;
+		t.name_len = (uint8_t)RTE_MIN(strlen(e->name), sizeof(t.name));
+		memcpy(t.name, e->name, t.name_len);
+		x->len = (size_t)(put_record(x->buf + x->len, REC_TYPES, 0, &t,
+					     NULL, NULL) - x->buf);
+		x->msg_records++;
+	}
+	close_set(x);
+}
+
+/* A message without the templates, even when due (they open the next). */
+static void
+begin_bare(struct lr_ipfix *x)
+{
+	x->len = MSG_HDR_BYTES;
+	x->msg_records = 0;
+}
+
 static void
 begin_msg(struct lr_ipfix *x, uint64_t now_s)
 {
@@ -600,7 +768,7 @@ begin_msg(struct lr_ipfix *x, uint64_t now_s)
 	    !c->transport_templates)
 		x->tmpl_due = true;
 	if (x->tmpl_due) {
-		put_templates(x);
+		put_templates(x, true);
 		x->tmpl_due = false;
 		x->msgs_since_tmpl = 0;
 		x->tmpl_time_s = now_s;
@@ -681,31 +849,6 @@ make_room(struct lr_ipfix *x, uint16_t id, size_t rec, uint64_t now_s)
 	return ret;
 }
 
-/* The type records of application @p app's enterprise elements, in a data
- * set of their options template (a whole set: make_room() left room). */
-static void
-put_types(struct lr_ipfix *x, unsigned int app)
-{
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(ies); i++) {
-		const struct ie *e = &ies[i];
-		struct type_rec t;
-
-		if (e->rec != REC_APP || e->when != W_APP(app) || e->pen == 0)
-			continue;
-		memset(&t, 0, sizeof(t));
-		t.id = e->id;
-		t.pen = e->pen;
-		t.type = e->type;
-		t.name_len = (uint8_t)RTE_MIN(strlen(e->name), sizeof(t.name));
-		memcpy(t.name, e->name, t.name_len);
-		x->len = (size_t)(put_record(x->buf + x->len, REC_TYPES, 0, &t,
-					     NULL) - x->buf);
-		x->msg_records++;
-	}
-}
-
 /*
  * A record with its application's fields. Its template, and the type
  * records of its enterprise elements, go in the message before it the
@@ -720,56 +863,49 @@ add_app(struct lr_ipfix *x, const struct lr_flow_rec_app *ra, uint64_t now_s)
 	bool v6 = ra->r.ipv6 != 0;
 	uint16_t id = LR_IPFIX_TMPL_APP(app, v6), bit = (uint16_t)(1u << (app * 2 + v6));
 	unsigned int when = app_when(c, app, v6);
-	size_t rec = rec_bytes(REC_FLOW | REC_APP, when, false, NULL);
+	size_t rec = rec_bytes(REC_FLOWS | REC_APP, when, false, NULL);
 	int ret = 0;
 
-	size_t tb = SET_HDR_BYTES + template_bytes(REC_FLOW | REC_APP, when) +
-		    3 + SET_HDR_BYTES + types_bytes(app) + 3;
-	unsigned int tries;
+	size_t tb = SET_HDR_BYTES + template_bytes(REC_FLOWS | REC_APP, when) +
+		    3 + types_set_bytes(REC_APP, W_APP(app));
+	size_t need = SET_HDR_BYTES + rec + 3 + 3;
+	bool want;
 
 	if (x->len == 0)
 		begin_msg(x, now_s);
-	/* Room for the template and type records if they are not sent yet,
-	 * and the record: a message of its own at worst (lr_ipfix_init()
-	 * checked that they fit one), after one that holds only the
-	 * templates when those were due at its start. */
-	for (tries = 0; tries < 2; tries++) {
-		size_t need = (c->transport_templates || (x->apps_sent & bit) ?
-			       0 : tb) + SET_HDR_BYTES + rec + 3 + 3;
-
-		if (x->len + need <= c->mtu)
-			break;
+	/* The type records and the template if they are not sent yet, then
+	 * the record: in this message, else in a new one without the
+	 * templates due (they open the one after), else each in a message
+	 * of its own (lr_ipfix_init() checked that each fits one). */
+	want = !c->transport_templates && !(x->apps_sent & bit);
+	if (x->len + (want ? tb : 0) + need > c->mtu) {
 		if (send_msg(x, now_s) != 0)
 			ret = -EIO;
-		begin_msg(x, now_s);
+		begin_bare(x);
 	}
-	if (!c->transport_templates && !(x->apps_sent & bit)) {
+	if (want) {
 		uint8_t *p;
 
-		/* begin_msg() may have sent every template again. The type
-		 * records first: a collector learns the elements before the
-		 * template that uses them. */
-		if (!(x->apps_sent & bit)) {
-			close_set(x);
-			x->set_off = x->len;
-			x->set_id = LR_IPFIX_TMPL_TYPES;
-			put16(x->buf + x->len, LR_IPFIX_TMPL_TYPES);
-			x->len += SET_HDR_BYTES;
-			put_types(x, app);
-			close_set(x);
-			p = x->buf + x->len;
-			p = put16(p, SET_TEMPLATE);
-			p = put16(p, (uint16_t)(SET_HDR_BYTES +
-				  template_bytes(REC_FLOW | REC_APP, when)));
-			p = put_template(p, id, REC_FLOW | REC_APP, when);
-			x->len = (size_t)(p - x->buf);
-			x->apps_sent |= bit;
+		/* The type records first: a collector learns the elements
+		 * before the template that uses them. */
+		put_types(x, REC_APP, W_APP(app));
+		p = x->buf + x->len;
+		p = put16(p, SET_TEMPLATE);
+		p = put16(p, (uint16_t)(SET_HDR_BYTES +
+					template_bytes(REC_FLOWS | REC_APP, when)));
+		p = put_template(p, id, REC_FLOWS | REC_APP, when);
+		x->len = (size_t)(p - x->buf);
+		x->apps_sent |= bit;
+		if (x->len + need > c->mtu) {
+			if (send_msg(x, now_s) != 0)
+				ret = -EIO;
+			begin_bare(x);
 		}
 	}
 	if (make_room(x, id, rec, now_s) != 0)
 		ret = -EIO;
-	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOW | REC_APP, when,
-				     &ra->r, &ra->f) - x->buf);
+	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOWS | REC_APP, when,
+				     &ra->r, &ra->f, &ra->x) - x->buf);
 	x->msg_records++;
 	return ret;
 }
@@ -786,8 +922,12 @@ lr_ipfix_add(struct lr_ipfix *x, const struct lr_flow_rec *r, uint64_t now_s)
 
 	ret = make_room(x, v6 ? LR_IPFIX_TMPL_V6 : LR_IPFIX_TMPL_V4,
 			lr_ipfix_record_bytes(x, v6), now_s);
-	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOW,
-				     when_of(&x->conf, v6), r, NULL) - x->buf);
+	/* With flow-wide extensions every record is a lr_flow_rec_app. */
+	x->len = (size_t)(put_record(x->buf + x->len, REC_FLOWS,
+				     when_of(&x->conf, v6), r, NULL,
+				     x->conf.xtra != 0 ?
+				     &((const struct lr_flow_rec_app *)r)->x :
+				     NULL) - x->buf);
 	x->msg_records++;
 	return ret;
 }
@@ -809,7 +949,8 @@ lr_ipfix_stats(struct lr_ipfix *x, uint64_t ignored, uint64_t dropped,
 	st.ignored = ignored;
 	st.dropped = dropped;
 	st.not_sent = not_sent + x->c.records_lost;
-	x->len = (size_t)(put_record(x->buf + x->len, REC_STATS, 0, &st, NULL) -
+	x->len = (size_t)(put_record(x->buf + x->len, REC_STATS, 0, &st, NULL,
+				     NULL) -
 			  x->buf);
 	x->msg_records++;	/* an options record is a data record too */
 	if (ret == 0)
@@ -855,7 +996,7 @@ lr_ipfix_template_msg(struct lr_ipfix *x, uint8_t *buf, size_t len,
 	/* Build it in @p buf with the exporter's own writer. */
 	x->buf = buf;
 	x->len = MSG_HDR_BYTES;
-	put_templates(x);
+	put_templates(x, false);
 	put16(buf, LR_IPFIX_VERSION);
 	put16(buf + 2, (uint16_t)x->len);
 	put32(buf + 4, (uint32_t)now_s);

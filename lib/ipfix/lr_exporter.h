@@ -100,7 +100,7 @@ void lr_exporter_close(void);
 struct rte_ring *lr_exporter_ring(unsigned int records, int socket);
 
 /** Bytes of a record in the rings: a struct lr_flow_rec_app when the
- *  exporter sends the flow extensions' fields (its conf's apps), else a
+ *  exporter sends the flow extensions' fields (its conf's apps or xtra), else a
  *  struct lr_flow_rec. For the open exporter. */
 size_t lr_exporter_rec_bytes(void);
 

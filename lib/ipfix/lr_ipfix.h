@@ -70,6 +70,52 @@ union lr_app_fields {
 	struct lr_http http;
 };
 
+/**
+ * What the probe's flow-wide extensions (--flow-ext basicplus, pstats)
+ * found in a TCP or UDP flow's first packets, whatever its application:
+ * exported with every record when enabled (lr_ipfix_conf's xtra).
+ */
+enum lr_xtra {
+	LR_XTRA_BPLUS = 1,	/**< basicplus: TTL, IP flags, TCP window,
+				 *   options and MSS of each direction's first
+				 *   packet, the SYN's size */
+	LR_XTRA_PSTATS = 2,	/**< pstats: the first payload packets'
+				 *   lengths, times, TCP flags, directions */
+};
+
+#define LR_PSTATS_MAX 30	/**< packets a flow's sequence holds, as
+				 *   ipfixprobe's pstats */
+
+/** basicplus: [0] the flow's direction, [1] the reverse (biflow). */
+struct lr_bplus {
+	uint64_t tcp_opt[2];		/**< tcpOptions: kind K is bit 63 - K
+					 *   (RFC 9565), ORed over the packets
+					 *   looked at */
+	uint32_t mss[2];		/**< the MSS option's value, 0: none */
+	uint16_t win[2];		/**< TCP window of the first packet */
+	uint16_t syn_size;		/**< IP length of a SYN (no ACK) */
+	uint8_t ttl[2];			/**< TTL, hop limit of the first packet */
+	uint8_t ip_flags[2];		/**< fragmentFlags: DF 0x40, MF 0x20 */
+	uint8_t seen;			/**< bit d: direction d's first packet */
+	uint8_t pad[3];
+};
+
+/** pstats: the flow's first LR_PSTATS_MAX packets that carry payload. */
+struct lr_pstats {
+	uint64_t base_ns;		/**< Unix time of the first, ns */
+	uint32_t dt_us[LR_PSTATS_MAX];	/**< each one's time after base_ns */
+	uint16_t len[LR_PSTATS_MAX];	/**< its L4 payload's bytes */
+	uint8_t flags[LR_PSTATS_MAX];	/**< its TCP flags (low 8 bits) */
+	int8_t dir[LR_PSTATS_MAX];	/**< 1: the flow's direction, -1: back */
+	uint8_t n;
+	uint8_t pad[7];
+};
+
+struct lr_flow_xtra {
+	struct lr_bplus bp;
+	struct lr_pstats ps;
+};
+
 /** A flow record as the exporter takes it. */
 struct lr_flow_rec {
 	uint8_t src[16];		/**< network order; IPv4 in src[0..3] */
@@ -97,13 +143,16 @@ struct lr_flow_rec {
 	uint16_t rev_tcp_flags;
 	uint8_t rev_min_ttl;
 	uint8_t rev_max_ttl;
-	uint8_t app;			/**< enum lr_app; not NONE: the record
-					 *   is a struct lr_flow_rec_app's */
+	uint8_t app;			/**< enum lr_app; not NONE, or with the
+					 *   conf's xtra: the record is a struct
+					 *   lr_flow_rec_app's */
 };
 
-/** A flow record and its application's fields. */
+/** A flow record with its flow-wide extensions and its application's
+ *  fields: what the exporter takes when any flow extension is on. */
 struct lr_flow_rec_app {
 	struct lr_flow_rec r;
+	struct lr_flow_xtra x;
 	union lr_app_fields f;
 };
 
@@ -119,6 +168,9 @@ struct lr_ipfix_conf {
 					 *   each connection); messages never do */
 	uint8_t apps;			/**< applications whose templates may be
 					 *   used: bit 1 << enum lr_app */
+	uint8_t xtra;			/**< enum lr_xtra bits: every flow
+					 *   record (all templates) carries them,
+					 *   from a struct lr_flow_rec_app */
 	bool biflow;			/**< records carry the reverse direction:
 					 *   reverseOctetDeltaCount, ...Packet...,
 					 *   ...TcpControlBits, ...Minimum/MaximumTTL

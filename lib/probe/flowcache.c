@@ -203,9 +203,8 @@ lr_fc_capacity(const struct lr_fc *fc)
 
 void
 lr_fc_set_ext(struct lr_fc *fc,
-	      bool (*ext)(void *arg, uint32_t slot, bool created, bool reverse,
-			  const struct lr_parsed *p, const uint8_t *l4,
-			  uint32_t len),
+	      bool (*ext)(void *arg, uint32_t slot,
+			  const struct lr_fc_ext_pkt *k),
 	      void (*ext_end)(void *arg, uint32_t slot, struct lr_flow_rec_app *out),
 	      void *arg)
 {
@@ -435,13 +434,15 @@ payload(const struct lr_parsed *p, const struct lr_fc_data *d,
 static void __rte_noinline
 ext_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 	   const struct lr_parsed *p, bool reverse, bool created,
-	   const struct lr_fc_data *d)
+	   const struct lr_fc_data *d, uint64_t now_ns)
 {
-	const uint8_t *l4 = NULL;
-	uint32_t n = payload(p, d, &l4);
+	struct lr_fc_ext_pkt k = {
+		.p = p, .frame = d->frame, .frame_len = d->len,
+		.now_ns = now_ns, .created = created, .reverse = reverse,
+	};
 
-	if (!fc->conf.ext(fc->conf.ext_arg, slot_of(fc, b, j), created,
-			  reverse, p, l4, n))
+	k.len = payload(p, d, &k.l4);
+	if (!fc->conf.ext(fc->conf.ext_arg, slot_of(fc, b, j), &k))
 		b->rec[j].tcp_flags &= (uint16_t)~FC_EXT;
 }
 
@@ -455,7 +456,7 @@ record_packet(struct lr_fc *fc, struct fc_bucket *b, unsigned int j,
 
 	if (d != NULL && unlikely(r->tcp_flags & FC_EXT))
 		ext_packet(fc, b, j, p, swapped != ((r->tcp_flags & FC_SWAPPED) != 0),
-			   created, d);
+			   created, d, now_ns);
 
 	/* A capture's packets may come out of time order (merged files,
 	 * queues): the flow spans its earliest to its latest. */

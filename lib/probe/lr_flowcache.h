@@ -90,6 +90,18 @@ lr_fc_key_vlan_inner(const struct lr_flow_key *k)
 	return (uint16_t)((k->vid_packed >> 12) << 8 | k->vid_inner_lo);
 }
 
+/** A packet of a flow the extensions look at. */
+struct lr_fc_ext_pkt {
+	const struct lr_parsed *p;
+	const uint8_t *frame;		/**< its frame, frame_len bytes at hand */
+	const uint8_t *l4;		/**< its L4 payload, len bytes (0: none,
+					 *   a fragment, a header cut) */
+	uint32_t frame_len, len;
+	uint64_t now_ns;		/**< its Unix time */
+	bool created;			/**< it made the flow */
+	bool reverse;			/**< it goes against the flow's first */
+};
+
 struct lr_fc_conf {
 	uint32_t entries;		/**< capacity, rounded up to 8 x 2^k */
 	uint32_t active_s;		/**< active timeout, s */
@@ -107,13 +119,11 @@ struct lr_fc_conf {
 	 * Flow extensions (lib/probe/probe_ext.c), NULL: none. A new TCP or
 	 * UDP flow is looked at: each of its packets that comes with its
 	 * frame (lr_fc_update_data()) goes to ext() with the flow's slot
-	 * (0 .. capacity - 1), whether it made the flow, whether it goes
-	 * against the flow's first packet, and its L4 payload, until ext()
+	 * (0 .. capacity - 1) and struct lr_fc_ext_pkt, until ext()
 	 * returns false; then its packets cost what they cost without.
 	 * ext_end() puts what it found in the record as the flow ends.
 	 */
-	bool (*ext)(void *arg, uint32_t slot, bool created, bool reverse,
-		    const struct lr_parsed *p, const uint8_t *l4, uint32_t len);
+	bool (*ext)(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k);
 	void (*ext_end)(void *arg, uint32_t slot, struct lr_flow_rec_app *out);
 	void *ext_arg;
 };
@@ -170,9 +180,8 @@ uint32_t lr_fc_capacity(const struct lr_fc *fc);
  *  of a cache with no flow yet: their side table is sized by its
  *  capacity. */
 void lr_fc_set_ext(struct lr_fc *fc,
-		   bool (*ext)(void *arg, uint32_t slot, bool created,
-			       bool reverse, const struct lr_parsed *p,
-			       const uint8_t *l4, uint32_t len),
+		   bool (*ext)(void *arg, uint32_t slot,
+			       const struct lr_fc_ext_pkt *k),
 		   void (*ext_end)(void *arg, uint32_t slot,
 				   struct lr_flow_rec_app *out),
 		   void *arg);

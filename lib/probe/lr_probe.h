@@ -36,8 +36,9 @@ struct lr_probe_conf {
 					 *   dist task, -1: from the queue */
 	int32_t dist_task;		/**< that dist task's id; -1: the one
 					 *   made last on the port */
-	uint8_t flow_ext;		/**< applications the flow extensions
-					 *   look for: 1 << enum lr_app */
+	uint8_t flow_ext;		/**< what the flow extensions look
+					 *   for: 1 << enum lr_app, enum lr_xtra
+					 *   << 5 (probe_internal.h) */
 	char pcap[256];			/**< read this capture file loaded in
 					 *   memory (lr_pcapmap.h) instead of
 					 *   the port's queue, "": the queue */

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The probe's flow extensions (--flow-ext tls,quic): what a flow's first
- * payloads say about its application, kept in a side table indexed by the
+ * The probe's flow extensions (--flow-ext tls,quic,...): what a flow's
+ * first payloads say about its application, and what its first packets
+ * look like (basicplus, pstats), kept in a side table indexed by the
  * flow's slot in the cache and put in its record as it ends.
  *
  * A new TCP or UDP flow is looked at until its application's fields are
  * whole (a TLS ClientHello and the ServerHello; a QUIC client's hello),
  * the parsers all said its first payload is none of theirs, or LOOK_MAX
- * of its packets carried payload; from then on the cache never calls here for it
- * (lr_flowcache.h's ext). Each entry of the side table is the flow's
- * state and the largest struct of the extensions enabled: that is the
- * memory per flow (lr_probe_ext_bytes()). A hello that does not come
+ * of its packets carried payload. basicplus looks until it saw each
+ * direction's first packet, pstats until it holds LR_PSTATS_MAX packets
+ * with payload; none looks past SEEN_MAX packets. From then on the cache
+ * never calls here for the flow (lr_flowcache.h's ext). Each entry of the
+ * side table is the flow's state, the flow-wide extensions' structs and
+ * the largest struct of the applications enabled: that is the memory per
+ * flow (lr_probe_ext_bytes()). A hello that does not come
  * whole in one payload (a TLS ClientHello over TCP segments, a QUIC hello
  * over several Initials) borrows a buffer (4 KiB) from a pool of POOL
  * per task while it is incomplete; with none free the flow is counted
@@ -28,7 +32,13 @@
 #include "probe_internal.h"
 
 #define LOOK_MAX 8		/* payload packets a flow is looked at for */
+#define SEEN_MAX 128		/* packets, payload or not, at most */
 #define POOL 256		/* hellos put together at once, per task */
+
+enum head_state {
+	APP_DONE = 1,		/* the applications' parsers are done */
+	XTRA_SET = 2,		/* the flow-wide structs are this flow's */
+};
 
 /* A flow's state: its application, once a parser claimed it. */
 struct ext_head {
@@ -37,12 +47,16 @@ struct ext_head {
 	uint16_t crypto;	/* its pool buffer + 1, 0: none */
 	uint8_t result;		/* the last parse's enum lr_ext_result */
 	uint8_t asm_rev;	/* TLS: the direction its buffer takes */
-	uint8_t pad[2];
+	uint8_t seen;		/* packets looked at, payload or not */
+	uint8_t state;		/* enum head_state bits */
 };
 
 struct probe_ext {
 	unsigned int apps;		/* 1 << enum lr_app enabled */
+	unsigned int xtra;		/* enum lr_xtra enabled */
+	bool biflow;			/* basicplus looks for both directions */
 	size_t stride;			/* bytes of a side table entry */
+	size_t bp_off, ps_off, app_off;	/* of an entry's structs, 0: none */
 	struct lr_bigmem mem;
 	uint8_t *side;
 	struct lr_quic_ctx *quic;
@@ -56,6 +70,7 @@ static const char *const app_names[LR_APP_KINDS] = {
 	[LR_APP_TLS] = "tls", [LR_APP_QUIC] = "quic",
 	[LR_APP_DNS] = "dns", [LR_APP_HTTP] = "http",
 };
+static const char *const xtra_names[] = { "basicplus", "pstats" };
 
 /* The fields' size of each application. */
 static size_t
@@ -76,12 +91,12 @@ app_bytes(unsigned int app)
 }
 
 int
-lr_probe_ext_parse(const char *val, uint8_t *apps)
+lr_probe_ext_parse(const char *val, uint8_t *ext)
 {
 	char buf[128], *tok, *save;
-	unsigned int a;
+	unsigned int a, i;
 
-	*apps = 0;
+	*ext = 0;
 	if (strcmp(val, "none") == 0 || val[0] == '\0')
 		return 0;
 	if (strlen(val) >= sizeof(buf))
@@ -89,27 +104,58 @@ lr_probe_ext_parse(const char *val, uint8_t *apps)
 	snprintf(buf, sizeof(buf), "%s", val);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < RTE_DIM(xtra_names); i++)
+			if (strcmp(tok, xtra_names[i]) == 0)
+				break;
+		if (i < RTE_DIM(xtra_names)) {
+			*ext |= (uint8_t)(1u << (LR_EXT_XTRA_SHIFT + i));
+			continue;
+		}
 		for (a = LR_APP_TLS; a < LR_APP_KINDS; a++)
 			if (app_bytes(a) != 0 && strcmp(tok, app_names[a]) == 0)
 				break;
 		if (a == LR_APP_KINDS)
 			return lr_err(EINVAL, "probe: flow-ext '%s': want a comma "
-				      "list of tls, quic, dns, http (or none)", tok);
-		*apps |= (uint8_t)(1u << a);
+				      "list of tls, quic, dns, http, basicplus, "
+				      "pstats (or none)", tok);
+		*ext |= (uint8_t)(1u << a);
 	}
 	return 0;
 }
 
-size_t
-lr_probe_ext_bytes(uint8_t apps)
+/* An entry's layout: the head, basicplus, pstats, the application's
+ * fields; offsets 0 for what is not enabled. @return its bytes. */
+static size_t
+layout(uint8_t ext, size_t *bp_off, size_t *ps_off, size_t *app_off)
 {
-	size_t n = 0;
-	unsigned int a;
+	unsigned int xtra = ext >> LR_EXT_XTRA_SHIFT, a;
+	size_t n = sizeof(struct ext_head), app = 0;
 
+	*bp_off = *ps_off = *app_off = 0;
+	if (xtra & LR_XTRA_BPLUS) {
+		*bp_off = n;
+		n += sizeof(struct lr_bplus);
+	}
+	if (xtra & LR_XTRA_PSTATS) {
+		*ps_off = n;
+		n += sizeof(struct lr_pstats);
+	}
 	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++)
-		if (apps & (1u << a))
-			n = RTE_MAX(n, app_bytes(a));
-	return n == 0 ? 0 : RTE_ALIGN(sizeof(struct ext_head) + n, 8);
+		if (ext & (1u << a))
+			app = RTE_MAX(app, app_bytes(a));
+	if (app != 0) {
+		*app_off = n;
+		n += app;
+	}
+	return n == sizeof(struct ext_head) ? 0 : RTE_ALIGN(n, 8);
+}
+
+size_t
+lr_probe_ext_bytes(uint8_t ext)
+{
+	size_t bp, ps, app;
+
+	return layout(ext, &bp, &ps, &app);
 }
 
 static inline struct ext_head *
@@ -119,9 +165,21 @@ head_of(struct probe_ext *x, uint32_t slot)
 }
 
 static inline union lr_app_fields *
-fields_of(struct ext_head *h)
+fields_of(const struct probe_ext *x, struct ext_head *h)
 {
-	return (union lr_app_fields *)(h + 1);
+	return (union lr_app_fields *)((uint8_t *)h + x->app_off);
+}
+
+static inline struct lr_bplus *
+bplus_of(const struct probe_ext *x, struct ext_head *h)
+{
+	return (struct lr_bplus *)((uint8_t *)h + x->bp_off);
+}
+
+static inline struct lr_pstats *
+pstats_of(const struct probe_ext *x, struct ext_head *h)
+{
+	return (struct lr_pstats *)((uint8_t *)h + x->ps_off);
 }
 
 static void
@@ -156,7 +214,7 @@ tls_assemble(struct probe_ext *x, struct ext_head *h, const uint8_t *l4,
 	     uint32_t len)
 {
 	struct lr_quic_crypto *b = &x->pool[h->crypto - 1];
-	struct lr_tls *t = &fields_of(h)->tls, n;
+	struct lr_tls *t = &fields_of(x, h)->tls, n;
 	uint32_t have = b->range[0][1], add = RTE_MIN(len, LR_QUIC_CRYPTO_MAX - have);
 	enum lr_ext_result r;
 
@@ -196,7 +254,7 @@ static enum lr_ext_result
 claim(struct probe_ext *x, struct ext_head *h, const struct lr_parsed *p,
       bool reverse, const uint8_t *l4, uint32_t len)
 {
-	union lr_app_fields *f = fields_of(h);
+	union lr_app_fields *f = fields_of(x, h);
 	enum lr_ext_result r;
 
 	if (p->proto == 6 && (x->apps & (1u << LR_APP_TLS))) {
@@ -251,7 +309,7 @@ static enum lr_ext_result
 more(struct probe_ext *x, struct ext_head *h, bool reverse, const uint8_t *l4,
      uint32_t len)
 {
-	union lr_app_fields *f = fields_of(h);
+	union lr_app_fields *f = fields_of(x, h);
 
 	switch (h->app) {
 	case LR_APP_TLS:
@@ -282,9 +340,9 @@ more(struct probe_ext *x, struct ext_head *h, bool reverse, const uint8_t *l4,
 
 /* Are the flow's fields whole (nothing more to look for)? */
 static bool
-whole(struct ext_head *h)
+whole(const struct probe_ext *x, struct ext_head *h)
 {
-	const union lr_app_fields *f = fields_of(h);
+	const union lr_app_fields *f = fields_of(x, h);
 
 	switch (h->app) {
 	case LR_APP_TLS:
@@ -302,9 +360,9 @@ whole(struct ext_head *h)
 
 /* Did the flow give any field (a hello read, an Initial decrypted)? */
 static bool
-found(struct ext_head *h)
+found(const struct probe_ext *x, struct ext_head *h)
 {
-	const union lr_app_fields *f = fields_of(h);
+	const union lr_app_fields *f = fields_of(x, h);
 
 	switch (h->app) {
 	case LR_APP_TLS:
@@ -320,23 +378,19 @@ found(struct ext_head *h)
 	}
 }
 
-bool
-lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
-		    const struct lr_parsed *p, const uint8_t *l4, uint32_t len)
+/* The applications' parsers on a packet: false when they are done with
+ * the flow. */
+static bool
+app_packet(struct probe_ext *x, struct ext_head *h, const struct lr_fc_ext_pkt *k)
 {
-	struct probe_ext *x = arg;
-	struct ext_head *h = head_of(x, slot);
 	enum lr_ext_result r;
 
-	if (created) {
-		crypto_put_back(x, h);
-		memset(h, 0, sizeof(*h));
-	}
-	if (len == 0)
+	if (k->len == 0)
 		return true;		/* a TCP handshake: look on */
 	h->looked++;
-	r = h->app == LR_APP_NONE ? claim(x, h, p, reverse, l4, len) :
-	    more(x, h, reverse, l4, len);
+	r = h->app == LR_APP_NONE ?
+	    claim(x, h, k->p, k->reverse, k->l4, k->len) :
+	    more(x, h, k->reverse, k->l4, k->len);
 	if (r != LR_EXT_NOT)
 		h->result = (uint8_t)r;
 	x->c.parsed[r]++;
@@ -346,7 +400,7 @@ lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 	/* Done: whole, malformed, none of the parsers' at its first payload
 	 * (each application speaks first: a client's hello, a query), or
 	 * looked at long enough. */
-	if (whole(h) || r == LR_EXT_BAD || h->app == LR_APP_NONE ||
+	if (whole(x, h) || r == LR_EXT_BAD || h->app == LR_APP_NONE ||
 	    h->looked >= LOOK_MAX) {
 		crypto_put_back(x, h);
 		return false;
@@ -354,28 +408,172 @@ lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
 	return true;
 }
 
+/* The TCP options at @p o (@p n bytes) into @p b's direction @p d:
+ * each kind's bit (RFC 9565: kind 0 is the most significant), the MSS. */
+static void
+tcp_options(struct lr_bplus *b, unsigned int d, const uint8_t *o, uint32_t n)
+{
+	uint32_t i = 0, l;
+
+	while (i < n) {
+		uint8_t kind = o[i];
+
+		if (kind < 64)
+			b->tcp_opt[d] |= 1ull << (63 - kind);
+		if (kind == 0)
+			break;			/* End of Option List */
+		if (kind == 1) {		/* No-Operation */
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || (l = o[i + 1]) < 2 || i + l > n)
+			break;			/* malformed: what came before */
+		if (kind == 2 && l == 4)
+			b->mss[d] = (uint32_t)o[i + 2] << 8 | o[i + 3];
+		i += l;
+	}
+}
+
+/* basicplus: each direction's first packet (TTL, IP flags, TCP window),
+ * the options (and MSS) of the packets up to the reverse direction's first
+ * (biflow; else the first: a TCP handshake's), a SYN's size among them.
+ * False when it has what it looks for. */
+static bool
+bplus_packet(struct probe_ext *x, struct ext_head *h,
+	     const struct lr_fc_ext_pkt *k)
+{
+	struct lr_bplus *b = bplus_of(x, h);
+	const struct lr_parsed *p = k->p;
+	unsigned int d = k->reverse;
+	uint32_t off = p->l4_off, hl;
+	const uint8_t *t = k->frame + off;
+	uint8_t all = x->biflow ? 3 : 1;
+
+	if (b->seen == all)
+		return false;		/* pstats looks on: not for these */
+	if (!(b->seen & (1u << d))) {
+		b->seen |= (uint8_t)(1u << d);
+		b->ttl[d] = p->ttl;
+		b->ip_flags[d] = (uint8_t)((p->df ? 0x40 : 0) |
+					   (p->frag == LR_FRAG_FIRST ? 0x20 : 0));
+		if (p->proto == 6 && off != 0 && off + 20 <= k->frame_len)
+			b->win[d] = (uint16_t)(t[14] << 8 | t[15]);
+	}
+	if (p->proto == 6 && off != 0 && off + 20 <= k->frame_len) {
+		hl = (uint32_t)(t[12] >> 4) * 4;
+		if (hl > 20)
+			tcp_options(b, d, t + 20,
+				    RTE_MIN(hl, k->frame_len - off) - 20);
+		if ((p->tcp_flags & 0x12) == 0x02)	/* SYN, no ACK */
+			b->syn_size = (uint16_t)RTE_MIN(p->ip_bytes, 65535u);
+	}
+	return b->seen != all;
+}
+
+/* pstats: the first LR_PSTATS_MAX packets with payload, as ipfixprobe's
+ * (their L4 payload's bytes at hand: all but under --trim). False when
+ * it holds them. */
+static bool
+pstats_packet(struct probe_ext *x, struct ext_head *h,
+	      const struct lr_fc_ext_pkt *k)
+{
+	struct lr_pstats *s = pstats_of(x, h);
+	uint64_t dt;
+
+	if (s->n >= LR_PSTATS_MAX)
+		return false;
+	if (k->len == 0)
+		return true;
+	if (s->n == 0)
+		s->base_ns = k->now_ns;
+	/* A capture's packets may come out of order: never before the
+	 * first's time. */
+	dt = k->now_ns > s->base_ns ? (k->now_ns - s->base_ns) / 1000 : 0;
+	s->dt_us[s->n] = (uint32_t)RTE_MIN(dt, (uint64_t)UINT32_MAX);
+	s->len[s->n] = (uint16_t)RTE_MIN(k->len, 65535u);
+	s->flags[s->n] = (uint8_t)k->p->tcp_flags;
+	s->dir[s->n] = k->reverse ? -1 : 1;
+	s->n++;
+	return s->n < LR_PSTATS_MAX;
+}
+
+bool
+lr_probe_ext_packet(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k)
+{
+	struct probe_ext *x = arg;
+	struct ext_head *h = head_of(x, slot);
+	bool more = false;
+
+	if (k->created) {
+		crypto_put_back(x, h);
+		memset(h, 0, sizeof(*h));
+		h->state = (uint8_t)(XTRA_SET | (x->apps == 0 ? APP_DONE : 0));
+		if (x->bp_off != 0)
+			memset(bplus_of(x, h), 0, sizeof(struct lr_bplus));
+		if (x->ps_off != 0)
+			pstats_of(x, h)->n = 0;
+	}
+	if (x->bp_off != 0)
+		more |= bplus_packet(x, h, k);
+	if (x->ps_off != 0)
+		more |= pstats_packet(x, h, k);
+	if (!(h->state & APP_DONE)) {
+		if (app_packet(x, h, k))
+			more = true;
+		else
+			h->state |= APP_DONE;
+	}
+	if (++h->seen >= SEEN_MAX && more) {
+		crypto_put_back(x, h);
+		more = false;
+	}
+	return more;
+}
+
 void
 lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out)
 {
 	struct probe_ext *x = arg;
 	struct ext_head *h = head_of(x, slot);
+	bool set = (h->state & XTRA_SET) != 0;
 
 	crypto_put_back(x, h);
-	if (h->app == LR_APP_NONE || !found(h)) {
+	h->state = 0;
+	/* The flow-wide structs: every record carries them, zero for a flow
+	 * never looked at (not TCP or UDP). */
+	if (x->bp_off != 0) {
+		if (set && bplus_of(x, h)->seen != 0) {
+			out->x.bp = *bplus_of(x, h);
+			x->c.xtra[0]++;
+		} else {
+			memset(&out->x.bp, 0, sizeof(out->x.bp));
+		}
+	}
+	if (x->ps_off != 0) {
+		const struct lr_pstats *s = pstats_of(x, h);
+
+		if (set && s->n != 0) {
+			memcpy(&out->x.ps, s, offsetof(struct lr_pstats, pad));
+			x->c.xtra[1]++;
+		} else {
+			out->x.ps.n = 0;
+		}
+	}
+	if (h->app == LR_APP_NONE || !found(x, h)) {
 		h->app = LR_APP_NONE;
 		return;		/* a broken hello, an Initial that did not
 				 * decrypt: counted, not exported */
 	}
 	x->c.flows[h->app]++;
-	if (!whole(h))
+	if (!whole(x, h))
 		x->c.partial[h->app]++;
 	out->r.app = h->app;
-	memcpy(&out->f, fields_of(h), app_bytes(h->app));
+	memcpy(&out->f, fields_of(x, h), app_bytes(h->app));
 	h->app = LR_APP_NONE;
 }
 
 struct probe_ext *
-lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket)
+lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity, int socket)
 {
 	struct probe_ext *x;
 	unsigned int i;
@@ -384,8 +582,10 @@ lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket)
 			       socket);
 	if (x == NULL)
 		return lr_err_null(ENOMEM, "probe: no memory for flow extensions");
-	x->apps = apps;
-	x->stride = lr_probe_ext_bytes(apps);
+	x->apps = ext & LR_EXT_APPS;
+	x->xtra = ext >> LR_EXT_XTRA_SHIFT;
+	x->biflow = biflow;
+	x->stride = layout(ext, &x->bp_off, &x->ps_off, &x->app_off);
 	lr_bigmem_alloc(&x->mem, "lr_probe_ext_side", x->stride * capacity, socket);
 	x->side = x->mem.p;
 	if (x->side == NULL) {
@@ -404,7 +604,7 @@ lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket)
 	for (i = 0; i < POOL; i++)
 		x->free[i] = (uint16_t)(POOL - 1 - i);
 	x->free_top = POOL;
-	if (apps & (1u << LR_APP_QUIC)) {
+	if (x->apps & (1u << LR_APP_QUIC)) {
 		x->quic = lr_quic_ctx_new();
 		if (x->quic == NULL) {
 			lr_probe_ext_free(x);
@@ -443,6 +643,13 @@ lr_probe_ext_json(const struct probe_ext *x, json_t *o)
 				    json_integer((json_int_t)x->c.flows[a]));
 		json_object_set_new(part, app_names[a],
 				    json_integer((json_int_t)x->c.partial[a]));
+	}
+	for (i = 0; i < RTE_DIM(xtra_names); i++) {
+		if (!(x->xtra & (1u << i)))
+			continue;
+		json_array_append_new(apps, json_string(xtra_names[i]));
+		json_object_set_new(rec, xtra_names[i],
+				    json_integer((json_int_t)x->c.xtra[i]));
 	}
 	for (i = 0; i < RTE_DIM(result); i++)
 		json_object_set_new(pl, result[i],

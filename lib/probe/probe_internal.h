@@ -43,7 +43,14 @@ struct lr_probe_ext_counts {
 					 * without its answer, cut, broken) */
 	uint64_t pool_full;		/* hellos not put together: no
 					 * buffer free */
+	uint64_t xtra[2];		/* records with basicplus fields, with
+					 * a pstats sequence */
 };
+
+/* --flow-ext's bits (lr_probe_conf's flow_ext): 1 << enum lr_app, and the
+ * flow-wide extensions' enum lr_xtra above them. */
+#define LR_EXT_APPS 0x1e
+#define LR_EXT_XTRA_SHIFT 5
 
 struct probe {
 	struct lr_fc *fc;
@@ -86,15 +93,15 @@ unsigned int lr_probe_input_channel(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_uh(struct lr_task *t, struct probe *p);
 unsigned int lr_probe_input_pcap(struct lr_task *t, struct probe *p);
 
-/* probe_ext.c: --flow-ext's list into bits 1 << enum lr_app; the side
- * table and its hooks for the flow cache (lr_flowcache.h's ext). */
-int lr_probe_ext_parse(const char *val, uint8_t *apps);
-size_t lr_probe_ext_bytes(uint8_t apps);
-struct probe_ext *lr_probe_ext_new(uint8_t apps, uint32_t capacity, int socket);
+/* probe_ext.c: --flow-ext's list into its bits (LR_EXT_APPS, the
+ * xtra's); the side table and its hooks for the flow cache
+ * (lr_flowcache.h's ext). */
+int lr_probe_ext_parse(const char *val, uint8_t *ext);
+size_t lr_probe_ext_bytes(uint8_t ext);
+struct probe_ext *lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity,
+				   int socket);
 void lr_probe_ext_free(struct probe_ext *x);
-bool lr_probe_ext_packet(void *arg, uint32_t slot, bool created, bool reverse,
-			 const struct lr_parsed *p, const uint8_t *l4,
-			 uint32_t len);
+bool lr_probe_ext_packet(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k);
 void lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out);
 void lr_probe_ext_json(const struct probe_ext *x, json_t *o);
 

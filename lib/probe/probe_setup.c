@@ -75,8 +75,10 @@ opt_flow_ext(void *conf, const char *key, const char *val)
 	RTE_SET_USED(key);
 	if (lr_probe_ext_parse(val, &c->flow_ext) != 0)
 		return -EINVAL;
-	/* The exporter sends the applications' templates. */
-	c->export.ipfix.apps = c->flow_ext;
+	/* The exporter sends the applications' templates, every record the
+	 * flow-wide extensions' fields. */
+	c->export.ipfix.apps = c->flow_ext & LR_EXT_APPS;
+	c->export.ipfix.xtra = (uint8_t)(c->flow_ext >> LR_EXT_XTRA_SHIFT);
 	return 0;
 }
 
@@ -129,8 +131,12 @@ static const struct lr_opt probe_opts[] = {
 	  "client's Initials, the hello put together over several), `dns` (on "
 	  "port 53: the question, the answer's first record, rcode, EDNS0), "
 	  "`http` (HTTP/1.x: method, host, target, user agent, referer, "
-	  "status, content type), comma separated; memory per flow: the "
-	  "largest one's fields, said in the result (none)",
+	  "status, content type); with every TCP and UDP flow, whatever its "
+	  "application: `basicplus` (TTL, IP flags, TCP window, options and "
+	  "MSS of each direction's first packet, a SYN's size), `pstats` (the "
+	  "first 30 payload packets' lengths, times, TCP flags and directions, "
+	  "as basicLists); comma separated; memory per flow: the largest "
+	  "application's fields and the others', said in the result (none)",
 	  "`--flow-ext tls,quic,dns,http`", NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
 	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
@@ -238,8 +244,8 @@ probe_init(struct lr_task *t, const void *arg)
 		return ret;
 	}
 	if (c->flow_ext != 0) {
-		p->ext = lr_probe_ext_new(c->flow_ext, lr_fc_capacity(p->fc),
-					  t->socket);
+		p->ext = lr_probe_ext_new(c->flow_ext, p->biflow,
+					  lr_fc_capacity(p->fc), t->socket);
 		if (p->ext == NULL) {
 			probe_free(t);
 			return -ENOMEM;

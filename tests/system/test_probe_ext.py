@@ -21,7 +21,8 @@ from test_probe import ipfixdump
 sys.path.insert(0, os.path.join(SRC, "tests", "unit", "flowext"))
 import gen_quic_vectors as gq  # noqa: E402
 
-from scapy.all import DNS, DNSQR, DNSRR, IP, TCP, UDP, Ether, Raw, wrpcap  # noqa: E402
+from scapy.all import (DNS, DNSQR, DNSRR, ICMP, IP, TCP, UDP, Ether, Raw,  # noqa: E402
+                       wrpcap)
 from scapy.layers.tls.extensions import (ProtocolName, ServerName,  # noqa: E402
                                          TLS_Ext_ALPN, TLS_Ext_ServerName,
                                          TLS_Ext_SupportedGroups,
@@ -311,6 +312,193 @@ def test_fields_as_tshark_reads_them():
               len(tls), len(quic), len(dns), len(http), broken, fx["bytes_per_flow"]))
 
 
+def xtra_capture(d, seed=41):
+    """TCP and UDP flows with random TTLs, DF bits, windows, options, MSS,
+    payload sizes and gaps (some past the 30 packets pstats keeps), and
+    an ICMP flow, for basicplus and pstats."""
+    rng = random.Random(seed)
+    pk, t = [], [2000.0]
+
+    def add(p):
+        p.time = t[0]
+        t[0] += rng.choice([0.000137, 0.0021, 0.013, 0.4])
+        pk.append(p)
+
+    def opts():
+        o = [("MSS", rng.randint(536, 9000))]
+        for k in rng.sample([("SAckOK", b""), ("WScale", rng.randint(0, 14)),
+                             ("Timestamp", (rng.randrange(1 << 32), 0)),
+                             ("NOP", None)], rng.randint(0, 4)):
+            o.append(k)
+        return o
+
+    for i in range(24):
+        cport = 30000 + i
+        c = IP(src=CLIENT, dst=SERVER, ttl=rng.randint(1, 255),
+               flags="DF" if rng.random() < 0.5 else 0)
+        s = IP(src=SERVER, dst=CLIENT, ttl=rng.randint(1, 255),
+               flags="DF" if rng.random() < 0.5 else 0)
+        if i % 3 == 2:		# UDP: datagrams both ways, some empty
+            for k in range(rng.randint(1, 40)):
+                fwd = k == 0 or rng.random() < 0.6	# the client first
+                n = rng.choice([0, 1, 50, 400, 1400])
+                add(Ether() / (c if fwd else s) /
+                    UDP(sport=cport if fwd else 5353, dport=5353 if fwd else cport) /
+                    Raw(b"Z" * n))
+            continue
+        add(Ether() / c / TCP(sport=cport, dport=8080, flags="S", seq=1,
+                              window=rng.randint(1, 65535), options=opts()))
+        add(Ether() / s / TCP(sport=8080, dport=cport, flags="SA", seq=1, ack=2,
+                              window=rng.randint(1, 65535), options=opts()))
+        for _ in range(rng.randint(0, 45)):
+            fwd = rng.random() < 0.5
+            n = rng.choice([0, 0, 1, 100, 1000, 1448])
+            add(Ether() / (c if fwd else s) /
+                TCP(sport=cport if fwd else 8080, dport=8080 if fwd else cport,
+                    flags=rng.choice(["A", "PA"]) if n else "A",
+                    window=rng.randint(1, 65535), seq=2, ack=2) / Raw(b"Z" * n))
+    add(Ether() / IP(src=CLIENT, dst=SERVER) / ICMP())
+    path = os.path.join(d, "xtra.pcap")
+    wrpcap(path, pk)
+    return path, len(pk)
+
+
+def ipfix_with_lists(path):
+    """Flow records of an IPFIX file by ipfixDump --rfc5610, each
+    basicList's items under its element's name (packetLength, ...)."""
+    r = subprocess.run(["ipfixDump", "--rfc5610", "--in", path], capture_output=True,
+                       text=True, timeout=60)
+    expect(r.returncode == 0, r.stderr)
+    recs, cur, lst = [], None, None
+    for line in r.stdout.splitlines():
+        if line.startswith("--- data record"):
+            cur, lst = {}, None
+            recs.append(cur)
+            continue
+        m = re.match(r"\s*count: \d+\s+semantic: \S+\s+ie: \([\d/]+\) (\w+)", line)
+        if m and cur is not None:
+            lst = cur.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"\s+\d+\s+: (.*)$", line)
+        if m and lst is not None:
+            lst.append(m.group(1).strip())
+            continue
+        m = re.match(r"\s*\([\d/]+\)(?: \(S\))?\s+(\w+) : (.*)$", line)
+        if m and cur is not None:
+            cur[m.group(1)] = m.group(2).strip()
+            lst = None
+    return [x for x in recs if "sourceTransportPort" in x]
+
+
+def tshark_packets(pcap):
+    """Every packet as tshark dissects it: time, addresses, ports, TTL, DF,
+    TCP window, flags, option kinds, MSS, payload bytes."""
+    f = ["frame.time_epoch", "ip.src", "ip.len", "ip.ttl", "ip.flags.df", "tcp.srcport",
+         "tcp.dstport", "udp.srcport", "udp.dstport", "tcp.window_size_value",
+         "tcp.flags", "tcp.option_kind", "tcp.options.mss_val", "tcp.len", "udp.length"]
+    r = subprocess.run(["tshark", "-r", pcap, "-T", "fields", "-E", "separator=|",
+                        "-E", "occurrence=a", "-E", "aggregator=,"] +
+                       sum((["-e", x] for x in f), []),
+                       capture_output=True, text=True, timeout=120)
+    expect(r.returncode == 0, r.stderr[-500:])
+    return [dict(zip(f, (line.split("|") + [""] * len(f))[:len(f)]))
+            for line in r.stdout.splitlines()]
+
+
+def expected_xtra(pkts):
+    """basicplus and pstats per client port, from tshark's packets, as
+    doc/usage.md says them: each direction's first packet's TTL, DF,
+    window; the options and MSS of the packets up to the first reverse
+    one; the first 30 packets with payload."""
+    from decimal import Decimal
+    flows = {}
+    for p in pkts:
+        if not (p["tcp.srcport"] or p["udp.srcport"]):
+            continue
+        sp = int(p["tcp.srcport"] or p["udp.srcport"])
+        dp = int(p["tcp.dstport"] or p["udp.dstport"])
+        cport = sp if sp >= 30000 else dp
+        f = flows.get(cport)
+        if f is None:
+            f = flows[cport] = {"client": p["ip.src"], "first": [None, None],
+                                "opt": [0, 0], "mss": [0, 0], "syn": 0, "seq": [],
+                                "done": False}
+        d = 0 if p["ip.src"] == f["client"] else 1
+        if not f["done"]:
+            if f["first"][d] is None:
+                f["first"][d] = (int(p["ip.ttl"]), 0x40 if p["ip.flags.df"] in
+                                 ("1", "True") else 0,
+                                 int(p["tcp.window_size_value"] or 0))
+            for k in filter(None, p["tcp.option_kind"].split(",")):
+                if int(k) < 64:
+                    f["opt"][d] |= 1 << (63 - int(k))
+            if p["tcp.options.mss_val"]:
+                f["mss"][d] = int(p["tcp.options.mss_val"].split(",")[0])
+            fl = int(p["tcp.flags"], 16) if p["tcp.flags"] else 0
+            if p["tcp.srcport"] and fl & 0x12 == 0x02:
+                f["syn"] = int(p["ip.len"])
+            f["done"] = None not in f["first"]
+        n = int(p["tcp.len"]) if p["tcp.srcport"] else int(p["udp.length"]) - 8
+        if n > 0 and len(f["seq"]) < 30:
+            ms = int(Decimal(p["frame.time_epoch"]) * 1000)
+            f["seq"].append((str(n), ms,
+                             str(int(p["tcp.flags"], 16) & 0xff if p["tcp.flags"] else 0),
+                             "1" if d == 0 else "-1"))
+    return flows
+
+
+def test_basicplus_pstats_as_tshark_reads_them():
+    d = tmpdir()
+    pcap, n = xtra_capture(d)
+    ipfix, out = os.path.join(d, "x.ipfix"), os.path.join(d, "x.json")
+    r = run(eal("fxx", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
+                                    "--pcap", pcap, "--flow-ext", "basicplus,pstats,tls",
+                                    "--biflow", "1", "--entries", "4096",
+                                    "--export", "file:" + ipfix, "--json", out,
+                                    "--no-live"], timeout=120)
+    expect(r.returncode == 0, r.stderr[-800:])
+    fx = load_json(out)["tasks"][0]["flow_ext"]
+    want = expected_xtra(tshark_packets(pcap))
+    recs = ipfix_with_lists(ipfix)
+    got = {int(x["sourceTransportPort"]): x for x in recs
+           if x["protocolIdentifier"] in ("6", "17")}
+    expect(sorted(got) == sorted(want), (sorted(got), sorted(want)))
+    long_ = 0
+    for port, w in want.items():
+        x = got[port]
+        for i, (key, rev) in enumerate((("ipTTL", "reverseIpTTL"),
+                                        ("fragmentFlags", "reverseFragmentFlags"),
+                                        ("tcpWindowSize", "reverseTcpWindowSize"))):
+            for dd, k in ((0, key), (1, rev)):
+                v = w["first"][dd][i] if w["first"][dd] else 0
+                expect(x[k] == str(v), (port, k, x[k], v))
+        expect(x["tcpOptions"] == str(w["opt"][0]) and
+               x["reverseTcpOptions"] == str(w["opt"][1]), (port, x, w["opt"]))
+        expect(x["tcpMss"] == str(w["mss"][0]) and x["tcpMssRev"] == str(w["mss"][1]),
+               (port, x, w["mss"]))
+        expect(x["tcpSynSize"] == str(w["syn"]), (port, x["tcpSynSize"], w["syn"]))
+        seq = w["seq"]
+        expect(x.get("packetLength", []) == [s[0] for s in seq], (port, x, seq))
+        expect(x.get("packetFlag", []) == [s[2] for s in seq], (port, x, seq))
+        expect(x.get("packetDirection", []) == [s[3] for s in seq], (port, x, seq))
+        # ipfixDump prints dateTimeMilliseconds as UTC "Y-m-d H:M:S.mmm"
+        import datetime
+        ms = [int(datetime.datetime.strptime(v, "%Y-%m-%d %H:%M:%S.%f").replace(
+            tzinfo=datetime.timezone.utc).timestamp() * 1000 + 0.5)
+            for v in x.get("packetTime", [])]
+        expect(ms == [s[1] for s in seq], (port, ms, seq))
+        long_ += len(seq) == 30
+    expect(long_ > 0, "no flow reached pstats' 30 packets: the cap is untested")
+    icmp = [x for x in recs if x["protocolIdentifier"] == "1"]
+    expect(len(icmp) == 1 and icmp[0]["ipTTL"] == "0" and
+           icmp[0].get("packetLength") == [], icmp)
+    expect(fx["records"]["basicplus"] == len(want) and
+           fx["records"]["pstats"] == sum(1 for w in want.values() if w["seq"]), fx)
+    expect(load_json(out)["tasks"][0]["rx_packets"] == n, fx)
+    print("basicplus, pstats: %d flows (%d at pstats' cap) as tshark reads them; "
+          "%d B a flow" % (len(want), long_, fx["bytes_per_flow"]))
+
+
 def test_bad_option():
     r = run(eal("fxb") + ["--", "--role", "probe", "--port", "net_null0",
                           "--flow-ext", "tls,smtp"])
@@ -319,4 +507,5 @@ def test_bad_option():
 
 
 if __name__ == "__main__":
-    main([test_fields_as_tshark_reads_them, test_bad_option])
+    main([test_fields_as_tshark_reads_them, test_basicplus_pstats_as_tshark_reads_them,
+          test_bad_option])
