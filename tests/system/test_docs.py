@@ -74,9 +74,29 @@ def trace_pcap(d):
     subprocess.run(["/usr/bin/python3", "-c", script], check=True)
 
 
+def adapt_doctor(argv, name):
+    """linerate doctor's EAL options for a NIC, here: this machine's EAL
+    set-up and net_null in place of the NIC (-a PCI), so that its port
+    lines run too; its own options as written."""
+    k = argv.index("--") if "--" in argv else len(argv)
+    e, opts = argv[1:k], argv[k:]
+    ne, pci, i = [], False, 0
+    while i < len(e):
+        if e[i] in ("-a", "-l", "-m", "--file-prefix"):
+            pci |= e[i] == "-a"
+            i += 2
+            continue
+        if e[i] not in ("--no-huge", "--no-pci"):
+            ne.append(e[i])
+        i += 1
+    return ["doctor"] + eal(name) + ne + (["--vdev", "net_null0"] if pci else []) + opts
+
+
 def adapt(cmd, name):
     """The argv to run @p cmd here, or None with why it cannot run."""
     argv = shlex.split(cmd)[1:]
+    if argv[:1] == ["doctor"]:
+        return adapt_doctor(argv, name), None
     if "--" not in argv:
         return argv, None
     k = argv.index("--")
@@ -350,6 +370,7 @@ def test_option_tables_are_the_codes():
     exactly what `linerate --options-md NAME` prints from them."""
     text = open(os.path.join(SRC, "doc", "usage.md")).read().split("\n")
     for section, name in (("## Options", "linerate"), ("## linerate solve", "solve"),
+                          ("## linerate doctor", "doctor"),
                           ("### Port options", "port"), ("### gen options", "gen"),
                           ("### rx options", "rx"), ("### probe options", "probe"),
                           ("### delay options", "delay"),
