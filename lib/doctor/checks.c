@@ -80,6 +80,30 @@ node_used(const struct dr *d, int node, char *why, size_t len)
 	return n > 0;
 }
 
+/* /proc/meminfo's free hugepages of the default size, in MiB, where
+ * sysfs has no hugepages directory (dpdk-hugepages.py reads both). */
+static long
+meminfo_free_mib(const struct dr *d, char *sizes, size_t len)
+{
+	char path[PATH_MAX], line[256];
+	long total = -1, fr = -1, kb = -1;
+	FILE *f = fopen(dr_path(d, "/proc/meminfo", path, sizeof(path)), "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Total: %ld", &total);
+		sscanf(line, "HugePages_Free: %ld", &fr);
+		sscanf(line, "Hugepagesize: %ld kB", &kb);
+	}
+	fclose(f);
+	if (total < 0 || fr < 0 || kb <= 0)
+		return -1;
+	if (total > 0)
+		snprintf(sizes, len, "%ld of %ld %ldkB", fr, total, kb);
+	return fr * kb / 1024;
+}
+
 /* Free hugepages of @p node (-1: /sys/kernel/mm, no NUMA), in MiB; the
  * page sizes found into @p sizes ("1 of 1024 2048kB"). */
 static long
@@ -115,6 +139,8 @@ node_free_mib(const struct dr *d, int node, char *sizes, size_t len)
 	}
 	if (dp != NULL)
 		closedir(dp);
+	if (dp == NULL && node < 0)
+		return meminfo_free_mib(d, sizes, len);
 	return dp == NULL ? -1 : mib;
 }
 

@@ -5,6 +5,7 @@
  * code.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +434,17 @@ run(struct dr *d)
 	return dr_failed(d, NULL) ? EXIT_BLOCKED : 0;
 }
 
+/* A signal (Ctrl-C in a link wait) ends doctor as it would without a
+ * handler, but not before EAL's runtime directory and a document half
+ * written are removed (lr_cleanup.h). Async-signal-safe. */
+static void
+on_signal(int sig)
+{
+	lr_cleanup_run();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int
 lr_doctor_main(int argc, char **argv)
 {
@@ -458,6 +470,8 @@ lr_doctor_main(int argc, char **argv)
 	if (keep_eal(&d, k, argv) != 0)
 		return EXIT_BAD;
 	set_root(&d);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	code = run(&d);
 	to_stdout = strcmp(d.json, "-") == 0;
 	print_lines(&d, to_stdout ? stderr : stdout);

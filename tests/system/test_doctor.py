@@ -324,6 +324,17 @@ def test_no_numa_no_nic():
     b.file("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "64")
     r = doctor(b, ["-l", "0-1", "--no-pci", "--vdev", "net_null0"])
     expect(r.returncode == 0 and find(r, "hugepages", "memory")[0] == "ok", r.stdout)
+    # Without the sysfs directory, /proc/meminfo's count.
+    b.rm("/sys/kernel/mm/hugepages")
+    b.file("/proc/meminfo", "MemTotal:       24000000 kB\nHugePages_Total:     512\n"
+           "HugePages_Free:      256\nHugepagesize:       2048 kB")
+    l = find(doctor(b, ["-l", "0-1", "--no-pci", "--vdev", "net_null0"]), "hugepages",
+             "memory")
+    expect(l[0] == "ok" and "512 MiB free (256 of 512 2048kB)" in l[3], l)
+    b.file("/proc/meminfo", "HugePages_Total:     512\nHugePages_Free:        0\n"
+           "Hugepagesize:       2048 kB")
+    r = doctor(b, ["-l", "0-1", "--no-pci", "--vdev", "net_null0"])
+    expect(find(r, "hugepages", "memory")[0] == "FAIL" and r.returncode == 1, r.stdout)
     expect(find(r, "iommu")[0] == "ok" and find(r, "vfio")[0] == "ok", r.stdout)
     r = doctor(b, ["-l", "5-6", "--no-pci", "--vdev", "net_null0"])
     l = find(r, "lcores")
@@ -384,8 +395,18 @@ def test_bad_options():
     expect(r.returncode == 0 and "--sysfs-root DIR" in r.stdout, r.stdout)
 
 
+def test_json_to_stdout():
+    """--json -: stdout holds the document alone, the lines go to stderr."""
+    b = numa2_box()
+    r = run(["doctor", "-l", "1-3", "-a", "0000:81:00.0", "--", "--sysfs-root", b.root,
+             "--json", "-"])
+    doc = json.loads(r.stdout)
+    expect(r.returncode == 1 and doc["exit"] == 1 and "FAIL  numa" in r.stderr,
+           (r.returncode, r.stderr))
+
+
 if __name__ == "__main__":
     main([test_numa2_box, test_fixed_box, test_cores_not_isolated, test_kernel_nics_asked,
           test_iommu, test_iommu_group, test_hugepages, test_no_numa_no_nic,
           test_environment_root, test_this_machine, test_port_link_down_and_mtu,
-          test_bad_options])
+          test_bad_options, test_json_to_stdout])
