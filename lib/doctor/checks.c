@@ -384,7 +384,7 @@ say_nic(struct dr *d, const struct dr_nic *n)
 		dr_say(d, DR_FAIL, n->bdf, "-a with a NIC's address",
 		       "not a network device (class %s)", n->cls);
 	} else if (n->bind == DR_BIND_DPDK) {
-		dr_say(d, n->asked ? DR_OK : DR_OK, n->bdf, NULL, "%s, %s%s",
+		dr_say(d, DR_OK, n->bdf, NULL, "%s, %s%s",
 		       n->driver, where, n->asked ? "" : "; not the run's (-a)");
 		if (n->asked)
 			check_group(d, n);
@@ -517,7 +517,7 @@ run_cpus(const struct dr *d, struct lr_doctor_cpus *set)
 		memset(set, 0, sizeof(*set));
 }
 
-/* @p set less @p minus, as a list; "" when nothing is left. */
+/* The CPUs of @p set that @p have lacks, as a list; "" when none. */
 static char *
 missing(const struct lr_doctor_cpus *set, const struct lr_doctor_cpus *have,
 	char *buf, size_t len)

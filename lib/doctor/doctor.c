@@ -168,16 +168,14 @@ usage(FILE *f)
 static void
 add_allow(struct dr *d, const char *v)
 {
-	char *s;
+	char bdf[24];
 
 	if (d->nb_allow == DR_ALLOW)
 		return;
-	s = d->allow[d->nb_allow++];
-	if (strchr(v, ':') == strrchr(v, ':'))
-		snprintf(s, sizeof(d->allow[0]), "0000:%s", v);
-	else
-		snprintf(s, sizeof(d->allow[0]), "%s", v);
-	s[strcspn(s, ",")] = '\0';
+	snprintf(bdf, sizeof(bdf), "%s", v);
+	bdf[strcspn(bdf, ",")] = '\0';
+	snprintf(d->allow[d->nb_allow++], sizeof(d->allow[0]), "%s%s",
+		 strchr(bdf, ':') == strrchr(bdf, ':') ? "0000:" : "", bdf);
 }
 
 /* -c MASK as a CPU list. */
@@ -273,6 +271,17 @@ read_eal(struct dr *d, int argc, char **argv)
 	return 0;
 }
 
+static bool
+is_flag(const char *key)
+{
+	const struct lr_opt *r;
+
+	for (r = lr_doctor_opts; r->name != NULL; r++)
+		if (strcmp(r->name, key) == 0)
+			return r->type == LR_OPT_FLAG;
+	return false;
+}
+
 /* Options after "--", by lr_doctor_opts. @return 0 or -EINVAL. */
 static int
 read_opts(struct dr *d, int argc, char **argv)
@@ -300,8 +309,7 @@ read_opts(struct dr *d, int argc, char **argv)
 				      near ? "; did you mean '--" : "",
 				      near ? near : "", near ? "'?" : "");
 		}
-		if (strcmp(key, "jumbo") == 0 || strcmp(key, "no-eal") == 0 ||
-		    strcmp(key, "help") == 0) {
+		if (is_flag(key)) {
 			if (eq != NULL)
 				return lr_err(EINVAL, "--%s takes no value", key);
 			val = "";
