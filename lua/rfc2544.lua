@@ -237,6 +237,7 @@ else
 		conf["link-timeout"] = 10
 		local c = assert(linerate.port(("net_memif21,role=client,socket=%s," ..
 		                                "socket-abstract=no"):format(sock), conf))
+		assert(c.link_up, "rfc2544: the calibration's memif link is down after 10 s")
 		paths.cal = { tx = c, rx = s, gen = {}, lc_gen = w[1], lc_rest = w[1],
 		              what = "two memif ports back to back" }
 	end

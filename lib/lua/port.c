@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ports from Lua: linerate.port(), linerate.wire() and the port object
- * (its id, name, driver, queues, speed, the PMD's counters).
+ * (its id, name, driver, queues, speed, link, the PMD's counters).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -180,6 +180,8 @@ port_index(lua_State *L)
 		lua_pushinteger(L, pi->nb_txq);
 	else if (strcmp(k, "speed_mbps") == 0)
 		lua_pushinteger(L, pi->link_speed_mbps);
+	else if (strcmp(k, "link_up") == 0)
+		lua_pushboolean(L, pi->link_up);	/* when setup's wait ended */
 	else if (strcmp(k, "stats") == 0)
 		push_port_stats(L, p->id);
 	else

@@ -142,7 +142,9 @@ const struct lr_opt lr_port_opts[] = {
 	{ "promisc", LR_OPT_BOOL, PC(promisc), 0, 1, NULL, "0|1",
 	  "promiscuous rx (1)", "`--promisc 0`", NULL },
 	{ "link-timeout", LR_OPT_MS, PC(link_timeout_ms), 0, 3600, NULL, "S",
-	  "wait for link up at start, seconds (5)", "`--link-timeout 30`", NULL },
+	  "wait for link up at start, seconds (5); a link still down "
+	  "then is said on stderr and in the result (link_up false), and the run "
+	  "goes on", "`--link-timeout 30`", NULL },
 	{ "speed", LR_OPT_FUNC, 0, 0, 0, 0, set_speed, "BPS",
 	  "the link speed rates in % and the line-rate check refer to (what "
 	  "the PMD reports: 10G for net_null, net_ring, net_pcap and the virtual "

@@ -913,10 +913,10 @@ lr_rx_verdict(const struct lr_task *t, char *why, size_t len)
 			return LR_VERDICT_OK;
 		snprintf(why, len, "port %s dropped %" PRIu64 " frames itself "
 			 "over the run (imissed %" PRIu64 ", rx_nombuf %" PRIu64
-			 ", ierrors %" PRIu64 "): the loss of %" PRId64 " is the "
-			 "tester's (limited by the port), not the device's",
-			 pi ? pi->name : "?", lr_port_rx_drops(&d), d.imissed,
-			 d.rx_nombuf, d.ierrors, tot.lost);
+			 ", ierrors %" PRIu64 "): a loss of the tester's (limited "
+			 "by the port), not the device's; rx counted %" PRId64
+			 " lost", pi ? pi->name : "?", lr_port_rx_drops(&d),
+			 d.imissed, d.rx_nombuf, d.ierrors, tot.lost);
 		return LR_VERDICT_INVALID;
 	}
 	snprintf(why, len, "port %s: no linerate frame of a tracked flow "

@@ -107,6 +107,10 @@ local function open_testpmd(d, opt)
 	                             "socket-abstract=no"):format(opt.id or 10, d.dir), conf))
 	d.rx = assert(linerate.port(("net_memif%d,role=client,socket=%s/b.sock," ..
 	                             "socket-abstract=no"):format((opt.id or 10) + 1, d.dir), conf))
+	-- A link still down after the wait is set up all the same: no device.
+	if not (d.tx.link_up and d.rx.link_up) then
+		error("dut: testpmd's memif link is down after 10 s", 0)
+	end
 	d.gen = {}
 	d.what = "dpdk-testpmd " .. fwd
 	return d

@@ -368,6 +368,7 @@ function testbed.open(opt)
 		conf["link-timeout"] = 10
 		tb.tx = assert(linerate.port(("net_memif0,role=client,socket=%s," ..
 		                              "socket-abstract=no"):format(sock), conf))
+		assert(tb.tx.link_up, "testbed: the peer's memif link is down after 10 s")
 	else
 		error(("mode '%s': want wire, memif or ports"):format(tostring(opt.mode)), 0)
 	end

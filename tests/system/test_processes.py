@@ -508,8 +508,9 @@ def test_forced_stop_removes_a_memif_socket():
         p.wait()
     expect(rc == 137, "rc %d %s" % (rc, err[-300:]))
     expect(not os.path.exists(sock), "socket left behind")
-    # The same path serves again (a link-up wait cut short: exit 1).
-    r = run(eal("fsock2") + rx[:-1] + ["0.1"], timeout=60)
+    # The same path serves again (a link-up wait cut short, said, and
+    # a run of 0.1 s without the link).
+    r = run(eal("fsock2") + rx[:-1] + ["0.1", "--duration", "0.1"], timeout=60)
     expect("cannot create vdev" not in r.stderr and "link" in r.stderr,
            "rc %d %s" % (r.returncode, r.stderr[-300:]))
 
