@@ -62,7 +62,6 @@ struct lr_parsed {
 	uint8_t ipv6 : 1;
 	uint8_t frag : 2;	/**< enum lr_frag */
 	uint8_t mpls : 4;	/**< MPLS labels skipped, up to LR_PKT_LABELS_MAX */
-	uint8_t df : 1;		/**< IPv4's Don't Fragment */
 } __attribute__((aligned(8)));	/* src and dst are hashed as 64-bit words
 				 * (lr_frag.h's rte_hash_crc): in an array of
 				 * 60 B records every other one was at 4 mod 8 */

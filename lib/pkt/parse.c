@@ -96,7 +96,6 @@ lr_parse_wire(const uint8_t *d, uint32_t len, uint32_t wire, struct lr_parsed *p
 	if (k.l3type == LR_PKT_L3_IPV4) {
 		p->tos = d[l3 + 1];
 		p->ttl = d[l3 + 8];
-		p->df = (d[l3 + 6] & 0x40) != 0;
 		memcpy(p->src, d + l3 + 12, 4);
 		memcpy(p->dst, d + l3 + 16, 4);
 	} else {

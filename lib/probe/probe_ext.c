@@ -434,6 +434,26 @@ tcp_options(struct lr_bplus *b, unsigned int d, const uint8_t *o, uint32_t n)
 	}
 }
 
+/* The IPv4 flags of @p k's packet (DF 0x40, MF 0x20, as fragmentFlags
+ * has them), 0 for IPv6: its header found back from the transport's,
+ * the one whose IHL ends there (the parser keeps no L3 offset: a byte
+ * more on every packet for a field read once a flow). */
+static uint8_t
+ip_flags(const struct lr_fc_ext_pkt *k)
+{
+	uint32_t off = k->p->l4_off, ihl;
+
+	if (k->p->ipv6 || off > k->frame_len)
+		return 0;
+	for (ihl = 5; ihl <= 15 && ihl * 4 <= off; ihl++) {
+		const uint8_t *h = k->frame + off - ihl * 4;
+
+		if (h[0] == (0x40 | ihl))
+			return h[6] & 0x60;
+	}
+	return 0;
+}
+
 /* basicplus: each direction's first packet (TTL, IP flags, TCP window),
  * the options (and MSS) of the packets up to the reverse direction's first
  * (biflow; else the first: a TCP handshake's), a SYN's size among them.
@@ -454,8 +474,7 @@ bplus_packet(struct probe_ext *x, struct ext_head *h,
 	if (!(b->seen & (1u << d))) {
 		b->seen |= (uint8_t)(1u << d);
 		b->ttl[d] = p->ttl;
-		b->ip_flags[d] = (uint8_t)((p->df ? 0x40 : 0) |
-					   (p->frag == LR_FRAG_FIRST ? 0x20 : 0));
+		b->ip_flags[d] = ip_flags(k);
 		if (p->proto == 6 && off != 0 && off + 20 <= k->frame_len)
 			b->win[d] = (uint16_t)(t[14] << 8 | t[15]);
 	}
