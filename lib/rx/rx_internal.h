@@ -23,6 +23,7 @@
 #include "lr_clock.h"
 #include "lr_engine.h"
 #include "lr_hist.h"
+#include "lr_port.h"
 #include "lr_rx.h"
 #include "lr_seq.h"
 
@@ -72,6 +73,12 @@ struct rx {
 	char samples_out[256];		/* where they go after the run */
 	char dist_out[256];
 	uint8_t out_round;		/* lr_rx_stopped(): 1 this stop's, 2 written */
+	/* The port's drops when the task was made and when it was done
+	 * (control path): what the port dropped itself while the task ran
+	 * is the tester's loss (lr_rx_verdict()). */
+	struct lr_port_drops port_at_init;
+	struct lr_port_drops port_at_end;
+	bool port_end_taken;
 	/* A capture replayed without latency: a flow's first and last
 	 * times are the capture's (its us stamps, on the TSC's scale from
 	 * the first one), so that durations and rates are the trace's. */

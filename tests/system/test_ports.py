@@ -380,69 +380,107 @@ assert(linerate.write_json("%s"))
     expect(doc["rx"]["limited_by"] is None and doc["rx"]["port_rx_drops"] == 0, doc["rx"])
 
 
-STALL = """
--- gen sends while rx is not reading (%s): the receiving port's kernel
--- buffer fills and it drops the rest itself (net_pcap on an interface:
--- libpcap's ps_drop, the port's imissed).
-local a = assert(linerate.port("net_af_packet0,iface=%s", {}))
-local b = assert(linerate.port("net_pcap0,rx_iface=%s", {}))
-local stall = %s
-local r
-if not stall then r = assert(linerate.task{role = "rx", port = b}) end
-local g = assert(linerate.task{role = "gen", port = a, count = %d, rate = "%s"})
-linerate.start()
-assert(g:wait(60))
-linerate.stop()
-if stall then
-	r = assert(linerate.task{role = "rx", port = b})
-	linerate.start()
-end
-r:wait{idle = 0.5}
-linerate.stop()
-assert(linerate.write_json("%s"))
+# Sends linerate frames of flow 0 (magic, flow, sequence, TX stamp 0: no
+# latency) from FIRST on, N of them, as fast as a raw socket goes, out of
+# IFACE into the veth.
+SENDER = r"""
+import socket, struct, sys
+iface, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((iface, 0))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
+eth = bytes.fromhex("020000000002020000000001") + struct.pack(">H", 0x0800)
+def csum(h):
+    x = sum(struct.unpack(">10H", h))
+    x = (x >> 16) + (x & 0xFFFF)
+    return (~((x >> 16) + x)) & 0xFFFF
+for seq in range(first, first + n):
+    pay = struct.pack(">HIIQ", 0x4C52, 0, seq, 0) + bytes(14)
+    udp = struct.pack(">HHHH", 1024, 5001, 8 + len(pay), 0) + pay
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    ip = ip[:10] + struct.pack(">H", csum(ip)) + ip[12:]
+    while True:
+        try:
+            s.send(eth + ip + udp)
+            break
+        except OSError:
+            pass
 """
 
 
 def test_receiving_port_drops_are_the_testers_loss():
-    """A receiving port that drops frames itself during the run (a reader
-    that stalled: net_pcap on a veth, its kernel buffer full) says so in
-    its drops over the run, and rx's verdict says the loss is the
-    tester's (invalid, limited_by port), not the device's. The same
-    port read from the start drops none and rx is ok."""
+    """A receiving port that drops frames itself while rx runs (its reader
+    stopped: net_pcap on a veth, the process SIGSTOPped while 30000
+    frames come, its kernel buffer full) says so in its drops over the
+    run, and rx's verdict says the loss is the tester's (invalid,
+    limited_by port), not the device's. The same port with its reader
+    running drops none and rx is ok."""
     if not root_with_netns():
         return
+    import signal
+    import time
     d = tmpdir()
-    docs = {}
+    sender = os.path.join(d, "send.py")
+    with open(sender, "w") as f:
+        f.write(SENDER)
+    docs, errs = {}, {}
     with Netns("pdrop") as n:
-        for stall, count, rate in ((False, 2000, "10k"), (True, 30000, "200k")):
-            out, script = os.path.join(d, "%d.json" % stall), os.path.join(d, "%d.lua" % stall)
-            with open(script, "w") as f:
-                f.write(STALL % ("stalled" if stall else "read from the start", n.a, n.b,
-                                 "true" if stall else "false", count, rate, out))
-            r = n.run(eal("pdrop%d" % stall) + ["--", "--no-live", script])
-            expect(r.returncode == 0, (stall, r.returncode, r.stderr[-1000:]))
+        def send(first, count):
+            r = subprocess.run(["ip", "netns", "exec", n.ns, "/usr/bin/python3", sender,
+                                n.a, str(first), str(count)],
+                               capture_output=True, text=True, timeout=120)
+            expect(r.returncode == 0, r.stderr[-500:])
+        for stall in (False, True):
+            out = os.path.join(d, "%d.json" % stall)
+            p = subprocess.Popen(["ip", "netns", "exec", n.ns, LINERATE] +
+                                 eal("pdrop%d" % stall) +
+                                 ["--", "--role", "rx", "--port", "net_pcap0,rx_iface=" + n.b,
+                                  "--duration", "3", "--live", "--json", out],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                # rx is polling once the live line comes.
+                line = p.stdout.readline()
+                expect(" s] " in line, line)
+                if stall:
+                    p.send_signal(signal.SIGSTOP)
+                    time.sleep(0.2)
+                send(0, 30000 if stall else 2000)
+                if stall:
+                    p.send_signal(signal.SIGCONT)
+                    time.sleep(0.3)
+                    send(30000, 100)	# a gap behind them: rx's loss
+                _, errs[stall] = p.communicate(timeout=60)
+                expect(p.returncode == (5 if stall else 0), (p.returncode, errs[stall][-500:]))
+            finally:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGCONT)
+                    p.kill()
+                    p.wait()
             docs[stall] = load_json(out)
     ok, bad = docs[False], docs[True]
-    port = [p for p in ok["ports"] if p["driver"] == "net_pcap"][0]
-    rx = ok["tasks"][0]
+    port, rx = ok["ports"][0], ok["tasks"][0]
     # (Not all 2000 under load: the kernel may drop on the veth itself,
     # which no port counter holds.)
     expect(port["drops"]["imissed"] == 0 and 0 < rx["own_packets"] <= 2000 and
-           rx["verdict"] == "ok" and ok["rx"]["limited_by"] is None, (port, rx))
-    port = [p for p in bad["ports"] if p["driver"] == "net_pcap"][0]
-    rx = [t for t in bad["tasks"] if t["role"] == "rx"][0]
+           rx["verdict"] == "ok" and ok["rx"]["limited_by"] is None,
+           (port["drops"], rx["own_packets"], rx["verdict"], errs[False][-500:]))
+    port, rx = bad["ports"][0], bad["tasks"][0]
     drops = port["drops"]
     # Frames the kernel held were read; the rest the port dropped (and
     # the kernel's own frames on the veth: IPv6 neighbour discovery).
-    expect(drops["imissed"] > 0 and 0 < rx["own_packets"] < 30000 and
+    expect(drops["imissed"] > 0 and 0 < rx["own_packets"] < 30100 and rx["lost"] > 0 and
            drops["xstats"].get("rx_missed_errors") == drops["imissed"], (drops, rx))
     expect(rx["verdict"] == "invalid" and
-           ("port net_pcap0 dropped %d frames itself over the run (imissed %d"
+           ("port net_pcap0 dropped %d frames itself while the task ran (imissed %d"
             % (drops["imissed"], drops["imissed"])) in rx["verdict_why"] and
-           "tester's" in rx["verdict_why"], rx)
+           "tester's" in rx["verdict_why"] and
+           ("rx counted %d lost" % rx["lost"]) in rx["verdict_why"], rx)
     expect(bad["verdict"] == "invalid" and bad["rx"]["limited_by"] == "port" and
            bad["rx"]["port_rx_drops"] == drops["imissed"], bad["rx"])
-
+    said = [l for l in errs[True].splitlines() if "dropped" in l and "itself" in l]
+    expect(len(said) == 1 and said[0].startswith("linerate: task 0: port net_pcap0"),
+           errs[True][-800:])
 
 if __name__ == "__main__":
     main([test_null_exact_count, test_null_duration_and_rate,
