@@ -13,7 +13,7 @@ pkgs=(build-essential meson ninja-build pkg-config dpdk dpdk-dev libdpdk-dev
       iproute2 iputils-ping iperf3 ethtool sockperf irtt zlib1g-dev
       clang libclang-rt-14-dev python3-matplotlib python3-jsonschema
       libmicrohttpd-dev prometheus groff-base man-db libssl-dev
-      python3-cryptography)
+      python3-cryptography libndpi-dev libndpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -46,10 +46,11 @@ enum ie_when {			/* the conf a row needs, 0: any */
 	W_REV = 16,		/* biflow: the reverse direction */
 	W_BPLUS = 32,		/* conf xtra LR_XTRA_BPLUS */
 	W_PSTATS = 64,		/* conf xtra LR_XTRA_PSTATS */
-	/* 128 << (app - 1): an application's record (enum lr_app) */
+	W_LABEL = 128,		/* conf xtra LR_XTRA_LABEL */
+	/* 256 << (app - 1): an application's record (enum lr_app) */
 };
-#define W_XTRA(xtra) ((unsigned int)(xtra) << 5)	/* W_BPLUS, W_PSTATS */
-#define W_APP(app) (128u << ((app) - 1))
+#define W_XTRA(xtra) ((unsigned int)(xtra) << 5)	/* W_BPLUS, ... */
+#define W_APP(app) (256u << ((app) - 1))
 
 enum ie_take {
 	T_UINT,			/* a host integer of len bytes */
@@ -179,6 +180,13 @@ struct stats_rec {
 	{ 291, 65535, 0, REC_XTRA, W_PSTATS, take, X(field), X(ps.n), \
 	  LIST_HDR_BYTES + LR_PSTATS_MAX * (llen), ty, name, lid, llen, \
 	  X(ps.base_ns) }
+/* nDPI's label: applicationId's bytes, applicationName's string. */
+#define LABEL_ID(id, field) \
+	{ id, XSIZE(field), 0, REC_XTRA, W_LABEL, T_BYTES, X(field), 0, 0, 0, \
+	  NULL, 0, 0, 0 }
+#define LABEL_STR(id, field, len) \
+	{ id, 65535, 0, REC_XTRA, W_LABEL, T_STR, X(field), X(len), \
+	  XSIZE(field), 0, NULL, 0, 0, 0 }
 #define TYPES(id, len, take, field, n) \
 	{ id, len, 0, REC_TYPES, 0, take, offsetof(struct type_rec, field), \
 	  offsetof(struct type_rec, n), sizeof(((struct type_rec *)0)->name), \
@@ -254,6 +262,8 @@ static const struct ie ies[] = {
 	PSTATS(1014, 8, T_LIST_MS, ps.dt_us, TY_MS, "packetTime"),
 	PSTATS(1015, 1, T_LIST, ps.flags, TY_U8, "packetFlag"),
 	PSTATS(1016, 1, T_LIST, ps.dir, TY_I8, "packetDirection"),
+	LABEL_ID(95, lbl.id),			/* applicationId */
+	LABEL_STR(96, lbl.name, lbl.name_len),	/* applicationName */
 	/* The applications' fields (lib/flowext), after the flow's. TLS: */
 	APP_STR(PEN_CESNET, 808, LR_APP_TLS, tls.sni, tls.sni_len, "TLSSNI"),
 	APP_UINT(PEN_FLOWMON, 333, LR_APP_TLS, tls.version, TY_U16,

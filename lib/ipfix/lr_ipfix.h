@@ -81,6 +81,7 @@ enum lr_xtra {
 				 *   packet, the SYN's size */
 	LR_XTRA_PSTATS = 2,	/**< pstats: the first payload packets'
 				 *   lengths, times, TCP flags, directions */
+	LR_XTRA_LABEL = 4,	/**< app: the application nDPI names */
 };
 
 #define LR_PSTATS_MAX 30	/**< packets a flow's sequence holds, as
@@ -111,9 +112,27 @@ struct lr_pstats {
 	uint8_t pad[7];
 };
 
+#define LR_LABEL_NAME_MAX 31
+#define LR_LABEL_ENGINE 20		/**< RFC 6759 PANA-L7-PEN */
+#define LR_LABEL_PEN 35632		/**< ntop's, whose nDPI numbers them */
+
+/** app: the flow's application as nDPI names it. */
+struct lr_label {
+	uint8_t id[7];			/**< applicationId (RFC 6759): engine
+					 *   LR_LABEL_ENGINE, LR_LABEL_PEN, nDPI's
+					 *   protocol id (its app's, else its
+					 *   master's), big-endian */
+	uint8_t name_len;
+	char name[LR_LABEL_NAME_MAX];	/**< applicationName: nDPI's
+					 *   "master.app" ("TLS.YouTube") */
+	uint8_t guessed;		/**< named by its ports, the payload
+					 *   not recognised */
+};
+
 struct lr_flow_xtra {
 	struct lr_bplus bp;
 	struct lr_pstats ps;
+	struct lr_label lbl;
 };
 
 /** A flow record as the exporter takes it. */

@@ -56,7 +56,9 @@ struct probe_ext {
 	unsigned int xtra;		/* enum lr_xtra enabled */
 	bool biflow;			/* basicplus looks for both directions */
 	size_t stride;			/* bytes of a side table entry */
-	size_t bp_off, ps_off, app_off;	/* of an entry's structs, 0: none */
+	size_t bp_off, ps_off, lbl_off, app_off; /* of an entry's structs,
+						  * 0: none */
+	struct lr_ndpi *ndpi;		/* --flow-ext app */
 	struct lr_bigmem mem;
 	uint8_t *side;
 	struct lr_quic_ctx *quic;
@@ -70,7 +72,7 @@ static const char *const app_names[LR_APP_KINDS] = {
 	[LR_APP_TLS] = "tls", [LR_APP_QUIC] = "quic",
 	[LR_APP_DNS] = "dns", [LR_APP_HTTP] = "http",
 };
-static const char *const xtra_names[] = { "basicplus", "pstats" };
+static const char *const xtra_names[] = { "basicplus", "pstats", "app" };
 
 /* The fields' size of each application. */
 static size_t
@@ -126,12 +128,13 @@ lr_probe_ext_parse(const char *val, uint8_t *ext)
 /* An entry's layout: the head, basicplus, pstats, the application's
  * fields; offsets 0 for what is not enabled. @return its bytes. */
 static size_t
-layout(uint8_t ext, size_t *bp_off, size_t *ps_off, size_t *app_off)
+layout(uint8_t ext, size_t *bp_off, size_t *ps_off, size_t *lbl_off,
+       size_t *app_off)
 {
 	unsigned int xtra = ext >> LR_EXT_XTRA_SHIFT, a;
 	size_t n = sizeof(struct ext_head), app = 0;
 
-	*bp_off = *ps_off = *app_off = 0;
+	*bp_off = *ps_off = *lbl_off = *app_off = 0;
 	if (xtra & LR_XTRA_BPLUS) {
 		*bp_off = n;
 		n += sizeof(struct lr_bplus);
@@ -139,6 +142,11 @@ layout(uint8_t ext, size_t *bp_off, size_t *ps_off, size_t *app_off)
 	if (xtra & LR_XTRA_PSTATS) {
 		*ps_off = n;
 		n += sizeof(struct lr_pstats);
+	}
+	if (xtra & LR_XTRA_LABEL) {
+		n = RTE_ALIGN(n, 8);
+		*lbl_off = n;
+		n += sizeof(struct lr_ndpi_side);
 	}
 	for (a = LR_APP_TLS; a < LR_APP_KINDS; a++)
 		if (ext & (1u << a))
@@ -153,9 +161,9 @@ layout(uint8_t ext, size_t *bp_off, size_t *ps_off, size_t *app_off)
 size_t
 lr_probe_ext_bytes(uint8_t ext)
 {
-	size_t bp, ps, app;
+	size_t bp, ps, lbl, app;
 
-	return layout(ext, &bp, &ps, &app);
+	return layout(ext, &bp, &ps, &lbl, &app);
 }
 
 static inline struct ext_head *
@@ -180,6 +188,12 @@ static inline struct lr_pstats *
 pstats_of(const struct probe_ext *x, struct ext_head *h)
 {
 	return (struct lr_pstats *)((uint8_t *)h + x->ps_off);
+}
+
+static inline struct lr_ndpi_side *
+label_of(const struct probe_ext *x, struct ext_head *h)
+{
+	return (struct lr_ndpi_side *)((uint8_t *)h + x->lbl_off);
 }
 
 static void
@@ -531,11 +545,17 @@ lr_probe_ext_packet(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k)
 			memset(bplus_of(x, h), 0, sizeof(struct lr_bplus));
 		if (x->ps_off != 0)
 			pstats_of(x, h)->n = 0;
+		if (x->lbl_off != 0) {
+			/* A slot's last flow gave its loan back at its end. */
+			memset(label_of(x, h), 0, sizeof(struct lr_ndpi_side));
+		}
 	}
 	if (x->bp_off != 0)
 		more |= bplus_packet(x, h, k);
 	if (x->ps_off != 0)
 		more |= pstats_packet(x, h, k);
+	if (x->lbl_off != 0)
+		more |= lr_ndpi_packet(x->ndpi, label_of(x, h), k);
 	if (!(h->state & APP_DONE)) {
 		if (app_packet(x, h, k))
 			more = true;
@@ -544,6 +564,8 @@ lr_probe_ext_packet(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k)
 	}
 	if (++h->seen >= SEEN_MAX && more) {
 		crypto_put_back(x, h);
+		if (x->lbl_off != 0)
+			lr_ndpi_end(x->ndpi, label_of(x, h));
 		more = false;
 	}
 	return more;
@@ -578,6 +600,18 @@ lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out)
 			out->x.ps.n = 0;
 		}
 	}
+	if (x->lbl_off != 0) {
+		struct lr_ndpi_side *l = label_of(x, h);
+
+		if (set)
+			lr_ndpi_end(x->ndpi, l);
+		if (set && l->done && l->l.name_len != 0) {
+			out->x.lbl = l->l;
+			x->c.xtra[2]++;
+		} else {
+			memset(&out->x.lbl, 0, sizeof(out->x.lbl));
+		}
+	}
 	if (h->app == LR_APP_NONE || !found(x, h)) {
 		h->app = LR_APP_NONE;
 		return;		/* a broken hello, an Initial that did not
@@ -604,7 +638,7 @@ lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity, int socket)
 	x->apps = ext & LR_EXT_APPS;
 	x->xtra = ext >> LR_EXT_XTRA_SHIFT;
 	x->biflow = biflow;
-	x->stride = layout(ext, &x->bp_off, &x->ps_off, &x->app_off);
+	x->stride = layout(ext, &x->bp_off, &x->ps_off, &x->lbl_off, &x->app_off);
 	lr_bigmem_alloc(&x->mem, "lr_probe_ext_side", x->stride * capacity, socket);
 	x->side = x->mem.p;
 	if (x->side == NULL) {
@@ -623,6 +657,13 @@ lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity, int socket)
 	for (i = 0; i < POOL; i++)
 		x->free[i] = (uint16_t)(POOL - 1 - i);
 	x->free_top = POOL;
+	if (x->lbl_off != 0) {
+		x->ndpi = lr_ndpi_new(socket);
+		if (x->ndpi == NULL) {
+			lr_probe_ext_free(x);
+			return NULL;
+		}
+	}
 	if (x->apps & (1u << LR_APP_QUIC)) {
 		x->quic = lr_quic_ctx_new();
 		if (x->quic == NULL) {
@@ -639,6 +680,7 @@ lr_probe_ext_free(struct probe_ext *x)
 	if (x == NULL)
 		return;
 	lr_quic_ctx_free(x->quic);
+	lr_ndpi_free(x->ndpi);
 	rte_free(x->pool);
 	lr_bigmem_free(&x->mem);
 	rte_free(x);
@@ -680,5 +722,17 @@ lr_probe_ext_json(const struct probe_ext *x, json_t *o)
 	json_object_set_new(e, "partial", part);
 	json_object_set_new(e, "pool_full",
 			    json_integer((json_int_t)x->c.pool_full));
+	if (x->ndpi != NULL) {
+		const struct lr_ndpi_counts *n = lr_ndpi_counts(x->ndpi);
+
+		json_object_set_new(e, "labels", json_pack(
+			"{s:s, s:I, s:I, s:I, s:I, s:I}",
+			"ndpi", lr_ndpi_version(),
+			"packets", (json_int_t)n->packets,
+			"named", (json_int_t)n->named,
+			"guessed", (json_int_t)n->guessed,
+			"unknown", (json_int_t)n->unknown,
+			"pool_full", (json_int_t)n->pool_full));
+	}
 	json_object_set_new(o, "flow_ext", e);
 }

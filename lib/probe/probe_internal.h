@@ -43,9 +43,33 @@ struct lr_probe_ext_counts {
 					 * without its answer, cut, broken) */
 	uint64_t pool_full;		/* hellos not put together: no
 					 * buffer free */
-	uint64_t xtra[2];		/* records with basicplus fields, with
-					 * a pstats sequence */
+	uint64_t xtra[3];		/* records with basicplus fields, with
+					 * a pstats sequence, with a label */
 };
+
+/* probe_ndpi.c: nDPI's labels (--flow-ext app). A flow's side: its
+ * label, its loan of nDPI's state (pool index + 1, 0: none). */
+struct lr_ndpi;
+struct lr_ndpi_side {
+	struct lr_label l;
+	uint16_t flow;
+	uint8_t looked;			/* packets nDPI read */
+	uint8_t done;			/* named, or not to be */
+};
+
+struct lr_ndpi_counts {
+	uint64_t packets;		/* packets nDPI read */
+	uint64_t named, guessed, unknown;	/* labels given */
+	uint64_t pool_full;		/* flows not named: no state free */
+};
+
+struct lr_ndpi *lr_ndpi_new(int socket);
+void lr_ndpi_free(struct lr_ndpi *n);
+bool lr_ndpi_packet(struct lr_ndpi *n, struct lr_ndpi_side *s,
+		    const struct lr_fc_ext_pkt *k);
+void lr_ndpi_end(struct lr_ndpi *n, struct lr_ndpi_side *s);
+const struct lr_ndpi_counts *lr_ndpi_counts(const struct lr_ndpi *n);
+const char *lr_ndpi_version(void);	/* NULL: built without */
 
 /* --flow-ext's bits (lr_probe_conf's flow_ext): 1 << enum lr_app, and the
  * flow-wide extensions' enum lr_xtra above them. */

@@ -135,7 +135,8 @@ static const struct lr_opt probe_opts[] = {
 	  "application: `basicplus` (TTL, IP flags, TCP window, options and "
 	  "MSS of each direction's first packet, a SYN's size), `pstats` (the "
 	  "first 30 payload packets' lengths, times, TCP flags and directions, "
-	  "as basicLists); comma separated; memory per flow: the largest "
+	  "as basicLists), `app` (the application nDPI names: applicationId, "
+	  "applicationName); comma separated; memory per flow: the largest "
 	  "application's fields and the others', said in the result (none)",
 	  "`--flow-ext tls,quic,dns,http`", NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,

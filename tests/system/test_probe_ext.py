@@ -499,6 +499,56 @@ def test_basicplus_pstats_as_tshark_reads_them():
           "%d B a flow" % (len(want), long_, fx["bytes_per_flow"]))
 
 
+def ndpireader_flows(pcap):
+    """Per client port (the 20000s): the protocol ndpiReader (nDPI's own
+    reader, Debian's libndpi-bin) names, as "ids/name"."""
+    r = subprocess.run(["ndpiReader", "-i", pcap, "-v", "2"], capture_output=True,
+                       text=True, timeout=120)
+    expect(r.returncode == 0, r.stderr[-500:])
+    out = {}
+    for line in r.stdout.splitlines():
+        m = re.search(r"(?:TCP|UDP) [\d.]+:(\d+) <?-> [\d.]+:(\d+) \[proto: ([\d.]+)/([^\]]+)\]",
+                      line)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            out[a if a >= 20000 else b] = (m.group(3), m.group(4))
+    return out
+
+
+def test_app_labels_as_ndpireader_names_them():
+    """--flow-ext app: each flow's applicationName is what ndpiReader
+    names from the same capture, its applicationId RFC 6759's engine 20,
+    ntop's PEN and nDPI's id; the counts are ndpiReader's confidence."""
+    d = tmpdir()
+    pcap, want, n = capture(d)
+    ipfix, out = os.path.join(d, "a.ipfix"), os.path.join(d, "a.json")
+    r = run(eal("fxa", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
+                                    "--pcap", pcap, "--flow-ext", "app,tls",
+                                    "--biflow", "1", "--entries", "4096",
+                                    "--export", "file:" + ipfix, "--json", out,
+                                    "--no-live"], timeout=120)
+    expect(r.returncode == 0, r.stderr[-800:])
+    lab = load_json(out)["tasks"][0]["flow_ext"]["labels"]
+    peer = ndpireader_flows(pcap)
+    recs = {int(x["sourceTransportPort"]): x for x in ipfix_records(ipfix)}
+    expect(len(peer) == len(want) and set(peer) <= set(recs), (len(peer), len(want)))
+    names = {}
+    for port, (ids, name) in peer.items():
+        x = recs[port]
+        sel = int(ids.split(".")[-1]) if not ids.endswith(".0") else int(ids.split(".")[0])
+        expect(x.get("applicationName") == name, (port, x.get("applicationName"), name))
+        # ipfixDump prints an octetArray of up to 8 bytes as the number
+        # its bytes make in the host's (little-endian) order
+        aid = int(x.get("applicationId", "0")).to_bytes(7, "little")
+        expect(aid == bytes([20]) + (35632).to_bytes(4, "big") + sel.to_bytes(2, "big"),
+               (port, aid.hex(), ids))
+        names[name] = names.get(name, 0) + 1
+    expect(lab["named"] + lab["guessed"] + lab["unknown"] == len(want) and
+           lab["pool_full"] == 0 and lab["unknown"] == names.get("Unknown", 0), lab)
+    print("app: %d flows named as ndpiReader names them (%s); nDPI %s" % (
+        len(peer), ", ".join("%s %d" % kv for kv in sorted(names.items())), lab["ndpi"]))
+
+
 def test_bad_option():
     r = run(eal("fxb") + ["--", "--role", "probe", "--port", "net_null0",
                           "--flow-ext", "tls,smtp"])
@@ -508,4 +558,4 @@ def test_bad_option():
 
 if __name__ == "__main__":
     main([test_fields_as_tshark_reads_them, test_basicplus_pstats_as_tshark_reads_them,
-          test_bad_option])
+          test_app_labels_as_ndpireader_names_them, test_bad_option])

@@ -6,7 +6,7 @@
 #     5 % DNS, 5 % HTTP, the rest plain TCP and UDP, 16 packets a flow,
 #     64-1500 B) read by the probe without extensions and with every one
 #     (--flow-ext tls,quic,dns,http: "apps"), with every extension
-#     ("every": and basicplus,pstats), and basicplus, pstats alone;
+#     ("every": and basicplus,pstats,app), and basicplus, pstats, app alone;
 #   - the same with QUIC flows in place of the DNS ones;
 #   - the same flows all plain: what a flow costs once the extensions have
 #     stopped looking at it, with and without them.
@@ -48,11 +48,11 @@ PY
 }
 printf "%-6s %-10s %9s %12s  %s\n" capture flow-ext packets instr/packet records
 ALL=tls,quic,dns,http
-EVERY=$ALL,basicplus,pstats
+EVERY=$ALL,basicplus,pstats,app
 for cap in mix quic plain; do
 	read -r n0 i0 r0 <<<"$(count "$TMP/$cap.pcap" none)"
 	printf "%-6s %-10s %9d %12.1f\n" $cap none "$n0" "$(echo "$i0 / $n0" | bc -l)"
-	for ext in apps:$ALL every:$EVERY bplus:basicplus pstats:pstats; do
+	for ext in apps:$ALL every:$EVERY bplus:basicplus pstats:pstats app:app; do
 		read -r n1 i1 r1 <<<"$(count "$TMP/$cap.pcap" "${ext#*:}")"
 		printf "%-6s %-10s %9d %12.1f  %s  (x %.3f)\n" $cap "${ext%%:*}" "$n1" \
 			"$(echo "$i1 / $n1" | bc -l)" "$r1" \
