@@ -607,12 +607,16 @@ lr_rx_write_csv(const char *path)
 	return ret;
 }
 
-/* Live line: loss and latency over every rx task so far. */
+static uint64_t ports_rx_drops(void);
+
+/* Live line: loss and latency over every rx task so far, and what rx's
+ * ports dropped themselves (the tester's loss). */
 void
 lr_rx_live(char *buf, size_t len)
 {
 	struct lr_rx_counts tot;
 	struct lr_hist *lat = malloc(sizeof(*lat));
+	uint64_t drops;
 
 	buf[0] = '\0';
 	if (lat == NULL)
@@ -635,6 +639,11 @@ lr_rx_live(char *buf, size_t len)
 			snprintf(buf + k, len - k, " lat none (%" PRIu64 " TX "
 				 "stamps of another clock, %" PRIu64 " ahead)",
 				 tot.latency_foreign_clock, tot.latency_invalid);
+		drops = ports_rx_drops();
+		k = (int)strlen(buf);
+		if (drops != 0 && (size_t)k < len)
+			snprintf(buf + k, len - k, ", port dropped %" PRIu64
+				 " itself (the tester's loss)", drops);
 	}
 	free(lat);
 }

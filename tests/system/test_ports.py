@@ -450,7 +450,7 @@ def test_receiving_port_drops_are_the_testers_loss():
                     p.send_signal(signal.SIGCONT)
                     time.sleep(0.3)
                     send(30000, 100)	# a gap behind them: rx's loss
-                _, errs[stall] = p.communicate(timeout=60)
+                outs, errs[stall] = p.communicate(timeout=60)
                 expect(p.returncode == (5 if stall else 0), (p.returncode, errs[stall][-500:]))
             finally:
                 if p.poll() is None:
@@ -458,6 +458,8 @@ def test_receiving_port_drops_are_the_testers_loss():
                     p.kill()
                     p.wait()
             docs[stall] = load_json(out)
+            # The summary says it too (rx's words).
+            expect(("port dropped" in outs) == stall, outs[-500:])
     ok, bad = docs[False], docs[True]
     port, rx = ok["ports"][0], ok["tasks"][0]
     # (Not all 2000 under load: the kernel may drop on the veth itself,
