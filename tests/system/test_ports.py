@@ -381,11 +381,12 @@ assert(linerate.write_json("%s"))
 
 
 # Sends linerate frames of flow 0 (magic, flow, sequence, TX stamp 0: no
-# latency) from FIRST on, N of them, as fast as a raw socket goes, out of
-# IFACE into the veth.
+# latency) from FIRST on, N of them, out of IFACE into the veth: as fast as
+# a raw socket goes, or at about PPS frames a second (a burst of 50 each
+# 50 / PPS s).
 SENDER = r"""
-import socket, struct, sys
-iface, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import socket, struct, sys, time
+iface, first, n, pps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((iface, 0))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
@@ -395,6 +396,8 @@ def csum(h):
     x = (x >> 16) + (x & 0xFFFF)
     return (~((x >> 16) + x)) & 0xFFFF
 for seq in range(first, first + n):
+    if pps and seq % 50 == 0:
+        time.sleep(50 / pps)
     pay = struct.pack(">HIIQ", 0x4C52, 0, seq, 0) + bytes(14)
     udp = struct.pack(">HHHH", 1024, 5001, 8 + len(pay), 0) + pay
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
@@ -426,9 +429,9 @@ def test_receiving_port_drops_are_the_testers_loss():
         f.write(SENDER)
     docs, errs = {}, {}
     with Netns("pdrop") as n:
-        def send(first, count):
+        def send(first, count, pps=0):
             r = subprocess.run(["ip", "netns", "exec", n.ns, "/usr/bin/python3", sender,
-                                n.a, str(first), str(count)],
+                                n.a, str(first), str(count), str(pps)],
                                capture_output=True, text=True, timeout=120)
             expect(r.returncode == 0, r.stderr[-500:])
         for stall in (False, True):
@@ -445,28 +448,39 @@ def test_receiving_port_drops_are_the_testers_loss():
                 if stall:
                     p.send_signal(signal.SIGSTOP)
                     time.sleep(0.2)
-                send(0, 30000 if stall else 2000)
+                # Read from the start, paced: libpcap's ring in immediate
+                # mode holds about 32 frames, and a reader the host took
+                # the CPU from for 2 ms dropped 17 at 20 kpps.
+                send(0, 30000 if stall else 1000, 0 if stall else 2000)
                 if stall:
                     p.send_signal(signal.SIGCONT)
                     time.sleep(0.3)
                     send(30000, 100)	# a gap behind them: rx's loss
                 outs, errs[stall] = p.communicate(timeout=60)
-                expect(p.returncode == (5 if stall else 0), (p.returncode, errs[stall][-500:]))
+                expect(p.returncode in ((5,) if stall else (0, 5)),
+                       (p.returncode, errs[stall][-500:]))
             finally:
                 if p.poll() is None:
                     p.send_signal(signal.SIGCONT)
                     p.kill()
                     p.wait()
             docs[stall] = load_json(out)
-            # The summary says it too (rx's words).
-            expect(("port dropped" in outs) == stall, outs[-500:])
+            # The summary says it too (rx's words), when it dropped.
+            expect(("port dropped" in outs) ==
+                   (docs[stall]["ports"][0]["drops"]["imissed"] > 0), outs[-500:])
     ok, bad = docs[False], docs[True]
     port, rx = ok["ports"][0], ok["tasks"][0]
-    # (Not all 2000 under load: the kernel may drop on the veth itself,
-    # which no port counter holds.)
-    expect(port["drops"]["imissed"] == 0 and 0 < rx["own_packets"] <= 2000 and
-           rx["verdict"] == "ok" and ok["rx"]["limited_by"] is None,
+    # Read from the start, the port drops none, and rx is ok; on a host
+    # so busy that it dropped some all the same, rx says so as below
+    # (test_af_packet_port_on_veth has an ok that no load changes).
+    dropped = port["drops"]["imissed"]
+    expect(0 < rx["own_packets"] <= 1000 and
+           rx["verdict"] == ("invalid" if dropped else "ok") and
+           ok["rx"]["limited_by"] == ("port" if dropped else None) and
+           ok["rx"]["port_rx_drops"] == dropped,
            (port["drops"], rx["own_packets"], rx["verdict"], errs[False][-500:]))
+    if dropped:
+        print("  (busy host: the paced reader's port dropped %d)" % dropped)
     port, rx = bad["ports"][0], bad["tasks"][0]
     drops = port["drops"]
     # Frames the kernel held were read; the rest the port dropped (and
