@@ -36,6 +36,7 @@ struct lr_probe_conf {
 					 *   dist task, -1: from the queue */
 	int32_t dist_task;		/**< that dist task's id; -1: the one
 					 *   made last on the port */
+	uint32_t ndpi_flows;		/**< nDPI flow states per task (app) */
 	uint8_t flow_ext;		/**< what the flow extensions look
 					 *   for: 1 << enum lr_app, enum lr_xtra
 					 *   << 5 (probe_internal.h) */

@@ -626,7 +626,8 @@ lr_probe_ext_end(void *arg, uint32_t slot, struct lr_flow_rec_app *out)
 }
 
 struct probe_ext *
-lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity, int socket)
+lr_probe_ext_new(uint8_t ext, uint32_t ndpi_flows, bool biflow, uint32_t capacity,
+		 int socket)
 {
 	struct probe_ext *x;
 	unsigned int i;
@@ -658,7 +659,7 @@ lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity, int socket)
 		x->free[i] = (uint16_t)(POOL - 1 - i);
 	x->free_top = POOL;
 	if (x->lbl_off != 0) {
-		x->ndpi = lr_ndpi_new(socket);
+		x->ndpi = lr_ndpi_new(ndpi_flows, socket);
 		if (x->ndpi == NULL) {
 			lr_probe_ext_free(x);
 			return NULL;

@@ -63,7 +63,8 @@ struct lr_ndpi_counts {
 	uint64_t pool_full;		/* flows not named: no state free */
 };
 
-struct lr_ndpi *lr_ndpi_new(int socket);
+#define LR_NDPI_FLOWS_DEFAULT 16384
+struct lr_ndpi *lr_ndpi_new(uint32_t flows, int socket);
 void lr_ndpi_free(struct lr_ndpi *n);
 bool lr_ndpi_packet(struct lr_ndpi *n, struct lr_ndpi_side *s,
 		    const struct lr_fc_ext_pkt *k);
@@ -122,7 +123,8 @@ unsigned int lr_probe_input_pcap(struct lr_task *t, struct probe *p);
  * (lr_flowcache.h's ext). */
 int lr_probe_ext_parse(const char *val, uint8_t *ext);
 size_t lr_probe_ext_bytes(uint8_t ext);
-struct probe_ext *lr_probe_ext_new(uint8_t ext, bool biflow, uint32_t capacity,
+struct probe_ext *lr_probe_ext_new(uint8_t ext, uint32_t ndpi_flows, bool biflow,
+				   uint32_t capacity,
 				   int socket);
 void lr_probe_ext_free(struct probe_ext *x);
 bool lr_probe_ext_packet(void *arg, uint32_t slot, const struct lr_fc_ext_pkt *k);

@@ -5,8 +5,8 @@
  * packets, on the worker that owns the flow, as nProbe and ndpiReader do.
  *
  * nDPI's state of a flow (ndpi_detection_get_sizeof_ndpi_flow_struct():
- * 688 B in 4.2, and what nDPI allocates for it) is lent from a pool of
- * POOL per task while the flow is being named, and given back as soon as
+ * 688 B in 4.2, and what nDPI allocates for it) is lent from a pool
+ * (--ndpi-flows) per task while the flow is being named, and given back as soon as
  * it is: named with nothing more to read (ndpi_extra_dissection_possible()),
  * LOOK_MAX packets read (then nDPI's guess from the ports), or the flow's
  * end. The side table keeps only the label (struct lr_label) and the
@@ -15,6 +15,7 @@
  * threads).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -24,7 +25,6 @@
 #include "lr_pkt.h"
 #include "probe_internal.h"
 
-#define POOL 4096		/* flows named at once, per task */
 #define LOOK_MAX 24		/* packets a flow is read for, as ndpiReader's
 				 * UDP bound (its TCP one is 80) */
 
@@ -33,15 +33,16 @@
 
 struct lr_ndpi {
 	struct ndpi_detection_module_struct *m;
-	uint8_t *flows;			/* POOL of nDPI's flow state */
+	uint8_t *flows;			/* pool of nDPI's flow states */
 	size_t fsize;
-	uint16_t free_top;
-	uint16_t free[POOL];
+	uint32_t pool;			/* their number */
+	uint32_t free_top;
+	uint16_t *free;			/* indexes of those not lent */
 	struct lr_ndpi_counts c;
 };
 
 struct lr_ndpi *
-lr_ndpi_new(int socket)
+lr_ndpi_new(uint32_t flows, int socket)
 {
 	NDPI_PROTOCOL_BITMASK all;
 	struct lr_ndpi *n;
@@ -59,16 +60,19 @@ lr_ndpi_new(int socket)
 	ndpi_set_protocol_detection_bitmask2(n->m, &all);
 	ndpi_finalize_initialization(n->m);
 	n->fsize = RTE_ALIGN(ndpi_detection_get_sizeof_ndpi_flow_struct(), 64);
-	n->flows = rte_zmalloc_socket("lr_ndpi_flows", n->fsize * POOL,
+	n->pool = RTE_MIN(RTE_MAX(flows, 1u), 65535u);
+	n->flows = rte_zmalloc_socket("lr_ndpi_flows", n->fsize * n->pool,
 				      RTE_CACHE_LINE_SIZE, socket);
-	if (n->flows == NULL) {
+	n->free = rte_malloc_socket("lr_ndpi_free", sizeof(*n->free) * n->pool,
+				    0, socket);
+	if (n->flows == NULL || n->free == NULL) {
 		lr_ndpi_free(n);
-		return lr_err_null(ENOMEM, "probe: no memory for nDPI's %u flows",
-				   POOL);
+		return lr_err_null(ENOMEM, "probe: no memory for nDPI's %u flows "
+				   "(--ndpi-flows)", n->pool);
 	}
-	for (i = 0; i < POOL; i++)
-		n->free[i] = (uint16_t)(POOL - 1 - i);
-	n->free_top = POOL;
+	for (i = 0; i < n->pool; i++)
+		n->free[i] = (uint16_t)(n->pool - 1 - i);
+	n->free_top = n->pool;
 	return n;
 }
 
@@ -77,20 +81,20 @@ lr_ndpi_free(struct lr_ndpi *n)
 {
 	if (n == NULL)
 		return;
-	if (n->flows != NULL) {
+	if (n->flows != NULL && n->free != NULL) {
+		uint8_t *idle = calloc(n->pool, 1);
 		unsigned int i;
-		bool lent[POOL] = { false };
 
 		/* Flows still lent at the end hold what nDPI allocated. */
-		for (i = 0; i < POOL; i++)
-			lent[i] = true;
-		for (i = 0; i < n->free_top; i++)
-			lent[n->free[i]] = false;
-		for (i = 0; i < POOL; i++)
-			if (lent[i])
+		for (i = 0; idle != NULL && i < n->free_top; i++)
+			idle[n->free[i]] = 1;
+		for (i = 0; idle != NULL && i < n->pool; i++)
+			if (!idle[i])
 				ndpi_free_flow_data((struct ndpi_flow_struct *)
 						    (n->flows + i * n->fsize));
+		free(idle);
 	}
+	rte_free(n->free);
 	rte_free(n->flows);
 	if (n->m != NULL)
 		ndpi_exit_detection_module(n->m);
@@ -211,8 +215,9 @@ lr_ndpi_version(void)
 #else /* !LR_HAVE_NDPI */
 
 struct lr_ndpi *
-lr_ndpi_new(int socket)
+lr_ndpi_new(uint32_t flows, int socket)
 {
+	RTE_SET_USED(flows);
 	RTE_SET_USED(socket);
 	return lr_err_null(ENOTSUP, "probe: flow-ext app: this linerate was "
 			   "built without nDPI (apt-get install libndpi-dev, "

@@ -31,6 +31,7 @@ lr_probe_conf_init(struct lr_probe_conf *c)
 	c->active_s = LR_FC_ACTIVE_S_DEFAULT;
 	c->inactive_s = LR_FC_INACTIVE_S_DEFAULT;
 	c->ring = 16384;
+	c->ndpi_flows = LR_NDPI_FLOWS_DEFAULT;
 	c->channel = -1;
 	c->dist_task = -1;
 	lr_exporter_conf_init(&c->export);
@@ -139,6 +140,11 @@ static const struct lr_opt probe_opts[] = {
 	  "applicationName); comma separated; memory per flow: the largest "
 	  "application's fields and the others', said in the result (none)",
 	  "`--flow-ext tls,quic,dns,http`", NULL },
+	{ "ndpi-flows", LR_OPT_UINT, PRC(ndpi_flows), 1, 65535, NULL, "N",
+	  "with `--flow-ext app`: nDPI flow states lent per task to the flows "
+	  "being named, about 700 B each; a flow that finds none is not named "
+	  "and is counted in `labels.pool_full` (" RTE_STR(LR_NDPI_FLOWS_DEFAULT)
+	  ")", "`--ndpi-flows 65535`", NULL },
 	{ "channel", LR_OPT_UINT, PRC(channel), 0, LR_DIST_CHANNELS_MAX - 1, NULL,
 	  "I", "(scripts) read channel I of a dist task instead of a queue: the "
 	  "one `dist = TASK` names (a task object or its id), else the port's "
@@ -245,7 +251,7 @@ probe_init(struct lr_task *t, const void *arg)
 		return ret;
 	}
 	if (c->flow_ext != 0) {
-		p->ext = lr_probe_ext_new(c->flow_ext, p->biflow,
+		p->ext = lr_probe_ext_new(c->flow_ext, c->ndpi_flows, p->biflow,
 					  lr_fc_capacity(p->fc), t->socket);
 		if (p->ext == NULL) {
 			probe_free(t);
