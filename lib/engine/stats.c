@@ -38,7 +38,7 @@ port_drops(uint16_t p)
 {
 	struct lr_port_drops d;
 
-	if (lr_port_drops(p, &d) != 0)
+	if (lr_port_drops_get(p, &d) != 0)
 		return 0;
 	return d.imissed + d.ierrors + d.oerrors + d.rx_nombuf;
 }
@@ -345,7 +345,7 @@ drops_json(uint16_t p)
 	struct lr_port_drops d;
 	json_t *o, *x;
 
-	if (lr_port_drops(p, &d) != 0)
+	if (lr_port_drops_get(p, &d) != 0)
 		return json_null();
 	o = json_object();
 	lr_counters_json(o, &port_drop_counters, &d, 0);

@@ -201,7 +201,7 @@ struct lr_port_drops {
  * The port's drops over the run (LR_PORT_DROPS). Control path.
  * @return 0, or the PMD's error from rte_eth_stats_get() (*@p d zeroed).
  */
-int lr_port_drops(uint16_t port_id, struct lr_port_drops *d);
+int lr_port_drops_get(uint16_t port_id, struct lr_port_drops *d);
 
 /** Frames the port dropped itself on rx over the run: imissed, rx_nombuf
  *  and ierrors (the tester's own loss when the port is the tester's). */

@@ -591,7 +591,7 @@ lr_port_link_wait(uint16_t port_id, uint32_t timeout_ms)
 }
 
 /* The counters' baselines: the ethdev stats and the drop xstats as they
- * were when the port started (lr_port_drops(), lr_port_xdrops()). */
+ * were when the port started (lr_port_drops_get(), lr_port_xdrops()). */
 static struct rte_eth_stats base_stats[RTE_MAX_ETHPORTS];
 static struct {
 	unsigned int n;
@@ -664,7 +664,7 @@ grown(uint64_t now, uint64_t then)
 }
 
 int
-lr_port_drops(uint16_t port_id, struct lr_port_drops *d)
+lr_port_drops_get(uint16_t port_id, struct lr_port_drops *d)
 {
 	struct rte_eth_stats es;
 	int ret;

@@ -478,7 +478,7 @@ ports_rx_drops(void)
 		    seen[t->port])
 			continue;
 		seen[t->port] = true;
-		if (lr_port_drops(t->port, &d) == 0)
+		if (lr_port_drops_get(t->port, &d) == 0)
 			n += lr_port_rx_drops(&d);
 	}
 	return n;
@@ -851,7 +851,7 @@ lr_rx_stopped(void)
 		    lr_task_state(t) == LR_TASK_DONE)
 			r->out_round = 1;
 		if (!r->port_end_taken && lr_task_state(t) == LR_TASK_DONE &&
-		    lr_port_drops(t->port, &r->port_at_end) == 0)
+		    lr_port_drops_get(t->port, &r->port_at_end) == 0)
 			r->port_end_taken = true;
 	}
 	it = 0;
@@ -923,7 +923,7 @@ lr_rx_verdict(const struct lr_task *t, char *why, size_t len)
 		 * this task's): what rx counts lost is (in part) the
 		 * tester's, not the device's or the wire's. The loss stands,
 		 * it is no device's measure. */
-		if (!r->port_end_taken && lr_port_drops(t->port, &d) != 0)
+		if (!r->port_end_taken && lr_port_drops_get(t->port, &d) != 0)
 			return LR_VERDICT_OK;
 		if (r->port_end_taken)
 			d = r->port_at_end;

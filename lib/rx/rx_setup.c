@@ -116,7 +116,7 @@ rx_init(struct lr_task *t, const void *arg)
 	if (r == NULL)
 		return lr_err(ENOMEM, "rx: no memory on socket %d", t->socket);
 	t->priv = r;
-	lr_port_drops(t->port, &r->port_at_init);	/* zeroed if none */
+	lr_port_drops_get(t->port, &r->port_at_init);	/* zeroed if none */
 	r->remaining = c->count ? c->count : UINT64_MAX;
 	r->nb_flows = c->flows;
 	r->flow_base = c->flow_base;
