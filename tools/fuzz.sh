@@ -25,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD_FUZZ:-build-fuzz}
-ALL="parse seq rx ipfix opts netem solve dist replay luaconf tls quic dns http"
+ALL="parse seq rx ipfix opts netem solve dist replay luaconf tls quic dns http tcpopt"
 
 # The sources each harness is for (its coverage is counted in these).
 files_of() {

@@ -193,4 +193,17 @@ struct lr_http {
  *  nothing. The rules for NOT, TRUNC and BAD are http.c's first comment. */
 enum lr_ext_result lr_http_parse(const uint8_t *p, size_t len, struct lr_http *h);
 
+/* ---- TCP options (basicplus) ---- */
+
+/**
+ * The options of a TCP header, @p len bytes after its fixed 20: each
+ * kind's bit ORed into @p kinds (kind K is bit 63 - K, RFC 9565's
+ * tcpOptions; kinds past 63 have none), the MSS option's value (a length
+ * of 4) into @p mss. Reads up to End of Option List or @p len.
+ * @return OK (read to their end), TRUNC (an option cut by @p len), BAD (a
+ *   length below 2): the options before the fault are in.
+ */
+enum lr_ext_result lr_tcp_options(const uint8_t *p, size_t len, uint64_t *kinds,
+				  uint32_t *mss);
+
 #endif /* LR_FLOWEXT_H */

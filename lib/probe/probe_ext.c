@@ -422,32 +422,6 @@ app_packet(struct probe_ext *x, struct ext_head *h, const struct lr_fc_ext_pkt *
 	return true;
 }
 
-/* The TCP options at @p o (@p n bytes) into @p b's direction @p d:
- * each kind's bit (RFC 9565: kind 0 is the most significant), the MSS. */
-static void
-tcp_options(struct lr_bplus *b, unsigned int d, const uint8_t *o, uint32_t n)
-{
-	uint32_t i = 0, l;
-
-	while (i < n) {
-		uint8_t kind = o[i];
-
-		if (kind < 64)
-			b->tcp_opt[d] |= 1ull << (63 - kind);
-		if (kind == 0)
-			break;			/* End of Option List */
-		if (kind == 1) {		/* No-Operation */
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || (l = o[i + 1]) < 2 || i + l > n)
-			break;			/* malformed: what came before */
-		if (kind == 2 && l == 4)
-			b->mss[d] = (uint32_t)o[i + 2] << 8 | o[i + 3];
-		i += l;
-	}
-}
-
 /* The IPv4 flags of @p k's packet (DF 0x40, MF 0x20, as fragmentFlags
  * has them), 0 for IPv6: its header found back from the transport's,
  * the one whose IHL ends there (the parser keeps no L3 offset: a byte
@@ -495,8 +469,8 @@ bplus_packet(struct probe_ext *x, struct ext_head *h,
 	if (p->proto == 6 && off != 0 && off + 20 <= k->frame_len) {
 		hl = (uint32_t)(t[12] >> 4) * 4;
 		if (hl > 20)
-			tcp_options(b, d, t + 20,
-				    RTE_MIN(hl, k->frame_len - off) - 20);
+			lr_tcp_options(t + 20, RTE_MIN(hl, k->frame_len - off) - 20,
+				       &b->tcp_opt[d], &b->mss[d]);
 		if ((p->tcp_flags & 0x12) == 0x02)	/* SYN, no ACK */
 			b->syn_size = (uint16_t)RTE_MIN(p->ip_bytes, 65535u);
 	}

@@ -4,7 +4,8 @@
  * (vectors.h, from gen_vectors.py), every prefix of each, and broken ones
  * made by hand. Each parse reads from a buffer of exactly the bytes given,
  * so an over-read is ASan's error under -Dsanitize=true. One group of
- * functions per protocol, each named after it (dns_*, http_*); main() lists
+ * functions per protocol, each named after it (dns_*, http_*, tcpopt_*);
+ * main() lists
  * them by protocol.
  */
 #include <setjmp.h>
@@ -623,6 +624,69 @@ http_every_byte(void **state)
 	every_byte(http_vectors[0].b, http_vectors[0].n, vals, sizeof(vals), http_parse_any);
 }
 
+/* ---- TCP options ---- */
+
+/* A Linux SYN's options (MSS 1460, SACK permitted, timestamps, NOP, window
+ * scale 7), as tcpdump shows them: every kind's bit, the MSS. */
+static void
+tcpopt_linux_syn(void **state)
+{
+	static const uint8_t o[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1,
+				     0, 0, 0, 0, 1, 3, 3, 7 };
+	uint8_t *c = exact_copy(o, sizeof(o));
+	uint64_t k = 0;
+	uint32_t mss = 0;
+
+	(void)state;
+	assert_int_equal(lr_tcp_options(c, sizeof(o), &k, &mss), LR_EXT_OK);
+	assert_int_equal(mss, 1460);
+	/* kinds 1, 2, 3, 4, 8: bits 62, 61, 60, 59, 55 */
+	assert_true(k == (1ull << 62 | 1ull << 61 | 1ull << 60 | 1ull << 59 |
+			  1ull << 55));
+	free(c);
+}
+
+/* End of Option List stops the reading; kinds past 63 set no bit; what
+ * came before a fault is kept. */
+static void
+tcpopt_edges(void **state)
+{
+	static const uint8_t eol[] = { 1, 0, 2, 4, 0x05, 0xb4 };
+	static const uint8_t big[] = { 200, 3, 9, 30, 2, 0 };
+	static const uint8_t zero[] = { 2, 4, 1, 0, 5, 0, 8 };
+	static const uint8_t cut[] = { 8, 10, 0, 0 };
+	static const uint8_t lone[] = { 1, 1, 3 };
+	uint64_t k;
+	uint32_t mss;
+	uint8_t *c;
+
+	(void)state;
+	k = 0, mss = 0, c = exact_copy(eol, sizeof(eol));
+	assert_int_equal(lr_tcp_options(c, sizeof(eol), &k, &mss), LR_EXT_OK);
+	assert_true(k == (1ull << 62 | 1ull << 63) && mss == 0);
+	free(c);
+	k = 0, mss = 0, c = exact_copy(big, sizeof(big));
+	assert_int_equal(lr_tcp_options(c, sizeof(big), &k, &mss), LR_EXT_OK);
+	/* kind 30 and End of Option List (0); 200 has no bit */
+	assert_true(k == (1ull << 33 | 1ull << 63) && mss == 0);
+	free(c);
+	k = 0, mss = 0, c = exact_copy(zero, sizeof(zero));
+	assert_int_equal(lr_tcp_options(c, sizeof(zero), &k, &mss), LR_EXT_BAD);
+	assert_true(k == (1ull << 61 | 1ull << 58) && mss == 0x100);
+	free(c);
+	k = 0, mss = 0, c = exact_copy(cut, sizeof(cut));
+	assert_int_equal(lr_tcp_options(c, sizeof(cut), &k, &mss), LR_EXT_TRUNC);
+	assert_true(k == 1ull << 55);
+	free(c);
+	k = 0, mss = 0, c = exact_copy(lone, sizeof(lone));
+	assert_int_equal(lr_tcp_options(c, sizeof(lone), &k, &mss), LR_EXT_TRUNC);
+	assert_true(k == (1ull << 62 | 1ull << 60));
+	free(c);
+	k = 7, mss = 9;
+	assert_int_equal(lr_tcp_options(NULL, 0, &k, &mss), LR_EXT_OK);
+	assert_true(k == 7 && mss == 9);
+}
+
 int
 main(void)
 {
@@ -642,6 +706,8 @@ main(void)
 		cmocka_unit_test(http_not_http),
 		cmocka_unit_test(http_bad),
 		cmocka_unit_test(http_every_byte),
+		cmocka_unit_test(tcpopt_linux_syn),
+		cmocka_unit_test(tcpopt_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
