@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -192,4 +193,12 @@ lr_cleanup_run(void)
 		remove_path(slot_path[i]);
 		__atomic_store_n(&slot_state[i], SLOT_FREE, __ATOMIC_RELEASE);
 	}
+}
+
+void
+lr_cleanup_on_signal(int sig)
+{
+	lr_cleanup_run();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }

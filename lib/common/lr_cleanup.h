@@ -40,4 +40,9 @@ int lr_cleanup_find(const char *path);
 /** Remove every registered path and forget it. Async-signal-safe. */
 void lr_cleanup_run(void);
 
+/** A handler for a command with no orderly stop to ask for (solve,
+ *  doctor): lr_cleanup_run(), then @p sig as it would end the process
+ *  without a handler. Async-signal-safe. */
+void lr_cleanup_on_signal(int sig);
+
 #endif

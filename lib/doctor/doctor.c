@@ -442,17 +442,6 @@ run(struct dr *d)
 	return dr_failed(d, NULL) ? EXIT_BLOCKED : 0;
 }
 
-/* A signal (Ctrl-C in a link wait) ends doctor as it would without a
- * handler, but not before EAL's runtime directory and a document half
- * written are removed (lr_cleanup.h). Async-signal-safe. */
-static void
-on_signal(int sig)
-{
-	lr_cleanup_run();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int
 lr_doctor_main(int argc, char **argv)
 {
@@ -478,8 +467,11 @@ lr_doctor_main(int argc, char **argv)
 	if (keep_eal(&d, k, argv) != 0)
 		return EXIT_BAD;
 	set_root(&d);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* A signal (Ctrl-C in a link wait) ends doctor as it would without
+	 * a handler, but not before EAL's runtime directory and a document
+	 * half written are removed. */
+	signal(SIGINT, lr_cleanup_on_signal);
+	signal(SIGTERM, lr_cleanup_on_signal);
 	code = run(&d);
 	to_stdout = strcmp(d.json, "-") == 0;
 	print_lines(&d, to_stdout ? stderr : stdout);

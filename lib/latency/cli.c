@@ -254,17 +254,6 @@ bad:
 	return -1;
 }
 
-/* solve has no orderly stop to ask for: a signal ends it as it would have
- * without a handler, but not before the temporary file of a document half
- * written is removed (lr_cleanup.h). Async-signal-safe. */
-static void
-on_signal(int sig)
-{
-	lr_cleanup_run();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int
 lr_latency_main(int argc, char **argv)
 {
@@ -276,8 +265,10 @@ lr_latency_main(int argc, char **argv)
 	bool quiet, any, to_stdout;
 	int c, ret = EXIT_BAD, i;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* solve has no orderly stop to ask for: a signal ends it, but not
+	 * before the temporary file of a document half written is removed. */
+	signal(SIGINT, lr_cleanup_on_signal);
+	signal(SIGTERM, lr_cleanup_on_signal);
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
 	if (pass(argc, argv, &o) != 0)
@@ -359,7 +350,7 @@ lr_latency_main(int argc, char **argv)
 		int w = -1;
 
 		/* Whole or not at all (lr_out.h); a signal while it is
-		 * written removes the temporary file (on_signal()). */
+		 * written removes the temporary file (lr_cleanup_on_signal()). */
 		errno = 0;
 		if (j != NULL && lr_out_open(&o, "json", json_out) == 0) {
 			f = lr_out_stream(&o);

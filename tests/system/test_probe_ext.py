@@ -171,6 +171,18 @@ def capture(d, seed=37):
     return path, want, len(pk)
 
 
+def probe_file(tag, pcap, ext, d):
+    """The probe over @p pcap with --flow-ext @p ext, biflow, IPFIX to a
+    file: (the file, the task's result)."""
+    ipfix, out = os.path.join(d, tag + ".ipfix"), os.path.join(d, tag + ".json")
+    r = run(eal(tag, mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
+                                  "--pcap", pcap, "--flow-ext", ext, "--biflow", "1",
+                                  "--entries", "4096", "--export", "file:" + ipfix,
+                                  "--json", out, "--no-live"], timeout=120)
+    expect(r.returncode == 0, r.stderr[-800:])
+    return ipfix, load_json(out)["tasks"][0]
+
+
 def ipfix_records(path):
     """Flow records of an IPFIX file, by ipfixDump --rfc5610 (names from
     the file's type records), octets in hex."""
@@ -230,15 +242,8 @@ def tshark_fields(pcap):
 def test_fields_as_tshark_reads_them():
     d = tmpdir()
     pcap, want, n = capture(d)
-    ipfix, out = os.path.join(d, "x.ipfix"), os.path.join(d, "x.json")
-    r = run(eal("fx", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
-                                   "--pcap", pcap, "--flow-ext", "tls,quic,dns,http",
-                                   "--biflow", "1",
-                                   "--entries", "4096", "--export", "file:" + ipfix,
-                                   "--json", out, "--no-live"], timeout=120)
-    expect(r.returncode == 0, r.stderr[-800:])
-    doc = load_json(out)
-    fx = doc["tasks"][0]["flow_ext"]
+    ipfix, task = probe_file("fx", pcap, "tls,quic,dns,http", d)
+    fx = task["flow_ext"]
     recs = {int(x["sourceTransportPort"]): x for x in ipfix_records(ipfix)
             if x.get("destinationTransportPort") in ("443", "53", "80")}
     ts = tshark_fields(pcap)
@@ -306,7 +311,7 @@ def test_fields_as_tshark_reads_them():
                              "http": 0}, fx)
     broken = sum(1 for w in want.values() if w["app"] == "broken")
     expect(fx["payloads"]["malformed"] == broken, fx)
-    expect(fx["pool_full"] == 0 and doc["tasks"][0]["rx_packets"] == n, fx)
+    expect(fx["pool_full"] == 0 and task["rx_packets"] == n, fx)
     print("flowext: %d TLS, %d QUIC, %d DNS, %d HTTP flows: every field as tshark "
           "reads it; %d broken hellos counted; %d B a flow" % (
               len(tls), len(quic), len(dns), len(http), broken, fx["bytes_per_flow"]))
@@ -450,14 +455,8 @@ def expected_xtra(pkts):
 def test_basicplus_pstats_as_tshark_reads_them():
     d = tmpdir()
     pcap, n = xtra_capture(d)
-    ipfix, out = os.path.join(d, "x.ipfix"), os.path.join(d, "x.json")
-    r = run(eal("fxx", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
-                                    "--pcap", pcap, "--flow-ext", "basicplus,pstats,tls",
-                                    "--biflow", "1", "--entries", "4096",
-                                    "--export", "file:" + ipfix, "--json", out,
-                                    "--no-live"], timeout=120)
-    expect(r.returncode == 0, r.stderr[-800:])
-    fx = load_json(out)["tasks"][0]["flow_ext"]
+    ipfix, task = probe_file("fxx", pcap, "basicplus,pstats,tls", d)
+    fx = task["flow_ext"]
     want = expected_xtra(tshark_packets(pcap))
     recs = ipfix_with_lists(ipfix)
     got = {int(x["sourceTransportPort"]): x for x in recs
@@ -494,7 +493,7 @@ def test_basicplus_pstats_as_tshark_reads_them():
            icmp[0].get("packetLength") == [], icmp)
     expect(fx["records"]["basicplus"] == len(want) and
            fx["records"]["pstats"] == sum(1 for w in want.values() if w["seq"]), fx)
-    expect(load_json(out)["tasks"][0]["rx_packets"] == n, fx)
+    expect(task["rx_packets"] == n, fx)
     print("basicplus, pstats: %d flows (%d at pstats' cap) as tshark reads them; "
           "%d B a flow" % (len(want), long_, fx["bytes_per_flow"]))
 
@@ -521,14 +520,8 @@ def test_app_labels_as_ndpireader_names_them():
     ntop's PEN and nDPI's id; the counts are ndpiReader's confidence."""
     d = tmpdir()
     pcap, want, n = capture(d)
-    ipfix, out = os.path.join(d, "a.ipfix"), os.path.join(d, "a.json")
-    r = run(eal("fxa", mem=1024) + ["--", "--role", "probe", "--port", "net_null0",
-                                    "--pcap", pcap, "--flow-ext", "app,tls",
-                                    "--biflow", "1", "--entries", "4096",
-                                    "--export", "file:" + ipfix, "--json", out,
-                                    "--no-live"], timeout=120)
-    expect(r.returncode == 0, r.stderr[-800:])
-    lab = load_json(out)["tasks"][0]["flow_ext"]["labels"]
+    ipfix, task = probe_file("fxa", pcap, "app,tls", d)
+    lab = task["flow_ext"]["labels"]
     peer = ndpireader_flows(pcap)
     recs = {int(x["sourceTransportPort"]): x for x in ipfix_records(ipfix)}
     expect(len(peer) == len(want) and set(peer) <= set(recs), (len(peer), len(want)))
