@@ -27,26 +27,39 @@ number(const char **s, unsigned int *v)
 	return 0;
 }
 
-/* "0-3,8" up to @p stop (a character, or '\0'), added to @p out. */
+/* "3" or "1-3" added to @p out; *@p s moves past it. @return the CPUs
+ * it added, or -EINVAL. */
 static int
-add_list(const char **s, char stop, struct lr_doctor_cpus *out)
+add_range(const char **s, struct lr_doctor_cpus *out)
 {
 	unsigned int a, b, i;
 	int n = 0;
 
-	while (**s != '\0' && **s != stop && **s != '\n') {
-		if (number(s, &a) < 0)
+	if (number(s, &a) < 0)
+		return -EINVAL;
+	b = a;
+	if (**s == '-') {
+		(*s)++;
+		if (number(s, &b) < 0 || b < a)
 			return -EINVAL;
-		b = a;
-		if (**s == '-') {
-			(*s)++;
-			if (number(s, &b) < 0 || b < a)
-				return -EINVAL;
-		}
-		for (i = a; i <= b; i++) {
-			n += !out->on[i];
-			out->on[i] = true;
-		}
+	}
+	for (i = a; i <= b; i++) {
+		n += !out->on[i];
+		out->on[i] = true;
+	}
+	return n;
+}
+
+/* "0-3,8" up to @p stop (a character, or '\0'), added to @p out. */
+static int
+add_list(const char **s, char stop, struct lr_doctor_cpus *out)
+{
+	int n = 0, k;
+
+	while (**s != '\0' && **s != stop && **s != '\n') {
+		if ((k = add_range(s, out)) < 0)
+			return -EINVAL;
+		n += k;
 		if (**s == ',')
 			(*s)++;
 		else if (**s != '\0' && **s != stop && **s != '\n')
@@ -74,22 +87,8 @@ lcore_set(const char **s, struct lr_doctor_cpus *out)
 		(*s)++;
 		return 0;
 	}
-	{
-		/* An unbracketed set ends at a comma: one number or range. */
-		unsigned int a, b, i;
-
-		if (number(s, &a) < 0)
-			return -EINVAL;
-		b = a;
-		if (**s == '-') {
-			(*s)++;
-			if (number(s, &b) < 0 || b < a)
-				return -EINVAL;
-		}
-		for (i = a; i <= b; i++)
-			out->on[i] = true;
-	}
-	return 0;
+	/* An unbracketed set ends at a comma: one number or range. */
+	return add_range(s, out) < 0 ? -EINVAL : 0;
 }
 
 static int
