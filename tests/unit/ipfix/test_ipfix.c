@@ -938,6 +938,95 @@ exporter_conf_set_checks(void **state)
 	assert_int_equal(lr_exporter_conf_set(&c, "entries", "8"), -ENOENT);
 }
 
+/* A record of application @p app (NONE: none) with every field at its
+ * longest and a full packet sequence. */
+static void
+worst(struct lr_flow_rec_app *ra, unsigned int i, unsigned int app, bool v6)
+{
+	unsigned int k;
+
+	memset(ra, 0, sizeof(*ra));
+	rec(&ra->r, i, v6);
+	ra->r.app = (uint8_t)app;
+	ra->x.bp.mss[0] = 1460;
+	ra->x.ps.n = LR_PSTATS_MAX;
+	for (k = 0; k < LR_PSTATS_MAX; k++)
+		ra->x.ps.len[k] = (uint16_t)(k * 50);
+	ra->x.lbl.name_len = LR_LABEL_NAME_MAX;
+	memset(ra->x.lbl.name, 'n', sizeof(ra->x.lbl.name));
+	memset(&ra->f, 'a', sizeof(ra->f));
+	switch (app) {
+	case LR_APP_TLS:
+		ra->f.tls.sni_len = LR_TLS_SNI_MAX;
+		ra->f.tls.alpn_len = LR_TLS_ALPN_MAX;
+		ra->f.tls.have_ja3 = true;
+		break;
+	case LR_APP_QUIC:
+		ra->f.quic.tls.sni_len = LR_TLS_SNI_MAX;
+		ra->f.quic.tls.alpn_len = LR_TLS_ALPN_MAX;
+		break;
+	case LR_APP_DNS:
+		ra->f.dns.name_len = LR_DNS_NAME_MAX;
+		break;
+	case LR_APP_HTTP:
+		ra->f.http.method_len = LR_HTTP_METHOD_MAX;
+		ra->f.http.host_len = LR_HTTP_HOST_MAX;
+		ra->f.http.target_len = LR_HTTP_TARGET_MAX;
+		ra->f.http.ua_len = LR_HTTP_UA_MAX;
+		ra->f.http.referer_len = LR_HTTP_REFERER_MAX;
+		ra->f.http.ctype_len = LR_HTTP_CTYPE_MAX;
+		break;
+	}
+}
+
+/* Every flow extension on, every record at its longest, templates with
+ * every message or not: each message within the MTU (a record whose
+ * templates do not fit beside it goes in a message of its own), its sets
+ * tiling it, every record delivered. */
+static void
+longest_records_fit_the_mtu(void **state)
+{
+	static struct sink s;
+	static struct lr_flow_rec_app ra;
+	struct lr_ipfix_conf c;
+	struct lr_ipfix x;
+	unsigned int every, i, n;
+	size_t off;
+
+	(void)state;
+	for (every = 0; every <= 1; every++) {
+		memset(&s, 0, sizeof(s));
+		lr_ipfix_conf_init(&c);
+		c.biflow = true;
+		c.apps = 0x1e;
+		c.xtra = LR_XTRA_BPLUS | LR_XTRA_PSTATS | LR_XTRA_LABEL;
+		c.template_every = every;
+		assert_int_equal(lr_ipfix_init(&x, &c, sink_send, &s), 0);
+		for (i = n = 0; i < 40; i++, n++) {
+			worst(&ra, i, i % LR_APP_KINDS, i & 1);
+			assert_int_equal(lr_ipfix_add(&x, &ra.r, NOW), 0);
+		}
+		lr_ipfix_close(&x, NOW);
+		assert_int_equal(x.c.records_lost, 0);
+		assert_true(x.c.records >= n);	/* and the type records */
+		for (off = 0; off < s.len;) {
+			const uint8_t *m = s.buf + off;
+			uint16_t len = get16(m + 2);
+			size_t so = 16;
+
+			assert_true(len >= 16 && len <= c.mtu);
+			while (so < len) {
+				uint16_t sl = get16(m + so + 2);
+
+				assert_true(sl >= 4 && sl % 4 == 0 && so + sl <= len);
+				so += sl;
+			}
+			assert_int_equal(so, len);
+			off += len;
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -957,6 +1046,7 @@ main(void)
 		cmocka_unit_test(udp_paced_delivers_and_counts),
 		cmocka_unit_test(dest_ports_checked),
 		cmocka_unit_test(exporter_conf_set_checks),
+		cmocka_unit_test(longest_records_fit_the_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
