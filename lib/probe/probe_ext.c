@@ -29,6 +29,7 @@
 
 #include "lr_bigmem.h"
 #include "lr_common.h"
+#include "lr_pkt.h"
 #include "probe_internal.h"
 
 #define LOOK_MAX 8		/* payload packets a flow is looked at for */
@@ -423,23 +424,19 @@ app_packet(struct probe_ext *x, struct ext_head *h, const struct lr_fc_ext_pkt *
 }
 
 /* The IPv4 flags of @p k's packet (DF 0x40, MF 0x20, as fragmentFlags
- * has them), 0 for IPv6: its header found back from the transport's,
- * the one whose IHL ends there (the parser keeps no L3 offset: a byte
- * more on every packet for a field read once a flow). */
+ * has them), 0 for IPv6: its header found again by the locator (the
+ * parser keeps no L3 offset: a byte more on every packet for a field
+ * read once a flow). */
 static uint8_t
 ip_flags(const struct lr_fc_ext_pkt *k)
 {
-	uint32_t off = k->p->l4_off, ihl;
+	struct lr_pkt pk;
 
-	if (k->p->ipv6 || off > k->frame_len)
+	if (k->p->ipv6 ||
+	    lr_pkt_locate(k->frame, k->frame_len, k->frame_len, &pk) != LR_PKT_OK ||
+	    pk.l3 == 0 || pk.l3type != LR_PKT_L3_IPV4)
 		return 0;
-	for (ihl = 5; ihl <= 15 && ihl * 4 <= off; ihl++) {
-		const uint8_t *h = k->frame + off - ihl * 4;
-
-		if (h[0] == (0x40 | ihl))
-			return h[6] & 0x60;
-	}
-	return 0;
+	return k->frame[pk.l3 + 6] & 0x60;
 }
 
 /* basicplus: each direction's first packet (TTL, IP flags, TCP window),
