@@ -357,6 +357,20 @@ check_conf(const struct lr_port_info *pi, const struct rte_eth_dev_info *di,
 	if (c->nb_txq > di->max_tx_queues)
 		return lr_err(EINVAL, "port %s: %u tx queues > max %u", pi->name,
 			      c->nb_txq, di->max_tx_queues);
+	/* net_af_packet opens its qpairs= sockets at probe time, in one
+	 * fanout group: the kernel hashes frames to every one of them, and
+	 * those of a socket no rx queue reads are lost, in no counter. */
+	if (di->driver_name != NULL &&
+	    strcmp(di->driver_name, "net_af_packet") == 0 &&
+	    c->nb_rxq != 0 && c->nb_rxq < di->max_rx_queues)
+		return lr_err(EINVAL, "port %s: net_af_packet spreads frames "
+			      "over its %u sockets (qpairs=%u) and %u rx "
+			      "queue(s) read %u of them: the frames of the "
+			      "others would be lost uncounted; give the port "
+			      "%u queues (--queues %u) or qpairs=%u", pi->name,
+			      di->max_rx_queues, di->max_rx_queues, c->nb_rxq,
+			      c->nb_rxq, di->max_rx_queues, di->max_rx_queues,
+			      c->nb_rxq);
 	if (c->mtu != 0 && (c->mtu < di->min_mtu || c->mtu > di->max_mtu))
 		return lr_err(EINVAL, "port %s: MTU %u outside %u..%u", pi->name,
 			      c->mtu, di->min_mtu, di->max_mtu);
