@@ -4,7 +4,10 @@
 - Command lines in code blocks (README.md, doc/usage.md): run with this
   machine's EAL set-up added (--no-pci, --no-huge, a file prefix of their
   own). Commands for a NIC (-a PCI) run with net_null in place of port 0;
-  long durations are cut to half a second; a memif server gets a peer.
+  long durations are cut to half a second; a memif server gets a peer;
+  a port on a kernel interface runs in a network namespace with the veth
+  pair its section makes (an rx there gets a sender), and a vhost-user
+  port gets its virtio_user peer or server.
 - The example column of every option table: each example runs with its
   section's role on a virtual port.
 - The option tables and the table of metrics are what `--options-md` and
@@ -18,7 +21,7 @@ import shlex
 import subprocess
 import time
 
-from lrtest import LINERATE, SRC, eal, expect, main, run, start, tmpdir
+from lrtest import LINERATE, SRC, eal, expect, main, run, start, tmpdir, wait_for
 
 DOCS = [os.path.join(SRC, "README.md"), os.path.join(SRC, "doc", "usage.md")]
 
@@ -192,6 +195,84 @@ def memif_server(argv):
     return None, None
 
 
+def kernel_port(argv):
+    """The devargs of a port on a kernel interface or vhost-user socket
+    in argv (doc/usage.md's Ports on kernel interfaces and VMs), or None."""
+    for a in argv:
+        if re.match(r"net_(af_packet|af_xdp|tap|vhost|virtio_user)\d*,", a):
+            return a
+    return None
+
+
+def run_kernel_example(argv, d, n):
+    """Runs an example of a port on a kernel interface or a vhost-user
+    socket as root, with what it needs made here: af_packet, af_xdp and
+    tap examples in a network namespace of their own with the veth pair
+    veth0 <-> veth1 (up) that the section has; an rx on veth1 with a gen
+    sending into veth0; a vhost-user server (net_vhost) with a
+    virtio_user gen as its client, and a virtio_user port with a vhost
+    rx as its server, on a socket in @p d. Returns (rc, stderr)."""
+    if os.geteuid() != 0:
+        print("skip %s: needs root" % " ".join(argv))
+        return 0, ""
+    port = kernel_port(argv)
+    ns = "lr_st_doc%d_%d" % (n, os.getpid())
+    eal_peer = eal("docpeer%d" % n)
+    pre, peer_args, serve_first = [], None, False
+    sock = os.path.join(d, "lr-vhost.sock")
+    if port.startswith(("net_af_packet", "net_af_xdp", "net_tap")):
+        pre = ["ip", "netns", "exec", ns]
+        if "iface=veth1" in port:
+            # Sending before the example's rx starts: its --duration is
+            # cut to 0.5 s and its port is up at once.
+            peer_args = ["--role", "gen", "--port", "net_af_packet0,iface=veth0",
+                         "--rate", "10kpps", "--duration", "8"]
+            serve_first = True
+    else:
+        argv = [re.sub(r"(iface|path)=[^,]+", r"\1=" + sock, a) if a == port else a
+                for a in argv]
+        if port.startswith("net_vhost"):
+            peer_args = ["--role", "gen", "--port", "net_virtio_user0,path=" + sock,
+                         "--rate", "10kpps", "--duration", "8"]
+        else:
+            peer_args = ["--role", "rx", "--port", "net_vhost0,iface=" + sock,
+                         "--duration", "8"]
+            serve_first = True
+    p = peer = None
+    try:
+        if pre:
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "add", "veth0", "type", "veth",
+                            "peer", "name", "veth1"], check=True)
+            for i in ("veth0", "veth1"):
+                subprocess.run(["ip", "-n", ns, "link", "set", i, "up"], check=True)
+        peer_cmd = pre + [LINERATE] + eal_peer + ["--"] + (peer_args or []) + ["--no-live"]
+        if serve_first:
+            peer = subprocess.Popen(peer_cmd, cwd=d, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            if pre:
+                time.sleep(1)	# the peer's port is up and sending
+            else:
+                wait_for(sock)
+        p = subprocess.Popen(pre + [LINERATE] + argv, cwd=d, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        if peer_args and not serve_first:
+            time.sleep(1)	# the example's port is up and polling
+            peer = subprocess.Popen(peer_cmd, cwd=d, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        out, err = p.communicate(timeout=60)
+        return p.returncode, err
+    finally:
+        for q in (p, peer):
+            if q is not None and q.poll() is None:
+                q.kill()
+                q.communicate()
+        if pre:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        if os.path.exists(sock):
+            os.unlink(sock)
+
+
 def test_command_examples():
     d = tmpdir()
     trace_pcap(d)
@@ -224,6 +305,8 @@ def test_command_examples():
                     peer.kill()
                     peer.communicate()
                 rc = p.returncode
+            elif kernel_port(argv):
+                rc, err = run_kernel_example(argv, d, n)
             else:
                 r = run(argv, timeout=120, cwd=d)
                 rc, err = r.returncode, r.stderr

@@ -296,8 +296,9 @@ def test_af_packet_unread_sockets_refused():
 def test_af_xdp_on_veth():
     """gen over net_af_packet on one veth end, rx over net_af_xdp on the
     other: the XDP mode the kernel gave (veth has native XDP), and every
-    frame there unless the port (XDP's own rx_dropped, read by the PMD)
-    or the veth counted a drop. Where the PMD cannot start here, linerate
+    frame there unless the port or the veth counted a drop (a frame XDP
+    had no room for in the socket's ring is in the veth's rx dropped,
+    not in the port's drops: 18976 of 20000 sent to a stopped reader). Where the PMD cannot start here, linerate
     must refuse the port in one line, and the test says so."""
     d = tmpdir()
     out, script = os.path.join(d, "r.json"), os.path.join(d, "x.lua")
