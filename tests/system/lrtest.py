@@ -79,6 +79,39 @@ while True:
 """
 
 
+def sh(*args, check=True):
+    """A command's result, its output as text."""
+    return subprocess.run(args, capture_output=True, text=True, check=check)
+
+
+class VethNetns:
+    """A network namespace with a veth pair a <-> b, both up; the
+    namespace and everything in it removed on exit, whatever happened.
+    @p prefix names them apart per test file."""
+
+    def __init__(self, prefix, tag):
+        pid = os.getpid() % 100000
+        self.ns = "lr_%s_%s_%d" % (prefix, tag, pid)
+        self.a, self.b = "lr%s%da" % (prefix, pid), "lr%s%db" % (prefix, pid)
+
+    def __enter__(self):
+        try:
+            sh("ip", "netns", "add", self.ns)
+            sh("ip", "-n", self.ns, "link", "add", self.a, "type", "veth", "peer",
+               "name", self.b)
+            for i in (self.a, self.b):
+                sh("ip", "-n", self.ns, "link", "set", i, "up")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        sh("ip", "-n", self.ns, "link", "del", self.a, check=False)
+        sh("ip", "netns", "del", self.ns, check=False)
+        return False
+
+
 class HostStalls:
     """The host's stalls while a block runs, measured by a process of the
     test's own (a bound that holds on a busy host is relative to them):

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from lrtest import LINERATE, eal, expect, load_json, main, tmpdir
+from lrtest import LINERATE, VethNetns, eal, expect, load_json, main, sh, tmpdir
 
 PY = "/usr/bin/python3"
 
@@ -116,41 +116,17 @@ json.dump({"flows": flows, "other": other, "drops": drops}, open(out, "w"))
 """
 
 
-def sh(*args, check=True):
-    return subprocess.run(args, capture_output=True, text=True, check=check)
-
-
 def link_stats(ns, iface):
     """The kernel's counters of @p iface in @p ns (ip -s link)."""
     j = json.loads(sh("ip", "-n", ns, "-j", "-s", "link", "show", "dev", iface).stdout)
     return j[0]["stats64"]
 
 
-class Veth:
-    """A namespace with a veth pair a <-> b, both up; the namespace and
-    everything in it removed on exit, whatever happened."""
+class Veth(VethNetns):
+    """lrtest's veth pair in a namespace, and an interface's index."""
 
     def __init__(self, tag):
-        pid = os.getpid() % 100000
-        self.ns = "lr_pk_%s_%d" % (tag, pid)
-        self.a, self.b = "lrk%da" % pid, "lrk%db" % pid
-
-    def __enter__(self):
-        try:
-            sh("ip", "netns", "add", self.ns)
-            sh("ip", "-n", self.ns, "link", "add", self.a, "type", "veth", "peer",
-               "name", self.b)
-            for i in (self.a, self.b):
-                sh("ip", "-n", self.ns, "link", "set", i, "up")
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        sh("ip", "-n", self.ns, "link", "del", self.a, check=False)
-        sh("ip", "netns", "del", self.ns, check=False)
-        return False
+        super().__init__("k", tag)
 
     def ifindex(self, iface):
         return int(sh("ip", "netns", "exec", self.ns, "cat",

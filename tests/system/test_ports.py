@@ -7,7 +7,8 @@ import re
 import struct
 import subprocess
 
-from lrtest import LINERATE, SRC, eal, expect, load_json, main, memif, run, tmpdir
+from lrtest import (LINERATE, SRC, VethNetns, eal, expect, load_json, main, memif, run,
+                    sh, tmpdir)
 
 
 def test_null_exact_count():
@@ -301,33 +302,11 @@ def test_link_down_is_said_not_hung_on():
     expect(not os.path.exists(sock), "memif socket left")
 
 
-def sh(*args, check=True):
-    return subprocess.run(args, capture_output=True, text=True, check=check)
-
-
-class Netns:
-    """A network namespace with a veth pair a <-> b, both up; removed with
-    everything in it on exit, whatever happened."""
+class Netns(VethNetns):
+    """lrtest's veth pair in a namespace, and linerate run in it."""
 
     def __init__(self, tag):
-        self.ns = "lr_st_%s_%d" % (tag, os.getpid())
-        self.a, self.b = "lrv%da" % (os.getpid() % 100000), "lrv%db" % (os.getpid() % 100000)
-
-    def __enter__(self):
-        try:
-            sh("ip", "netns", "add", self.ns)
-            sh("ip", "-n", self.ns, "link", "add", self.a, "type", "veth", "peer",
-               "name", self.b)
-            for i in (self.a, self.b):
-                sh("ip", "-n", self.ns, "link", "set", i, "up")
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        sh("ip", "-n", self.ns, "link", "del", self.a, check=False)
-        sh("ip", "netns", "del", self.ns, check=False)
+        super().__init__("v", tag)
 
     def run(self, args, timeout=120):
         return subprocess.run(["ip", "netns", "exec", self.ns, LINERATE] + args,
